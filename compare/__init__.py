@@ -1,0 +1,1 @@
+"""Engine registry, cross-validation, reports and the `puzzlesat` CLI."""

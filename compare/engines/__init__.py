@@ -1,0 +1,1 @@
+"""One module per family, each defining FAMILY (see compare.registry.Family)."""

@@ -1,0 +1,65 @@
+"""Instances by name: `family/name` from a family's catalogue, or a path to a TOML (or other) file."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from puzzles.core import InputError, Source, load_toml
+
+from .registry import Family, families, family, family_of_kind
+
+
+def load_instance(spec: str) -> tuple[Family, Any]:
+    """(family, instance) for a catalogue name such as 'peg/hoppers' or a file path."""
+    path = Path(spec)
+    if path.suffix and (path.exists() or "/" not in spec or path.suffix.lower() in _suffixes()):
+        return load_file(path)
+    if "/" in spec:
+        fam_name, _, short = spec.partition("/")
+        if fam_name in families():
+            fam = family(fam_name)
+            cat = fam.puzzle.catalogue()
+            if short not in cat:
+                raise InputError(f"unknown instance '{spec}'; `puzzlesat list {fam_name}` shows "
+                                 f"the {len(cat)} built-in ones")
+            return fam, cat[short]()
+    if path.exists():
+        return load_file(path)
+    raise InputError(f"unknown instance '{spec}': not a catalogue name (family/name, see "
+                     "`puzzlesat list`) and no such file")
+
+
+def _suffixes() -> set[str]:
+    out = {".toml"}
+    for f in families().values():
+        out |= set(getattr(f.puzzle, "SUFFIXES", {}))
+    return out
+
+
+def load_file(path: Path) -> tuple[Family, Any]:
+    """Parse an instance file: TOML with a `kind`, or a family's own format by suffix."""
+    if not path.exists():
+        raise InputError("no such file", file=path)
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        data = load_toml(path)
+        src = Source(name=str(path), path=path, text=path.read_text(encoding="utf-8"))
+        kind = data.get("kind")
+        if not isinstance(kind, str):
+            raise src.error("missing or non-string 'kind' (one of: "
+                            + ", ".join(f.puzzle.KIND for f in families().values()) + ")", field="kind")
+        try:
+            fam = family_of_kind(kind)
+        except InputError as e:
+            raise src.error(e.message, field="kind") from None
+        return fam, fam.puzzle.from_toml(data, src)
+    for fam in families().values():
+        parser = getattr(fam.puzzle, "SUFFIXES", {}).get(suffix)
+        if parser is not None:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise InputError(f"cannot read file ({e})", file=path) from None
+            return fam, parser(path, text)
+    raise InputError(f"unknown file type '{suffix}' (expected .toml"
+                     + "".join(f", {s}" for s in sorted(_suffixes() - {'.toml'})) + ")", file=path)

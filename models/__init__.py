@@ -1,0 +1,1 @@
+"""CP-SAT and SAT formulations: build(instance, **options) -> model; decode -> solution."""

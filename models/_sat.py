@@ -1,0 +1,133 @@
+"""python-sat plumbing shared by the SAT formulations: encodings and solvers by name, limited solves,
+projected enumeration by blocking clauses.
+
+Encodings are PySAT's `EncType` members selected by name (`encoding="seqcounter"`), never copied.
+Time limits: `interrupt()` is used where the solver honours it; some (cadical195) ignore it, so the
+hard limit is the runner's worker process, which is killed at the deadline (result UNKNOWN).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Iterable, Iterator, Sequence
+
+from pysat.card import CardEnc, EncType
+from pysat.formula import CNF, IDPool
+from pysat.solvers import Solver, SolverNames
+
+from puzzles.core import Context, InputError
+
+ENCODINGS: dict[str, int] = {
+    name: getattr(EncType, name)
+    for name in ("pairwise", "seqcounter", "sortnetwrk", "cardnetwrk", "bitwise", "ladder",
+                 "totalizer", "mtotalizer", "kmtotalizer")
+}
+# Solvers whose python-sat build supports interrupt() (the others are stopped by the worker kill).
+SOLVERS: tuple[str, ...] = ("cadical195", "cadical153", "glucose4", "glucose3", "minisat22",
+                            "maplechrono", "maplesat", "lingeling", "minicard")
+DEFAULT_SOLVER = "cadical195"
+
+AMO_ONLY = ("pairwise", "bitwise", "ladder")  # PySAT builds these for bound 1 only
+
+
+def at_most(lits: Sequence[int], k: int, pool: IDPool, enc: str) -> list[list[int]]:
+    """Clauses for sum(lits) <= k with encoding `enc` (auxiliaries from `pool`)."""
+    if k >= len(lits):
+        return []
+    if k < 0:
+        return [[]]
+    if k == 0:
+        return [[-x] for x in lits]
+    if enc in AMO_ONLY and k > 1:
+        raise InputError(f"encoding '{enc}' only encodes at-most-one; this model needs "
+                         f"at-most-{k}: choose one of seqcounter, totalizer, sortnetwrk, cardnetwrk, "
+                         "mtotalizer, kmtotalizer")
+    return CardEnc.atmost(lits=list(lits), bound=k, vpool=pool, encoding=encoding(enc)).clauses
+
+
+def at_least(lits: Sequence[int], k: int, pool: IDPool, enc: str) -> list[list[int]]:
+    """Clauses for sum(lits) >= k."""
+    if k <= 0:
+        return []
+    if k > len(lits):
+        return [[]]
+    if k == 1:
+        return [list(lits)]
+    neg = [-x for x in lits]  # sum(lits) >= k  <=>  sum(not lits) <= n - k
+    return at_most(neg, len(lits) - k, pool, enc)
+
+
+def exactly(lits: Sequence[int], k: int, pool: IDPool, enc: str) -> list[list[int]]:
+    """Clauses for sum(lits) == k."""
+    return at_most(lits, k, pool, enc) + at_least(lits, k, pool, enc)
+
+
+def exactly_one(lits: Sequence[int], pool: IDPool, enc: str) -> list[list[int]]:
+    """Clauses for exactly one of `lits`."""
+    return exactly(lits, 1, pool, enc)
+
+
+def new_solver(name: str, clauses: Iterable[Sequence[int]] = ()) -> Solver:
+    """A python-sat solver by name, loaded with `clauses`."""
+    if name not in SolverNames.__dict__:
+        raise InputError(f"unknown SAT solver '{name}'; known: " + ", ".join(SOLVERS))
+    s = Solver(name=name, bootstrap_with=[list(c) for c in clauses])
+    return s
+
+
+def solve_limited(s: Solver, ctx: Context, assumptions: Sequence[int] = ()) -> bool | None:
+    """True/False, or None when the time limit interrupted the solver."""
+    rem = ctx.remaining()
+    if rem is None:
+        return s.solve(assumptions=list(assumptions))
+    if rem <= 0:
+        return None
+    timer = threading.Timer(rem, s.interrupt)
+    timer.daemon = True
+    timer.start()
+    try:
+        res = s.solve_limited(assumptions=list(assumptions), expect_interrupt=True)
+    finally:
+        timer.cancel()
+    if res is None or ctx.expired():
+        s.clear_interrupt()
+        return None if res is None else res
+    return res
+
+
+def enumerate_projected(s: Solver, proj: Sequence[int], ctx: Context, limit: int | None = None,
+                        assumptions: Sequence[int] = ()) -> Iterator[frozenset[int]]:
+    """Yield the set of true variables among `proj` for each distinct projected model.
+
+    Blocks each projection with one clause over `proj` only. Ends normally when the formula has
+    no more models; raises TimeoutError when the time limit stops it.
+    """
+    proj = list(proj)
+    n = 0
+    while limit is None or n < limit:
+        res = solve_limited(s, ctx, assumptions)
+        if res is None:
+            raise TimeoutError
+        if not res:
+            return
+        model = s.get_model()
+        true = frozenset(v for v in proj if model[v - 1] > 0)
+        yield true
+        n += 1
+        if n % 64 == 0:
+            ctx.progress(solutions=n)
+        s.add_clause([-v if v in true else v for v in proj])
+
+
+def stats(s: Solver, cnf_vars: int, cnf_clauses: int) -> dict[str, Any]:
+    """Model size and solver figures for reports."""
+    out: dict[str, Any] = {"model_size": f"{cnf_vars} vars, {cnf_clauses} clauses"}
+    try:
+        acc = s.accum_stats() or {}
+        out.update({k: acc[k] for k in ("conflicts", "decisions") if k in acc})
+    except Exception:
+        pass
+    return out
+
+
+__all__ = ["CNF", "IDPool", "ENCODINGS", "SOLVERS", "at_most", "at_least", "exactly",
+           "exactly_one", "new_solver", "solve_limited", "enumerate_projected", "stats"]
