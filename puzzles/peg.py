@@ -1,0 +1,468 @@
+"""Peg solitaire: boards as lattice holes + directions, instances, rules and the checker (SPEC §1).
+
+A jump moves the peg in `a` over the peg in `b` into the empty hole `c`, where b = a + d and
+c = a + 2d for one of the board's directions d. A *move* is a maximal run of jumps by one peg;
+"minimum moves" counts moves, not jumps.
+
+>>> inst = catalogue()["hoppers"]()
+>>> inst.board.n, len(inst.board.lines), sorted(inst.start)[:3]
+(13, 32, [0, 1, 2])
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Hashable, Sequence
+
+from .core import CheckError, InputError, Source, int_list, require
+
+# ---- vocabulary -------------------------------------------------------------------------------
+Hole = int                       # 0..n-1, numbered as the board lists its coordinates
+Point = tuple[int, int]          # (x, y) lattice coordinates; x grows right, y grows down
+Jump = tuple[Hole, Hole, Hole]   # (from, over, to)
+Solution = tuple[Jump, ...]      # an ordered jump sequence
+Position = frozenset[Hole]       # the holes holding a peg
+
+KIND = "peg"
+SENSE = "min"  # objective: number of moves
+
+DIRECTION_SETS: dict[str, tuple[Point, ...]] = {
+    "orthogonal": ((1, 0), (-1, 0), (0, 1), (0, -1)),
+    "orthogonal+diagonal": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)),
+    "triangular": ((2, 0), (-2, 0), (1, 1), (1, -1), (-1, 1), (-1, -1)),
+    "hoppers": ((2, 0), (-2, 0), (0, 2), (0, -2), (1, 1), (1, -1), (-1, 1), (-1, -1)),
+}
+HOLE_CHARS = "oO*#x@"  # characters that mark a hole in ASCII art; everything else is off-board
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board: hole coordinates and lattice directions; everything else is derived from them."""
+
+    name: str
+    coords: tuple[Point, ...]
+    directions: tuple[Point, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.coords)
+
+    @cached_property
+    def index(self) -> dict[Point, Hole]:
+        return {p: i for i, p in enumerate(self.coords)}
+
+    @cached_property
+    def lines(self) -> tuple[Jump, ...]:
+        """Every jump line (a, b, c), ordered by a, then by direction order."""
+        out = []
+        for a, (x, y) in enumerate(self.coords):
+            for dx, dy in self.directions:
+                b = self.index.get((x + dx, y + dy))
+                c = self.index.get((x + 2 * dx, y + 2 * dy))
+                if b is not None and c is not None:
+                    out.append((a, b, c))
+        return tuple(out)
+
+    @cached_property
+    def jump_table(self) -> dict[Hole, list[tuple[Hole, Hole]]]:
+        """For each hole, the (over, to) pairs of the lines starting there."""
+        t: dict[Hole, list[tuple[Hole, Hole]]] = {h: [] for h in range(self.n)}
+        for a, b, c in self.lines:
+            t[a].append((b, c))
+        return t
+
+    @cached_property
+    def corners(self) -> frozenset[Hole]:
+        """Holes that are never the middle of a jump line: a peg there can only leave by jumping."""
+        middles = {b for _, b, _ in self.lines}
+        return frozenset(h for h in range(self.n) if h not in middles)
+
+    @cached_property
+    def symmetries(self) -> tuple[tuple[Hole, ...], ...]:
+        """The board's symmetry group as hole permutations (identity first), derived geometrically:
+        affine maps sending the direction set onto itself and the hole set onto itself."""
+        return _symmetries(self)
+
+    @cached_property
+    def invariants(self) -> tuple[int, ...]:
+        """A basis (as hole bitmasks) of the GF(2) weightings w with w(a)+w(b)+w(c)=0 on every
+        line: Σ w·peg mod 2 never changes under a jump (the position class)."""
+        return _null_space_gf2(self.n, [(1 << a) | (1 << b) | (1 << c) for a, b, c in self.lines])
+
+
+@dataclass(frozen=True)
+class PegInstance:
+    """A peg solitaire problem: start pegs, the required finish (None: one peg anywhere)."""
+
+    name: str
+    board: Board
+    start: Position
+    finish: Position | None = None
+    first_jump: tuple[Hole, Hole] | None = None  # (from, to) of the first jump
+    known_min_moves: int | None = None            # published optimum, for reports
+    source: str = ""
+
+    @property
+    def jumps_needed(self) -> int:
+        """Every jump removes one peg: the fixed number of jumps of any solution."""
+        return len(self.start) - (1 if self.finish is None else len(self.finish))
+
+
+# ---- the independent checker ------------------------------------------------------------------
+def check(inst: PegInstance, solution: Solution) -> int:
+    """Replay `solution` by the rules; raise CheckError on any violation; return its move count."""
+    coords, dirs = inst.board.coords, set(inst.board.directions)
+    pegs = set(inst.start)
+    n = len(coords)
+    for i, jump in enumerate(solution):
+        if len(jump) != 3 or not all(isinstance(h, int) and 0 <= h < n for h in jump):
+            raise CheckError(f"jump {i}: {jump!r} is not three hole ids of this board")
+        a, b, c = jump
+        (ax, ay), (bx, by), (cx, cy) = coords[a], coords[b], coords[c]
+        if (bx - ax, by - ay) != (cx - bx, cy - by) or (bx - ax, by - ay) not in dirs:
+            raise CheckError(f"jump {i}: {a}->{c} over {b} is not a line of the board")
+        if a not in pegs or b not in pegs or c in pegs:
+            raise CheckError(f"jump {i}: {a}->{c} over {b} needs pegs in {a}, {b} and {c} empty")
+        pegs -= {a, b}
+        pegs.add(c)
+    if inst.first_jump is not None and solution and (solution[0][0], solution[0][2]) != inst.first_jump:
+        raise CheckError(f"first jump is {solution[0][0]}->{solution[0][2]}, "
+                         f"required {inst.first_jump[0]}->{inst.first_jump[1]}")
+    if inst.finish is not None and pegs != set(inst.finish):
+        raise CheckError(f"ends with pegs {sorted(pegs)}, required {sorted(inst.finish)}")
+    if inst.finish is None and len(pegs) != 1:
+        raise CheckError(f"ends with {len(pegs)} pegs, required one")
+    return 1 + sum(1 for j, k in zip(solution, solution[1:]) if k[0] != j[2])
+
+
+def moves(solution: Sequence[Jump]) -> int:
+    """Number of moves of a jump sequence (a move = a maximal run of jumps by one peg)."""
+    if not solution:
+        return 0
+    return 1 + sum(1 for j, k in zip(solution, solution[1:]) if k[0] != j[2])
+
+
+def solution_json(inst: PegInstance, solution: Solution) -> dict:
+    return {"jumps": [list(j) for j in solution], "moves": moves(solution)}
+
+
+def solution_key(inst: PegInstance, solution: Solution, up_to_symmetry: bool = False) -> Hashable:
+    """A solution is its ordered jump sequence (SPEC §1)."""
+    return tuple(tuple(j) for j in solution)
+
+
+def infeasible_reason(inst: PegInstance) -> str | None:
+    """A position-class invariant (derived from the board) that separates start and finish."""
+    start = _mask(inst.start)
+    if inst.first_jump is not None:
+        a, c = inst.first_jump
+        line = next((l for l in inst.board.lines if l[0] == a and l[2] == c), None)
+        if line is None:
+            return f"first_jump {a}->{c} is not a jump line of the board"
+        if not (a in inst.start and line[1] in inst.start and c not in inst.start):
+            return f"first_jump {a}->{c} is not possible from the start position"
+        start ^= (1 << a) | (1 << line[1]) | (1 << c)
+    finishes = [_mask(inst.finish)] if inst.finish is not None else [1 << h for h in range(inst.board.n)]
+    for fin in finishes:
+        if all(_parity(w & start) == _parity(w & fin) for w in inst.board.invariants):
+            return None
+    what = "the finish" if inst.finish is not None else "any single-peg finish"
+    return (f"position class: start and {what} differ in a GF(2) invariant of the board's jump "
+            "lines (every jump flips three holes of a line, so these parities never change)")
+
+
+def lower_bound(board: Board, pegs: int) -> int:
+    """Moves still needed from a position (bitmask): one per peg on a never-jumped-over hole."""
+    return sum(1 for h in board.corners if pegs >> h & 1)
+
+
+# ---- describe / render ------------------------------------------------------------------------
+def describe(inst: PegInstance) -> dict:
+    b = inst.board
+    return {"kind": KIND, "name": inst.name, "board": b.name, "holes": b.n, "jump_lines": len(b.lines),
+            "symmetries": len(b.symmetries), "pegs": len(inst.start),
+            "finish": sorted(inst.finish) if inst.finish is not None else "one peg anywhere",
+            "first_jump": list(inst.first_jump) if inst.first_jump else None,
+            "jumps": inst.jumps_needed, "corner_holes": sorted(b.corners),
+            "known_min_moves": inst.known_min_moves, "source": inst.source}
+
+
+def render(inst: PegInstance, solution: Solution | None = None) -> str:
+    """The start position ('x' peg, 'o' empty), then the finish, or the positions after each move."""
+    frames = [("start", set(inst.start))]
+    if solution:
+        pegs = set(inst.start)
+        for i, (a, b, c) in enumerate(solution):
+            pegs -= {a, b}
+            pegs.add(c)
+            if i + 1 == len(solution) or solution[i + 1][0] != c:
+                frames.append((f"move {len(frames)}", set(pegs)))
+    elif inst.finish is not None:
+        frames.append(("finish", set(inst.finish)))
+    return "\n\n".join(f"{title}:\n{render_position(inst.board, pegs)}" for title, pegs in frames)
+
+
+def render_position(board: Board, pegs: set[Hole]) -> str:
+    xs = [x for x, _ in board.coords]
+    ys = [y for _, y in board.coords]
+    x0, y0 = min(xs), min(ys)
+    grid = [[" "] * ((max(xs) - x0) * 2 + 1) for _ in range(max(ys) - y0 + 1)]
+    for h, (x, y) in enumerate(board.coords):
+        grid[y - y0][(x - x0) * 2] = "x" if h in pegs else "o"
+    return "\n".join("".join(r).rstrip() for r in grid)
+
+
+# ---- boards -----------------------------------------------------------------------------------
+def _cross(extra: Sequence[Point] = ()) -> list[Point]:
+    """The 7x7 cross (the 33-hole English board) plus `extra` grid points, row by row."""
+    return [(x, y) for y in range(7) for x in range(7) if 2 <= x <= 4 or 2 <= y <= 4 or (x, y) in extra]
+
+
+def named_boards() -> dict[str, Callable[[], Board]]:
+    """The built-in boards by name (SPEC §1)."""
+    hoppers = [(0, 0), (2, 0), (4, 0), (1, 1), (3, 1), (0, 2), (2, 2), (4, 2), (1, 3), (3, 3), (0, 4),
+               (2, 4), (4, 4)]
+    tri21 = [(-1, -3), (1, -3), (0, -2), (-1, -1), (1, -1), (-2, 0), (0, 0), (2, 0), (-3, 1), (-1, 1),
+             (1, 1), (3, 1), (-6, 2), (-4, 2), (-2, 2), (0, 2), (2, 2), (4, 2), (6, 2), (-5, 3), (5, 3)]
+    tri15 = [(x, r) for r in range(5) for x in range(-r, r + 1, 2)]
+    french = [(1, 1), (5, 1), (1, 5), (5, 5)]
+    diamond = [(x, y) for y in range(-4, 5) for x in range(-4, 5) if abs(x) + abs(y) <= 4]
+    return {
+        "hoppers": lambda: Board("hoppers", tuple(hoppers), DIRECTION_SETS["hoppers"]),
+        "triangle21": lambda: Board("triangle21", tuple(tri21), DIRECTION_SETS["triangular"]),
+        "triangle15": lambda: Board("triangle15", tuple(tri15), DIRECTION_SETS["triangular"]),
+        "english33": lambda: Board("english33", tuple(_cross()), DIRECTION_SETS["orthogonal"]),
+        "french37": lambda: Board("french37", tuple(_cross(french)), DIRECTION_SETS["orthogonal"]),
+        "diamond41": lambda: Board("diamond41", tuple(diamond), DIRECTION_SETS["orthogonal"]),
+    }
+
+
+def board(name: str) -> Board:
+    """A built-in board by name; InputError naming the known ones."""
+    nb = named_boards()
+    if name not in nb:
+        raise InputError(f"unknown board '{name}'; known: " + ", ".join(nb))
+    return nb[name]()
+
+
+# ---- catalogue --------------------------------------------------------------------------------
+def catalogue() -> dict[str, Callable[[], PegInstance]]:
+    """Built-in instances: the central games, the published first-jump counts, IPC-2011 p01-p20."""
+    def central(bname: str, centre: int, known: int | None = None, first=None, name=None, src=""):
+        def make() -> PegInstance:
+            b = board(bname)
+            return PegInstance(name or bname, b, frozenset(range(b.n)) - {centre}, frozenset({centre}),
+                               first, known, src)
+        return make
+
+    hir = "M. Hiroi, Puzzle DE Programming"
+    cat: dict[str, Callable[[], PegInstance]] = {
+        "hoppers": central("hoppers", 6, 7, src=hir + ", Hoppers (2022)"),
+        "hoppers-first06": central("hoppers", 6, 7, (0, 6), "hoppers-first06",
+                                   hir + ": 18 sequences with first jump 0->6"),
+        "triangle21": central("triangle21", 6, 12, src=hir + ", 変形三角盤 (2000, rev. 2022)"),
+        "triangle21-first146": central("triangle21", 6, 12, (14, 6), "triangle21-first146",
+                                       hir + ": 96 sequences with first jump 14->6"),
+        "english33": central("english33", 16, 18, src="Bergholt (1912); minimal: J. Beasley (1964)"),
+        "french37": central("french37", 18, None, src="central game: impossible (position classes)"),
+        "diamond41": central("diamond41", 20, None),
+    }
+
+    def tri15() -> PegInstance:
+        b = board("triangle15")
+        return PegInstance("triangle15", b, frozenset(range(1, b.n)), None, None, None,
+                           "15-hole triangle, top hole empty, one peg left anywhere")
+    cat["triangle15"] = tri15
+
+    data = json.loads(resources.files("puzzles").joinpath("data/peg/ipc2011_pegsol.json").read_text())
+    for key, d in data.items():
+        def ipc(key=key, d=d) -> PegInstance:
+            return PegInstance(f"ipc-{key}", board(d["board"]), frozenset(d["start_full"]),
+                               frozenset(d["goal_full"]), None, d["min_moves"],
+                               f"IPC-2011 pegsol {key} ({d['name']}); verified by "
+                               + ", ".join(d["verified_by"]))
+        cat[f"ipc-{key}"] = ipc
+    return cat
+
+
+# ---- TOML -------------------------------------------------------------------------------------
+def from_toml(data: dict, src: Source) -> PegInstance:
+    """A PegInstance from a parsed TOML table (see README: Peg solitaire instances)."""
+    known = {"kind", "name", "board", "empty", "full", "finish", "first_jump"}
+    for k in data:
+        if k not in known:
+            raise src.error(f"unknown key '{k}' (known: {', '.join(sorted(known))})", field=k)
+    b = _board_from_toml(data.get("board"), src)
+    n = b.n
+
+    def holes(key: str) -> frozenset[Hole] | None:
+        if key not in data:
+            return None
+        hs = int_list(data, key, src)
+        bad = [h for h in hs if not 0 <= h < n]
+        if bad:
+            raise src.error(f"hole {bad[0]} out of range 0..{n - 1} of board {b.name}", field=key)
+        if len(set(hs)) != len(hs):
+            raise src.error("a hole is listed twice", field=key)
+        return frozenset(hs)
+
+    empty, full = holes("empty"), holes("full")
+    if (empty is None) == (full is None):
+        raise src.error("give exactly one of 'empty' (holes empty at the start) or 'full'",
+                        field="empty")
+    start = frozenset(range(n)) - empty if empty is not None else full
+    finish = holes("finish")
+    first = None
+    if "first_jump" in data:
+        fj = int_list(data, "first_jump", src)
+        if len(fj) != 2 or not all(0 <= h < n for h in fj):
+            raise src.error(f"expected [from, to] with holes in 0..{n - 1}", field="first_jump")
+        if not any(l[0] == fj[0] and l[2] == fj[1] for l in b.lines):
+            raise src.error(f"{fj[0]}->{fj[1]} is not a jump line of board {b.name}", field="first_jump")
+        first = (fj[0], fj[1])
+    if not start:
+        raise src.error("the start position has no pegs", field="empty" if empty is not None else "full")
+    if finish is not None:
+        if not finish:
+            raise src.error("the finish must keep at least one peg", field="finish")
+        if len(finish) > len(start):
+            raise src.error(f"unreachable by peg count: the finish has {len(finish)} pegs, the start "
+                            f"only {len(start)} (jumps only remove pegs)", field="finish")
+        if len(finish) == len(start) and finish != start:
+            raise src.error("unreachable by peg count: as many pegs as the start but other holes",
+                            field="finish")
+    name = require(data, "name", str, src, default=Path(src.name).stem)
+    return PegInstance(name, b, start, finish, first, None, str(src.name))
+
+
+def _board_from_toml(spec, src: Source) -> Board:
+    if isinstance(spec, str):
+        try:
+            return board(spec)
+        except InputError as e:
+            raise src.error(e.message, field="board") from None
+    if not isinstance(spec, dict):
+        raise src.error("expected a board name or a table with holes/art and directions", field="board")
+    dirs_raw = spec.get("directions", "orthogonal")
+    if isinstance(dirs_raw, str):
+        if dirs_raw not in DIRECTION_SETS:
+            raise src.error(f"unknown direction set '{dirs_raw}'; known: {', '.join(DIRECTION_SETS)} "
+                            "or a list of [dx, dy]", field="board.directions")
+        dirs = DIRECTION_SETS[dirs_raw]
+    else:
+        if not (isinstance(dirs_raw, list) and dirs_raw and all(
+                isinstance(d, list) and len(d) == 2 and all(type(v) is int for v in d) and d != [0, 0]
+                for d in dirs_raw)):
+            raise src.error("expected a list of non-zero [dx, dy] integer pairs", field="board.directions")
+        dirs = tuple(dict.fromkeys((d[0], d[1]) for d in dirs_raw))
+    if ("holes" in spec) == ("art" in spec):
+        raise src.error("give exactly one of 'holes' (a list of [x, y]) or 'art'", field="board")
+    if "holes" in spec:
+        hs = spec["holes"]
+        if not (isinstance(hs, list) and all(isinstance(p, list) and len(p) == 2 and
+                                             all(type(v) is int for v in p) for p in hs)):
+            raise src.error("expected a list of [x, y] integer pairs", field="board.holes")
+        pts = [(p[0], p[1]) for p in hs]
+    else:
+        art = spec["art"]
+        if not isinstance(art, str):
+            raise src.error("expected a string", field="board.art")
+        lines = art.split("\n")
+        if lines and not lines[0].strip():
+            lines = lines[1:]
+        pts = [(x, y) for y, row in enumerate(lines) for x, ch in enumerate(row) if ch in HOLE_CHARS]
+    if not pts:
+        raise src.error("the board has no holes", field="board")
+    if len(set(pts)) != len(pts):
+        raise src.error("a hole is listed twice", field="board.holes")
+    if len(pts) > 64:
+        raise src.error(f"{len(pts)} holes: at most 64 are supported", field="board")
+    bname = spec.get("name", "custom")
+    return Board(str(bname), tuple(pts), tuple(dirs))
+
+
+SUFFIXES: dict = {}
+
+
+# ---- derivations ------------------------------------------------------------------------------
+def _mask(holes) -> int:
+    m = 0
+    for h in holes:
+        m |= 1 << h
+    return m
+
+
+def _parity(x: int) -> int:
+    return bin(x).count("1") & 1
+
+
+def _null_space_gf2(n: int, rows: list[int]) -> tuple[int, ...]:
+    """Basis of {w : popcount(w & r) even for every row r} over GF(2), as bitmasks of n bits."""
+    pivots: dict[int, int] = {}  # pivot column -> reduced row
+    for r in rows:
+        for col, pr in pivots.items():
+            if r >> col & 1:
+                r ^= pr
+        if r:
+            col = r.bit_length() - 1
+            for c2 in list(pivots):
+                if pivots[c2] >> col & 1:
+                    pivots[c2] ^= r
+            pivots[col] = r
+    basis = []
+    for free in range(n):
+        if free in pivots:
+            continue
+        w = 1 << free
+        for col, pr in pivots.items():
+            if pr >> free & 1:
+                w |= 1 << col
+        basis.append(w)
+    return tuple(basis)
+
+
+def _symmetries(b: Board) -> tuple[tuple[Hole, ...], ...]:
+    dirs = list(b.directions)
+    pts = b.coords
+    # a basis of the plane among the directions
+    basis = next(((d1, d2) for d1 in dirs for d2 in dirs if d1[0] * d2[1] - d1[1] * d2[0] != 0), None)
+    if basis is None:
+        return (tuple(range(b.n)),)
+    (a1, a2), (b1, b2) = basis
+    det = Fraction(a1 * b2 - a2 * b1)
+    cx = Fraction(sum(x for x, _ in pts), len(pts))
+    cy = Fraction(sum(y for _, y in pts), len(pts))
+    dset = set(dirs)
+    perms = []
+    for e1 in dirs:
+        for e2 in dirs:
+            # linear M with M·d1 = e1, M·d2 = e2:  M = [e1 e2] · [d1 d2]^-1
+            inv = ((b2 / det, -b1 / det), (-a2 / det, a1 / det))  # rows of [d1 d2]^-1
+            m = ((e1[0] * inv[0][0] + e2[0] * inv[1][0], e1[0] * inv[0][1] + e2[0] * inv[1][1]),
+                 (e1[1] * inv[0][0] + e2[1] * inv[1][0], e1[1] * inv[0][1] + e2[1] * inv[1][1]))
+            if abs(m[0][0] * m[1][1] - m[0][1] * m[1][0]) != 1:
+                continue
+
+            def ap(p, m=m):
+                return (m[0][0] * p[0] + m[0][1] * p[1], m[1][0] * p[0] + m[1][1] * p[1])
+            if {ap(d) for d in dirs} != dset:
+                continue
+            perm = []
+            for p in pts:
+                q = ap((p[0] - cx, p[1] - cy))
+                q = (q[0] + cx, q[1] + cy)
+                if q[0].denominator != 1 or q[1].denominator != 1:
+                    break
+                h = b.index.get((int(q[0]), int(q[1])))
+                if h is None:
+                    break
+                perm.append(h)
+            else:
+                perms.append(tuple(perm))
+    ident = tuple(range(b.n))
+    uniq = sorted(set(perms), key=lambda p: (p != ident, p))
+    return tuple(uniq)
