@@ -1,0 +1,110 @@
+"""Sliding-tile engines: native BFS / bidirectional BFS / IDDFS / IDA*, CP-SAT and SAT planning;
+plus the `explore` and `pdb` commands (state-space histogram; pattern-database build)."""
+from __future__ import annotations
+
+import json
+
+import click
+
+from compare.registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
+from puzzles.core import InputError, Task
+
+ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
+
+PLAN_OPTIONS = (
+    Option("no_undo", True, "forbid a move that undoes the previous one (never in an optimal plan)"),
+    Option("manhattan_bound", True, "at most (T-h0)/2 moves may increase the Manhattan sum; also "
+           "drops tile-in-cell facts too far from the start or the goal for the step"),
+    Option("parity_step", True, "try only horizons of the optimum's parity (step by 2); off: every "
+           "horizon from the lower bound, odd ones proved UNSAT by the solver"),
+    Option("max_horizon", 90, "give up (UNKNOWN) beyond this many moves"),
+)
+
+FAMILY = Family(
+    name="sliding",
+    module="puzzles.sliding",
+    description="sliding-tile puzzles (8-puzzle, 15-puzzle, any r×c): fewest moves",
+    engines=(
+        Engine("native:ida", "native_search.sliding:run_ida", ALL, (
+            Option("heuristic", "auto", "auto: additive pattern databases on 4x4 (goal blank in a "
+                   "corner), else Manhattan + linear conflicts", ("auto", "linear", "manhattan")),
+            Option("pdb", "663", "4x4 pattern-database partition (built once, cached on disk); none: "
+                   "Manhattan + linear conflicts", ("663", "555", "none")),
+        ), "IDA*: Manhattan + linear conflicts, additive pattern databases on 4x4", aliases=("native",)),
+        Engine("native:bfs", "native_search.sliding:run_bfs", ALL, (),
+               "breadth-first search over a byte per arrangement (<= 12 cells); counts by layers"),
+        Engine("native:bidir", "native_search.sliding:run_bidir", ALL, (),
+               "bidirectional BFS over sorted layers of packed boards (<= 16 cells)"),
+        Engine("native:iddfs", "native_search.sliding:run_iddfs", ALL, (),
+               "plain iterative deepening without immediate undo, depth step 2"),
+        Engine("cpsat:time", "models.sliding_cpsat:run", ALL, (*PLAN_OPTIONS, *CPSAT_OPTIONS),
+               "time-indexed planning in CP-SAT, horizon raised until SAT", aliases=("cpsat",)),
+        Engine("sat:time", "models.sliding_sat:run", ALL, (*PLAN_OPTIONS, *SAT_OPTIONS),
+               "time-indexed planning in CNF (python-sat), horizon raised until SAT", aliases=("sat",)),
+    ),
+    extra={"commands": ["compare.engines.sliding:explore", "compare.engines.sliding:pdb"]},
+)
+
+
+def _shape(text: str) -> tuple[int, int]:
+    try:
+        r, c = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise InputError(f"board '{text}': expected ROWSxCOLS, e.g. 3x3") from None
+    if r < 2 or c < 2:
+        raise InputError(f"board '{text}': rows and cols must be at least 2")
+    return r, c
+
+
+@click.command("explore")
+@click.argument("board", default="3x3")
+@click.option("--root", default=None, help="comma-separated start of the BFS (default: the goal)")
+@click.option("--show", "show_far", default=10, show_default=True, help="farthest positions to print")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
+    """Explore a sliding puzzle's whole state space by BFS (boards up to 12 cells): distance
+    histogram, radius and farthest positions. Example: puzzlesat explore 3x3"""
+    from native_search.sliding import explore as run
+    from puzzles.core import Source
+    from puzzles.sliding import from_toml, render_board
+    try:
+        rows, cols = _shape(board)
+        if root is not None:
+            vals = [int(x) for x in root.replace(" ", "").split(",") if x]
+            from_toml({"rows": rows, "cols": cols, "start": vals}, Source("--root"))  # validates
+        else:
+            vals = None
+        e = run(rows, cols, vals)
+    except (InputError, ValueError) as err:
+        click.echo(f"error: {err}", err=True)
+        raise SystemExit(2)
+    if as_json:
+        click.echo(json.dumps({"rows": rows, "cols": cols, "root": list(e.root), "positions": e.positions,
+                               "radius": e.radius, "histogram": list(e.histogram),
+                               "farthest": [list(p) for p in e.farthest], "seconds": round(e.seconds, 3)}))
+        return
+    click.echo(f"{rows}x{cols} from {list(e.root)}: {e.positions} positions, radius {e.radius}, "
+               f"{len(e.farthest)} at the radius ({e.seconds:.2f} s)")
+    w = len(str(max(e.histogram)))
+    for d, k in enumerate(e.histogram):
+        click.echo(f"  {d:3d}  {k:{w}d}")
+    for p in e.farthest[:show_far]:
+        click.echo(f"farthest {list(p)}:\n" + render_board(rows, cols, p))
+    if len(e.farthest) > show_far:
+        click.echo(f"... and {len(e.farthest) - show_far} more")
+
+
+@click.command("pdb")
+@click.option("--partition", type=click.Choice(["663", "555"]), default="663", show_default=True)
+@click.option("--rebuild", is_flag=True, help="build again even if cached")
+def pdb(partition: str, rebuild: bool) -> None:
+    """Build (or load) the 15-puzzle's additive pattern databases and show where they are cached."""
+    import time
+
+    from native_search.sliding_pdb import load, path
+    t0 = time.perf_counter()
+    arr, tiles, lens = load(partition, rebuild=rebuild)
+    click.echo(f"pattern databases {partition}: {arr.nbytes / 1e6:.1f} MB at {path(partition)} "
+               f"({time.perf_counter() - t0:.1f} s)")
+    for i, n in enumerate(lens):
+        click.echo(f"  tiles {','.join(map(str, tiles[i, :n]))}: max {int(arr[i].max())} moves")
