@@ -21,12 +21,19 @@ ENCODINGS: dict[str, int] = {
     for name in ("pairwise", "seqcounter", "sortnetwrk", "cardnetwrk", "bitwise", "ladder",
                  "totalizer", "mtotalizer", "kmtotalizer")
 }
-# Solvers whose python-sat build supports interrupt() (the others are stopped by the worker kill).
+# Solver names accepted (cadical195 ignores interrupt(): the runner's worker kill stops it).
 SOLVERS: tuple[str, ...] = ("cadical195", "cadical153", "glucose4", "glucose3", "minisat22",
                             "maplechrono", "maplesat", "lingeling", "minicard")
 DEFAULT_SOLVER = "cadical195"
 
 AMO_ONLY = ("pairwise", "bitwise", "ladder")  # PySAT builds these for bound 1 only
+
+
+def encoding(name: str) -> int:
+    """The EncType value called `name`."""
+    if name not in ENCODINGS:
+        raise InputError(f"unknown cardinality encoding '{name}'; known: " + ", ".join(ENCODINGS))
+    return ENCODINGS[name]
 
 
 def at_most(lits: Sequence[int], k: int, pool: IDPool, enc: str) -> list[list[int]]:

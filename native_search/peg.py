@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from puzzles.core import Context, Outcome, Status, Task
-from puzzles.peg import PegInstance
+from puzzles.peg import PegInstance, start_lower_bound
 
 MEMO_BITS = 22  # failed-state table: 4M slots (64 MiB); when full, it stops recording (still exact)
 
@@ -161,13 +161,6 @@ class PegKernel:
     def njumps(self) -> int:
         return len(self.inst.start) - self.target
 
-    def lower_bound(self) -> int:
-        """Moves needed from the start by the corner bound (at least 1 if any jump is needed)."""
-        k = bin(self.start & self.corner_need).count("1")
-        if self.any_finish:
-            k = max(0, k - 1)
-        return max(k, 1 if self.njumps > 0 else 0)
-
     def run(self, limit: int, find_first: bool, capacity: int = 1024) -> list[tuple]:
         """Jump sequences with ≤ `limit` moves (all of them, or the first); each a tuple of jumps."""
         while True:
@@ -200,7 +193,7 @@ def iddfs(inst: PegInstance, count: bool = False, ctx: Context | None = None):
     ctx = ctx or Context()
     k = PegKernel(inst)
     t0 = time.monotonic()
-    for limit in range(k.lower_bound(), k.njumps + 1):
+    for limit in range(start_lower_bound(inst), k.njumps + 1):
         sols = k.run(limit, find_first=not count)
         ctx.progress(depth=limit, nodes=k.nodes, elapsed=round(time.monotonic() - t0, 2))
         yield limit, sols, k.nodes

@@ -175,9 +175,14 @@ def infeasible_reason(inst: PegInstance) -> str | None:
             "lines (every jump flips three holes of a line, so these parities never change)")
 
 
-def lower_bound(board: Board, pegs: int) -> int:
-    """Moves still needed from a position (bitmask): one per peg on a never-jumped-over hole."""
-    return sum(1 for h in board.corners if pegs >> h & 1)
+def start_lower_bound(inst: PegInstance) -> int:
+    """Moves needed from the start: a peg on a never-jumped-over hole must jump out itself (one move
+    each) unless the finish keeps it there; with "one peg anywhere", one of them may stay."""
+    need = inst.board.corners if inst.finish is None else inst.board.corners - inst.finish
+    k = len(inst.start & need)
+    if inst.finish is None:
+        k = max(0, k - 1)
+    return max(k, 1 if inst.jumps_needed > 0 else 0)
 
 
 # ---- describe / render ------------------------------------------------------------------------

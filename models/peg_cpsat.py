@@ -1,0 +1,130 @@
+"""Peg solitaire in CP-SAT: the time-indexed formulation of models/peg_time.py as Boolean clauses.
+
+Minimum moves by descending decision calls "moves <= K" (each K below the best found so far,
+until INFEASIBLE or the corner lower bound is met), or by CP-SAT's own minimisation
+(`strategy=minimize`). With default parameters CP-SAT does not solve the 21-hole board in minutes;
+`linearization_level=0`, one worker and the clause-style encoding were measured to prove 12.
+Counting enumerates with one worker, projected on the jump variables.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from puzzles.core import Context, Outcome, Status, Task
+from puzzles.peg import PegInstance, moves, start_lower_bound
+
+from . import _cpsat
+from .peg_time import TimeModel, build as build_time
+
+
+class PegCpModel:
+    """A CpModel for `inst` with its variables by domain key and the moves expression."""
+
+    def __init__(self, inst: PegInstance):
+        self.tm: TimeModel = build_time(inst)
+        self.model = cp_model.CpModel()
+        self.vars: dict[tuple, cp_model.IntVar] = {}
+        for key, pol in self.tm.fixed:
+            self.model.add(self.var(key) == int(pol))
+        for clause in self.tm.clauses:
+            self.model.add_bool_or([self.lit(k, p) for k, p in clause])
+        for group in self.tm.exactly_one:
+            self.model.add_exactly_one([self.var(k) for k in group])
+        self.moves = 1 + sum(self.var(k) for k in self.tm.move_vars) if self.tm.horizon else 0
+
+    def var(self, key: tuple) -> cp_model.IntVar:
+        v = self.vars.get(key)
+        if v is None:
+            v = self.vars[key] = self.model.new_bool_var(str(key))
+        return v
+
+    def lit(self, key: tuple, pol: bool):
+        v = self.var(key)
+        return v if pol else ~v
+
+    def bounded(self, k: int) -> cp_model.CpModel:
+        """A copy of the model with moves <= k."""
+        m = self.model.clone()
+        if self.tm.horizon:
+            m.add(sum(m.get_bool_var_from_proto_index(self.vars[key].index) for key in self.tm.move_vars)
+                  <= k - 1)
+        return m
+
+    def decode(self, solver: cp_model.CpSolver):
+        true = {k for k in self.tm.jump_vars if solver.value(self.vars[k])}
+        return self.tm.decode(true)
+
+
+def build(inst: PegInstance, **options: Any) -> PegCpModel:
+    """The CP-SAT model of `inst` (options are accepted for the registry's uniform call)."""
+    return PegCpModel(inst)
+
+
+def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
+    """Engine `cpsat:time`."""
+    opts = ctx.options
+    pm = build(inst)
+    p = _cpsat.params(opts)
+    stats: dict[str, Any] = {"model_size": _cpsat.model_size(pm.model), "params": {"cpsat": p}}
+    if pm.tm.horizon == 0:
+        ok = inst.finish is None or inst.start == inst.finish
+        return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
+                       1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats)
+    if task is Task.FEASIBLE:
+        st, solver = _cpsat.solve(pm.model, p, ctx)
+        if st in (Status.OPTIMAL, Status.FEASIBLE):
+            return Outcome(Status.FEASIBLE, None, None, (pm.decode(solver),), stats)
+        return Outcome(st, stats=stats)
+    best, best_sol, proved = _minimise(pm, p, ctx, opts["strategy"], stats)
+    if best is None:
+        return Outcome(Status.INFEASIBLE if proved else Status.UNKNOWN, stats=stats)
+    if not proved:
+        return Outcome(Status.FEASIBLE, best, None, (best_sol,), stats)
+    if task is Task.OPTIMIZE:
+        return Outcome(Status.OPTIMAL, best, None, (best_sol,), stats)
+    model = pm.bounded(best)
+    proj = [model.get_bool_var_from_proto_index(pm.vars[k].index) for k in pm.tm.jump_vars]
+    st, projs, est = _cpsat.enumerate_projected(model, proj, opts, ctx)
+    stats.update({k: v for k, v in est.items() if k != "params"})
+    stats["params"] = {"cpsat": p, "cpsat_enumerate": est["params"]["cpsat"]}
+    keys = pm.tm.jump_vars
+    sols = tuple(pm.tm.decode({keys[i] for i, v in enumerate(pr) if v}) for pr in projs)
+    if st is Status.OPTIMAL:
+        return Outcome(Status.OPTIMAL, best, len(sols), sols, stats)
+    return Outcome(Status.UNKNOWN, best, None, sols, stats, reason="enumeration stopped by the limit")
+
+
+def _minimise(pm: PegCpModel, p: dict, ctx: Context, strategy: str, stats: dict):
+    """(best moves, its solution, proved?) by descending decisions or by minimisation."""
+    lb = start_lower_bound(pm.tm.inst)
+    if strategy == "minimize":
+        m = pm.model.clone()
+        m.minimize(sum(m.get_bool_var_from_proto_index(pm.vars[k].index) for k in pm.tm.move_vars))
+        st, solver = _cpsat.solve(m, p, ctx)
+        if st in (Status.OPTIMAL, Status.FEASIBLE):
+            sol = pm.decode(solver)
+            ctx.found(sol)
+            return moves(sol), sol, st is Status.OPTIMAL
+        return None, None, st is Status.INFEASIBLE
+    best, best_sol = None, None
+    k = pm.tm.horizon  # moves never exceed jumps
+    calls = []
+    while k >= lb:
+        st, solver = _cpsat.solve(pm.bounded(k), p, ctx)
+        calls.append({"moves_le": k, "status": str(st), "seconds": round(solver.wall_time, 3)})
+        ctx.progress(bound=k, status=str(st))
+        if st in (Status.OPTIMAL, Status.FEASIBLE):
+            best_sol = pm.decode(solver)
+            best = moves(best_sol)
+            ctx.found(best_sol)
+            k = best - 1
+        elif st is Status.INFEASIBLE:
+            stats["decisions"] = calls
+            return best, best_sol, True
+        else:
+            stats["decisions"] = calls
+            return best, best_sol, False
+    stats["decisions"] = calls
+    return best, best_sol, True  # the best meets the lower bound
