@@ -1,0 +1,31 @@
+"""Peg solitaire engines."""
+from puzzles.core import Task
+
+from ..registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
+
+ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
+
+FAMILY = Family(
+    name="peg",
+    module="puzzles.peg",
+    description="peg solitaire: minimum moves (a multi-jump is one move), optimal sequence counts",
+    engines=(
+        Engine("native:iddfs", "native_search.peg:run", ALL, aliases=("native",),
+               description="iterative deepening on moves, corner lower bound, failed-state table"),
+        Engine("native:bfs", "native_search.peg_bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
+               options=(
+                   Option("exhaust", False, "forward BFS over all positions reachable from the start; "
+                          "reports layer sizes (up to symmetry) and their total"),
+                   Option("symmetry", True, "reduce positions by the board's symmetry group"),
+                   Option("bidirectional", True, "grow forward and backward layers, the smaller side first"),
+               ),
+               description="breadth-first search by moves over symmetry-reduced bitboard layers"),
+        Engine("cpsat:time", "models.peg_cpsat:run", ALL, aliases=("cpsat",),
+               options=(*CPSAT_OPTIONS,
+                        Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
+                               "minimize: CP-SAT's objective", ("descend", "minimize"))),
+               description="time-indexed peg states, one jump per step, clause-style move counting"),
+        Engine("sat:time", "models.peg_sat:run", ALL, aliases=("sat",), options=SAT_OPTIONS,
+               description="the same time-indexed model as CNF; moves<=K by a cardinality encoding"),
+    ),
+)
