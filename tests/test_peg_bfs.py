@@ -1,0 +1,258 @@
+"""native:bfs for peg solitaire: published optima, Bell's layer counts, brute-force oracles."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import deque
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compare.registry import family
+from compare.runner import solve
+from native_search import peg_bfs
+from puzzles.core import Status
+from puzzles.peg import PegInstance, catalogue, check, infeasible_reason
+
+CAT = catalogue()
+BELL = [1, 1, 2, 9, 47, 263, 1452, 7772]  # G. Bell: english33 central start, n = 0..7 moves
+BELL_TOTAL = 23_475_688
+
+
+def bfs(name: str, task: str = "optimize", **options):
+    return solve(family("peg"), CAT[name](), "native:bfs", task, options=options)
+
+
+# ---- an independent oracle: plain BFS by moves over real positions (no symmetry, sets) -------
+def chain_successors(lines, pegs: frozenset, first=None) -> set[frozenset]:
+    """Positions one move (any prefix of one peg's jump chain) after `pegs`."""
+    out = set()
+    todo = [(pegs, None)]
+    while todo:
+        p, hole = todo.pop()
+        for a, b, c in lines:
+            if (hole is None and first is not None and (a, c) != first) or \
+                    (hole is not None and a != hole):
+                continue
+            if a in p and b in p and c not in p:
+                q = (p - {a, b}) | {c}
+                out.add(q)
+                todo.append((q, c))
+    return out
+
+
+def brute_min_moves(inst: PegInstance) -> int | None:
+    lines = inst.board.lines
+
+    def done(p):
+        return len(p) == 1 if inst.finish is None else p == inst.finish
+    start = frozenset(inst.start)
+    if done(start):
+        return 0
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        p = queue.popleft()
+        first = inst.first_jump if p == start else None
+        for q in chain_successors(lines, p, first):
+            if q not in dist:
+                dist[q] = dist[p] + 1
+                if done(q):
+                    return dist[q]
+                queue.append(q)
+    return None
+
+
+# ---- published and cross-engine facts --------------------------------------------------------
+@pytest.mark.parametrize("name, moves", [("hoppers", 7), ("triangle21", 12), ("hoppers-first06", 7),
+                                         ("triangle21-first146", 12)])
+def test_spec_optima(name, moves):
+    r = bfs(name)
+    assert (r.status, r.objective, r.checked) == (Status.OPTIMAL, moves, 1)
+    if CAT[name]().first_jump is not None:
+        a, c = CAT[name]().first_jump
+        assert (r.solutions[0][0][0], r.solutions[0][0][2]) == (a, c)
+
+
+@pytest.mark.parametrize("name", ["hoppers", "triangle15", "triangle21", "hoppers-first06"])
+def test_agrees_with_iddfs(name):
+    a, b = bfs(name), solve(family("peg"), CAT[name](), "native:iddfs", "optimize")
+    assert a.status == b.status == Status.OPTIMAL and a.objective == b.objective
+
+
+@pytest.mark.parametrize("key", ["p01", "p02", "p05", "p11", "p12", "p16", "p18", "p19"])
+def test_ipc_optima(key):
+    inst = CAT[f"ipc-{key}"]()
+    r = bfs(f"ipc-{key}")
+    assert (r.status, r.objective) == (Status.OPTIMAL, inst.known_min_moves)
+
+
+@pytest.mark.parametrize("opts", [dict(symmetry=False), dict(bidirectional=False),
+                                  dict(symmetry=False, bidirectional=False), dict(exhaust=True)])
+def test_options_agree(opts):
+    for name in ("hoppers", "hoppers-first06", "triangle15"):
+        r = bfs(name, **opts)
+        assert (r.status, r.objective) == (Status.OPTIMAL, bfs(name).objective)
+
+
+def test_feasible_task_and_stats():
+    r = bfs("ipc-p12", "feasible")
+    assert r.status == Status.FEASIBLE and r.objective == 11
+    s = bfs("ipc-p12").stats
+    assert sum(s["meet"]) == 11 and len(s["layers_forward"]) == s["meet"][0] + 1
+    assert len(s["layers_backward"]) == s["meet"][1] + 1 and s["peak_rss_mib"] > 0 and s["nodes"] > 0
+
+
+def test_infeasible_by_exhausting_a_side():
+    # hoppers from the central start to one peg in hole 1: the position classes allow it (no
+    # precheck verdict), yet no jump sequence gets there; the search must prove it by itself.
+    inst = PegInstance("h-edge", CAT["hoppers"]().board, CAT["hoppers"]().start, frozenset({1}))
+    assert brute_min_moves(inst) is None and infeasible_reason(inst) is None
+    for opts in (dict(), dict(bidirectional=False), dict(symmetry=False), dict(exhaust=True)):
+        r = solve(family("peg"), inst, "native:bfs", "optimize", options=opts)
+        assert r.status == Status.INFEASIBLE and r.reason
+
+
+def test_first_jump_impossible_and_zero_moves():
+    h = CAT["hoppers"]()
+    bad = PegInstance("bad", h.board, h.start, h.finish, (6, 0))  # 6 is empty at the start
+    res = peg_bfs.search(bad)
+    assert res.moves is None and "first jump" in res.reason
+    same = PegInstance("same", h.board, h.start, h.start)
+    assert peg_bfs.search(same).moves == 0
+
+
+# ---- layers ----------------------------------------------------------------------------------
+def test_bell_first_layers():
+    inst = CAT["english33"]()
+    group = peg_bfs.group_for(inst, symmetry=True, with_finish=False)
+    sp = peg_bfs.Space(inst, group)
+    root = np.array([sum(1 << h for h in inst.start)], np.uint64)
+    gen = peg_bfs.layers(sp, root, False, {"nodes": 0})
+    assert len(group) == 8 and [len(next(gen)) for _ in range(8)] == BELL
+
+
+def full_graph_distances(inst: PegInstance, source: frozenset, reverse: bool) -> dict:
+    """Move distances from `source` (reverse: to `source`) over all 2^n positions of a small board."""
+    n, lines = inst.board.n, inst.board.lines
+    succ = {}
+    for m in range(1 << n):
+        p = frozenset(h for h in range(n) if m >> h & 1)
+        succ[p] = chain_successors(lines, p)
+    if reverse:
+        pred: dict = {p: set() for p in succ}
+        for p, qs in succ.items():
+            for q in qs:
+                pred[q].add(p)
+        succ = pred
+    dist = {source: 0}
+    queue = deque([source])
+    while queue:
+        p = queue.popleft()
+        for q in succ[p]:
+            if q not in dist:
+                dist[q] = dist[p] + 1
+                queue.append(q)
+    return dist
+
+
+def test_layers_equal_full_graph_bfs_on_hoppers():
+    inst = CAT["hoppers"]()
+    sp = peg_bfs.Space(inst, [tuple(range(inst.board.n))])
+    for reverse, source in ((False, inst.start), (True, inst.finish)):
+        dist = full_graph_distances(inst, frozenset(source), reverse)
+        want: dict[int, set[int]] = {}
+        for p, d in dist.items():
+            want.setdefault(d, set()).add(sum(1 << h for h in p))
+        root = np.array([sum(1 << h for h in source)], np.uint64)
+        got = {d: {int(x) for x in layer}
+               for d, layer in enumerate(peg_bfs.layers(sp, root, reverse, {"nodes": 0})) if len(layer)}
+        assert got == want
+
+
+def test_symmetric_layers_count_orbits():
+    inst = CAT["hoppers"]()
+    full = peg_bfs.search(inst, symmetry=False, exhaust=True)
+    red = peg_bfs.search(inst, symmetry=True, exhaust=True)
+    dist = full_graph_distances(inst, frozenset(inst.start), False)
+    syms = inst.board.symmetries
+    orbits: dict[int, set] = {}
+    for p, d in dist.items():
+        orbits.setdefault(d, set()).add(min(tuple(sorted(g[h] for h in p)) for g in syms))
+    assert full.layers_forward == [sum(1 for d in dist.values() if d == k) for k in range(len(orbits))]
+    assert red.layers_forward == [len(orbits[k]) for k in range(len(orbits))]
+    assert red.group_order == 8 and red.reachable_total < full.reachable_total
+
+
+# ---- random small instances against the oracle -----------------------------------------------
+@st.composite
+def small_instances(draw):
+    bname = draw(st.sampled_from(["hoppers", "triangle15", "english33"]))
+    b = CAT[bname]().board
+    n = b.n
+    k = draw(st.integers(2, {"hoppers": 12, "triangle15": 10, "english33": 6}[bname]))
+    pegs = set(draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k, unique=True)))
+    if draw(st.booleans()):  # a symmetric start, so that the group is not trivial
+        g = draw(st.sampled_from(b.symmetries))
+        pegs |= {g[h] for h in pegs}
+        if len(pegs) == n:
+            pegs.discard(draw(st.sampled_from(sorted(pegs))))
+    finish = None
+    if draw(st.booleans()):
+        finish = frozenset({draw(st.integers(0, n - 1))})
+    first = None
+    if draw(st.integers(0, 3)) == 0:
+        ok = [(a, c) for a, m, c in b.lines if a in pegs and m in pegs and c not in pegs]
+        if ok:
+            first = draw(st.sampled_from(ok))
+    return PegInstance("random", b, frozenset(pegs), finish, first)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances(), st.booleans(), st.booleans())
+def test_random_instances_match_brute_force(inst, symmetry, bidirectional):
+    want = brute_min_moves(inst)
+    res = peg_bfs.search(inst, symmetry=symmetry, bidirectional=bidirectional)
+    assert res.moves == want
+    if want is not None:
+        assert check(inst, res.solution) == want or (want == 0 and res.solution == ())
+
+
+# ---- numba off -------------------------------------------------------------------------------
+def test_runs_as_plain_python():
+    code = ("from puzzles.peg import catalogue, check\n"
+            "from native_search.peg_bfs import search\n"
+            "from numba.core import config; assert config.DISABLE_JIT\n"
+            "i = catalogue()['hoppers-first06']()\n"
+            "r = search(i)\n"
+            "print(r.moves, check(i, r.solution), r.layers_forward[:4])\n")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["7", "7", "[1,", "1,", "2,", "9]"]
+
+
+# ---- the full-size results (minutes; the benchmark's territory) --------------------------------
+@pytest.mark.slow
+def test_english33_central_game_is_18():
+    r = bfs("english33")
+    assert (r.status, r.objective) == (Status.OPTIMAL, 18)
+    assert r.stats["layers_forward"][:8] == BELL
+
+
+@pytest.mark.slow
+def test_english33_exhaust_total():
+    r = bfs("english33", exhaust=True)
+    assert r.stats["reachable_total"] == BELL_TOTAL and r.stats["layers_forward"][:8] == BELL
+    assert (r.status, r.objective) == (Status.OPTIMAL, 18)
+
+
+@pytest.mark.slow
+def test_all_ipc_optima():
+    for key in [f"p{i:02d}" for i in range(1, 21)]:
+        r = bfs(f"ipc-{key}")
+        assert (r.status, r.objective) == (Status.OPTIMAL, CAT[f"ipc-{key}"]().known_min_moves), key
