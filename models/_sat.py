@@ -88,7 +88,7 @@ def solve_limited(s: Solver, ctx: Context, assumptions: Sequence[int] = ()) -> b
         return s.solve(assumptions=list(assumptions))
     if rem <= 0:
         return None
-    timer = threading.Timer(rem, s.interrupt)
+    timer = threading.Timer(rem, _interrupt, (s,))
     timer.daemon = True
     timer.start()
     try:
@@ -96,9 +96,19 @@ def solve_limited(s: Solver, ctx: Context, assumptions: Sequence[int] = ()) -> b
     finally:
         timer.cancel()
     if res is None or ctx.expired():
-        s.clear_interrupt()
+        try:
+            s.clear_interrupt()
+        except NotImplementedError:  # cadical195 has no interrupt: the worker kill is its limit
+            pass
         return None if res is None else res
     return res
+
+
+def _interrupt(s: Solver) -> None:
+    try:
+        s.interrupt()
+    except NotImplementedError:  # cadical195: solve() runs on until the runner kills the worker
+        pass
 
 
 def enumerate_projected(s: Solver, proj: Sequence[int], ctx: Context, limit: int | None = None,
