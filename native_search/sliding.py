@@ -373,9 +373,10 @@ H_NONE, H_MANHATTAN, H_LINEAR, H_PDB = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def _line_conflict(board, goalpos, rows, cols, line, is_row):
-    """2 x (tiles of the line whose goal is in it, minus their longest increasing run)."""
-    seq = np.empty(max(rows, cols), np.int64)
+def _line_conflict(board, goalpos, rows, cols, line, is_row, seq, lis):
+    """2 x (tiles of the line whose goal is in it, minus their longest increasing run).
+
+    seq and lis are scratch arrays of at least max(rows, cols) entries."""
     m = 0
     length = cols if is_row else rows
     for i in range(length):
@@ -393,7 +394,6 @@ def _line_conflict(board, goalpos, rows, cols, line, is_row):
     if m < 2:
         return 0
     best = 0
-    lis = np.empty(m, np.int64)
     for i in range(m):
         lis[i] = 1
         for j in range(i):
@@ -436,10 +436,12 @@ def heuristic(board, goalpos, md, rows, cols, mode, pdb, pat_of, pat_tiles, pat_
         if board[c] != 0:
             h += md[board[c], c]
     if mode == H_LINEAR:
+        seq = np.empty(max(rows, cols), np.int64)
+        lis = np.empty(max(rows, cols), np.int64)
         for r in range(rows):
-            h += _line_conflict(board, goalpos, rows, cols, r, True)
+            h += _line_conflict(board, goalpos, rows, cols, r, True, seq, lis)
         for c in range(cols):
-            h += _line_conflict(board, goalpos, rows, cols, c, False)
+            h += _line_conflict(board, goalpos, rows, cols, c, False, seq, lis)
     return h
 
 
@@ -462,6 +464,8 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
     pos = np.zeros(n, np.int64)
     for c in range(n):
         pos[board[c]] = c
+    seq = np.empty(max(rows, cols), np.int64)
+    lis = np.empty(max(rows, cols), np.int64)
     b0 = 0
     mis = 0
     for c in range(n):
@@ -523,12 +527,12 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
                 else:
                     l1 = c % cols
                     l2 = b % cols
-                old = (_line_conflict(board, goalpos, rows, cols, l1, vertical)
-                       + _line_conflict(board, goalpos, rows, cols, l2, vertical))
+                old = (_line_conflict(board, goalpos, rows, cols, l1, vertical, seq, lis)
+                       + _line_conflict(board, goalpos, rows, cols, l2, vertical, seq, lis))
                 board[b] = t
                 board[c] = 0
-                new = (_line_conflict(board, goalpos, rows, cols, l1, vertical)
-                       + _line_conflict(board, goalpos, rows, cols, l2, vertical))
+                new = (_line_conflict(board, goalpos, rows, cols, l1, vertical, seq, lis)
+                       + _line_conflict(board, goalpos, rows, cols, l2, vertical, seq, lis))
                 board[c] = t
                 board[b] = 0
                 h += new - old

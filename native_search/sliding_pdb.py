@@ -96,8 +96,7 @@ def _rank(pos, m, pc):
 
 
 @njit(cache=True)
-def _unrank(r, m, pos):
-    digits = np.zeros(m, np.int64)
+def _unrank(r, m, pos, digits):
     for i in range(m - 1, -1, -1):
         digits[i] = r % (16 - i)
         r //= 16 - i
@@ -134,13 +133,14 @@ def _level(dist, d, cur, ncur, k, nbr, nnbr, pc):
     mn = 0
     settled = 0
     pos = np.zeros(k + 1, np.int64)
+    digits = np.zeros(k + 1, np.int64)
     while m > 0:
         m -= 1
         s = stack[m]
         if dist[s] != d:
             continue
         settled += 1
-        _unrank(s, k + 1, pos)
+        _unrank(s, k + 1, pos, digits)
         b = pos[k]
         for e in range(nnbr[b]):
             c = nbr[b, e]
