@@ -43,6 +43,7 @@ Perm = tuple[int, ...]        # a symmetry as a hole permutation: hole h goes to
 Chain = list[Jump]            # the jumps of one move, in playing order
 
 CHUNK = 1 << 22               # successor buffer (entries) per kernel call: 32 MiB
+MEMORY_BUDGET = 8 << 30       # bytes for layers at most (the issue's limit)
 BYTE = np.uint64(255)
 EIGHT = np.uint64(8)
 ONE = np.uint64(1)
@@ -306,6 +307,7 @@ class Result:
     group_order: int = 1
     meet: tuple[int, int] | None = None
     exhausted: bool = False  # the forward side was searched to its end
+    out_of_memory: bool = False  # stopped by the memory budget: nothing proved
     reason: str | None = None
 
     @property
@@ -313,13 +315,36 @@ class Result:
         return sum(self.layers_forward)
 
 
+def memory_budget() -> int:
+    """Bytes the layers may use: 8 GiB, or 60% of the memory available now if that is less."""
+    avail = None
+    try:
+        with open("/proc/meminfo") as f:
+            for ln in f:
+                if ln.startswith("MemAvailable:"):
+                    avail = int(ln.split()[1]) * 1024
+    except OSError:
+        pass
+    return min(MEMORY_BUDGET, int(0.6 * avail)) if avail else MEMORY_BUDGET
+
+
+def _needed_bytes(stored: int, frontier: int, previous: int) -> int:
+    """Rough peak bytes of the next expansion: stored layers and their union, plus the next
+    layer (guessed from the last growth ratio) about four times over while it is built."""
+    growth = max(1.0, frontier / max(1, previous))
+    return 8 * (2 * stored + int(4 * frontier * growth)) + 8 * CHUNK
+
+
 def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = True,
-           exhaust: bool = False, ctx: Context | None = None) -> Result:
+           exhaust: bool = False, ctx: Context | None = None, memory: int | None = None) -> Result:
     """Minimum moves from inst.start to inst.finish by layered BFS, with one optimal solution.
 
     `exhaust` searches forward to the end (every position reachable from the start) and still
-    reports the first depth at which the finish appears; it implies forward-only search.
+    reports the first depth at which the finish appears; it implies forward-only search. When the
+    next layer would not fit in `memory` bytes (default: memory_budget()) the search stops with
+    `res.moves` None and `res.out_of_memory` set (a limit, not a proof).
     """
+    memory = memory_budget() if memory is None else memory
     ctx = ctx or Context()
     t0 = time.monotonic()
     bidirectional = bidirectional and not exhaust
@@ -371,6 +396,14 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
             meeting = (len(fwd_layers) - 1, 0, int(common[0]))
     while meeting is None or exhaust:
         forward = bgen is None or len(fwd_layers[-1]) <= len(bwd_layers[-1])
+        side = fwd_layers if forward else bwd_layers
+        stored = sum(map(len, fwd_layers)) + sum(map(len, bwd_layers))
+        need = _needed_bytes(stored, len(side[-1]), len(side[-2]) if len(side) > 1 else 1)
+        if need > memory:
+            res.out_of_memory = True
+            res.reason = (f"memory budget: the next {'forward' if forward else 'backward'} layer "
+                          f"would need about {need / 2**30:.2f} GiB of {memory / 2**30:.2f} GiB")
+            break
         t1 = time.monotonic()
         if forward:
             new = next(fgen, None)
@@ -404,6 +437,8 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
                 meeting = (len(fwd_layers) - 1, len(bwd_layers) - 1, int(common[0]))
     res.nodes = counters["nodes"]
     del fgen, bgen
+    if res.out_of_memory and meeting is None:
+        return res
     if meeting is None:
         res.reason = res.reason or ("the {} search ran out of positions without meeting the other side"
                                     .format("forward" if res.exhausted or not bidirectional else "backward"))
@@ -478,8 +513,15 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
              "seconds": round(time.monotonic() - t0, 3)}
     if opts.get("exhaust", False):
         stats["reachable_total"] = res.reachable_total
+    if opts.get("exhaust", False):
+        stats["exhausted"] = res.exhausted
+    if res.out_of_memory:
+        stats["memory_budget_gib"] = round(memory_budget() / 2**30, 2)
+        if res.moves is None:
+            return Outcome(Status.UNKNOWN, stats=stats, reason=res.reason)
     if res.moves is None:
         return Outcome(Status.INFEASIBLE, stats=stats, reason=res.reason)
     ctx.found(res.solution)
     status = Status.FEASIBLE if task is Task.FEASIBLE else Status.OPTIMAL
-    return Outcome(status, res.moves, None, (res.solution,), stats)
+    return Outcome(status, res.moves, None, (res.solution,), stats,
+                   res.reason if res.out_of_memory else None)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from compare.registry import family
 from compare.runner import solve
 from native_search import peg_bfs
-from puzzles.core import Status
+from puzzles.core import Context, Status, Task
 from puzzles.peg import PegInstance, catalogue, check, infeasible_reason
 
 CAT = catalogue()
@@ -256,3 +256,13 @@ def test_all_ipc_optima():
     for key in [f"p{i:02d}" for i in range(1, 21)]:
         r = bfs(f"ipc-{key}")
         assert (r.status, r.objective) == (Status.OPTIMAL, CAT[f"ipc-{key}"]().known_min_moves), key
+
+
+def test_memory_budget_is_a_limit_not_a_proof(monkeypatch):
+    inst = CAT["triangle21"]()
+    res = peg_bfs.search(inst, memory=1 << 20)
+    assert res.moves is None and res.out_of_memory and "memory budget" in res.reason
+    monkeypatch.setattr(peg_bfs, "MEMORY_BUDGET", 1 << 20)
+    out = peg_bfs.run(inst, Task.OPTIMIZE, Context({"exhaust": False, "symmetry": True,
+                                                    "bidirectional": True}))
+    assert out.status == Status.UNKNOWN and not out.solutions
