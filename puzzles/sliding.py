@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Callable
 
 from .core import CheckError, InputError, Source, int_list, require
@@ -192,8 +193,14 @@ def _board(rows: int, cols: int, v: tuple[int, ...], key: str, src: Source) -> B
     return tuple(v)
 
 
+KNOWN_KEYS = {"kind", "name", "rows", "cols", "start", "goal", "optimal"}
+
+
 def from_toml(data: dict, src: Source) -> Sliding:
     """An instance from TOML: rows, cols, start, optional goal (default: row-major, blank last)."""
+    for k in data:
+        if k not in KNOWN_KEYS:
+            raise src.error(f"unknown key '{k}' (known: {', '.join(sorted(KNOWN_KEYS))})", field=k)
     rows = require(data, "rows", int, src)
     cols = require(data, "cols", int, src)
     for key, v in (("rows", rows), ("cols", cols)):
@@ -207,7 +214,7 @@ def from_toml(data: dict, src: Source) -> Sliding:
     goal = default_goal(rows, cols) if goal is None else _board(rows, cols, int_list(data, "goal", src),
                                                                 "goal", src)
     optimal = require(data, "optimal", int, src, default=None)
-    name = require(data, "name", str, src, default=src.name)
+    name = require(data, "name", str, src, default=Path(src.name).stem)
     return Sliding(name, rows, cols, start, goal, optimal)
 
 
@@ -249,23 +256,23 @@ def catalogue() -> dict[str, Callable[[], Sliding]]:
     """Built-in instances: the 8-puzzle's two antipodes and goal, easy 15-puzzles, Korf's 100."""
     g3 = default_goal(3, 3)
     out: dict[str, Callable[[], Sliding]] = {
-        "8-hardest": lambda: Sliding("sliding/8-hardest", 3, 3, (8, 6, 7, 2, 5, 4, 3, 0, 1), g3, 31,
+        "8-hardest": lambda: Sliding("8-hardest", 3, 3, (8, 6, 7, 2, 5, 4, 3, 0, 1), g3, 31,
                                      "one of the two 8-puzzle positions farthest from the goal (SPEC §3)"),
-        "8-hardest-2": lambda: Sliding("sliding/8-hardest-2", 3, 3, (6, 4, 7, 8, 5, 0, 3, 2, 1), g3, 31,
+        "8-hardest-2": lambda: Sliding("8-hardest-2", 3, 3, (6, 4, 7, 8, 5, 0, 3, 2, 1), g3, 31,
                                        "the other 31-move 8-puzzle antipode (SPEC §3)"),
-        "8-goal": lambda: Sliding("sliding/8-goal", 3, 3, g3, g3, 0,
+        "8-goal": lambda: Sliding("8-goal", 3, 3, g3, g3, 0,
                                   "the 8-puzzle goal itself: the root for exploring its state space"),
-        "8-easy": lambda: Sliding("sliding/8-easy", 3, 3, (1, 2, 3, 4, 0, 6, 7, 5, 8), g3, 2),
-        "8-unsolvable": lambda: Sliding("sliding/8-unsolvable", 3, 3, (2, 1, 3, 4, 5, 6, 7, 8, 0), g3,
+        "8-easy": lambda: Sliding("8-easy", 3, 3, (1, 2, 3, 4, 0, 6, 7, 5, 8), g3, 2),
+        "8-unsolvable": lambda: Sliding("8-unsolvable", 3, 3, (2, 1, 3, 4, 5, 6, 7, 8, 0), g3,
                                         None, "two tiles swapped: odd inversions, unreachable"),
     }
     for short, (start, opt, nopt) in EASY15.items():
         out[short] = (lambda s=short, st=start, o=opt, k=nopt: Sliding(
-            f"sliding/{s}", 4, 4, st, default_goal(4, 4), o, f"{k} optimal solutions; random walk"))
+            s, 4, 4, st, default_goal(4, 4), o, f"{k} optimal solutions; random walk"))
     for rec in korf100():
         i = rec["id"]
         out[f"korf-{i:03d}"] = (lambda r=rec, i=i: Sliding(
-            f"sliding/korf-{i:03d}", 4, 4, tuple(r["tiles"]), KORF_GOAL, r["optimal_length"],
+            f"korf-{i:03d}", 4, 4, tuple(r["tiles"]), KORF_GOAL, r["optimal_length"],
             f"Korf (1985) instance #{i}; goal blank-first as published"))
     return out
 

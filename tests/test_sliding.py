@@ -121,6 +121,7 @@ def test_describe_and_render():
     ({"rows": 2, "cols": 2, "start": [1, 2, 3, "x"]}, "start", "integers"),
     ({"rows": "2", "cols": 2, "start": [1, 2, 3, 0]}, "rows", "integer"),
     ({"cols": 2, "start": [1, 2, 3, 0]}, "rows", "missing"),
+    ({"rows": 2, "cols": 2, "start": [1, 2, 3, 0], "colour": 1}, "colour", "unknown key"),
 ])
 def test_bad_input(tmp_path, data, field, msg):
     lines = ['kind = "sliding"'] + [f"{k} = {json.dumps(v)}" for k, v in data.items()]
@@ -218,7 +219,8 @@ def test_korf_default_pdb(k):
 def test_easy_15_counts(name, engine):
     inst = catalogue()[name]()
     n = int(inst.note.split()[0])
-    r = solve(FAM, inst, engine, "count", time_limit=120)
+    opts = {"pdb": "555"} if engine == "native:ida" else {}  # the 663 build is the benchmark's
+    r = solve(FAM, inst, engine, "count", options=opts, time_limit=120)
     assert r.status is Status.OPTIMAL and (r.objective, r.count) == (inst.optimal, n)
 
 
