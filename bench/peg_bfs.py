@@ -78,7 +78,8 @@ def english(limit: float, **opts) -> None:
 def ipc(limit: float, iddfs: bool) -> None:
     print("\n== IPC-2011 pegsol p01-p20 (english33 board), native:bfs defaults"
           + (", native:iddfs beside it" if iddfs else ""))
-    head = f"{'instance':<9} {'known':>5} {'bfs':>4} {'meet':>6} {'sym':>3} {'nodes':>12} {'MiB':>6} {'wall s':>7} {'engine s':>8}"
+    head = (f"{'instance':<9} {'known':>5} {'bfs':>4} {'meet':>6} {'sym':>3} {'nodes':>12} {'MiB':>6} "
+            f"{'wall s':>7} {'engine s':>8}")
     print(head + (f" {'iddfs':>6} {'s':>7}" if iddfs else ""))
     total = engine_total = 0.0
     for i in range(1, 21):
@@ -91,7 +92,8 @@ def ipc(limit: float, iddfs: bool) -> None:
         verdict(r.status is Status.OPTIMAL and r.objective == known, f"{name}: {r.status} {r.objective}")
         meet = f"{s['meet'][0]}+{s['meet'][1]}" if s.get("meet") else "-"
         line = (f"{name:<9} {known:>5} {r.objective!s:>4} {meet:>6} {s.get('symmetries', '-')!s:>3} "
-                f"{s.get('nodes', 0):>12,} {s.get('peak_rss_mib', 0):>6.0f} {secs:>7.2f} {s.get('seconds', 0):>8.3f}")
+                f"{s.get('nodes', 0):>12,} {s.get('peak_rss_mib', 0):>6.0f} {secs:>7.2f} "
+                f"{s.get('seconds', 0):>8.3f}")
         if iddfs:
             q = solve(FAM, CAT[name](), "native:iddfs", "optimize", time_limit=limit)
             line += f" {q.objective!s:>6} {q.seconds:>7.2f}"

@@ -384,16 +384,15 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
     if bgen is not None:
         next(bgen)
 
-    def report(side: str, depth: int, size: int, secs: float) -> None:
+    def report(side: str, depth: int, size: int) -> None:
         ctx.progress(side=side, layer=depth, size=size, nodes=counters["nodes"],
                      elapsed=round(time.monotonic() - t0, 2))
 
-    report("forward", len(fwd_layers) - 1, len(fwd_layers[-1]), 0.0)
-    meeting = None
-    if inst.first_jump is None or len(fwd_layers) > 1:  # layer 0 meets nothing after a first jump
-        common = _common(fwd_layers[-1], bwd_layers[-1])
-        if len(common):
-            meeting = (len(fwd_layers) - 1, 0, int(common[0]))
+    report("forward", len(fwd_layers) - 1, len(fwd_layers[-1]))
+    meeting = None  # (forward depth, backward depth, a common canonical position)
+    common = _common(fwd_layers[-1], bwd_layers[-1])  # layer 1 after a required first jump
+    if len(common):
+        meeting = (len(fwd_layers) - 1, 0, int(common[0]))
     while meeting is None or exhaust:
         forward = bgen is None or len(fwd_layers[-1]) <= len(bwd_layers[-1])
         side = fwd_layers if forward else bwd_layers
@@ -413,13 +412,13 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
             fwd_layers.append(new)
             res.layers_forward.append(len(new))
             res.seconds_forward.append(round(time.monotonic() - t1, 3))
-            report("forward", len(fwd_layers) - 1, len(new), time.monotonic() - t1)
+            report("forward", len(fwd_layers) - 1, len(new))
         else:
             new = next(bgen)
             bwd_layers.append(new)
             res.layers_backward.append(len(new))
             res.seconds_backward.append(round(time.monotonic() - t1, 3))
-            report("backward", len(bwd_layers) - 1, len(new), time.monotonic() - t1)
+            report("backward", len(bwd_layers) - 1, len(new))
         if len(new) == 0:
             if forward:
                 res.exhausted = True
