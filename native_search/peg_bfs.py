@@ -389,6 +389,8 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
                      elapsed=round(time.monotonic() - t0, 2))
 
     report("forward", len(fwd_layers) - 1, len(fwd_layers[-1]))
+    if bgen is not None:
+        report("backward", 0, len(targets))
     meeting = None  # (forward depth, backward depth, a common canonical position)
     common = _common(fwd_layers[-1], bwd_layers[-1])  # layer 1 after a required first jump
     if len(common):

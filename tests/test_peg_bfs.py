@@ -266,3 +266,12 @@ def test_memory_budget_is_a_limit_not_a_proof(monkeypatch):
     out = peg_bfs.run(inst, Task.OPTIMIZE, Context({"exhaust": False, "symmetry": True,
                                                     "bidirectional": True}))
     assert out.status == Status.UNKNOWN and not out.solutions
+
+
+def test_progress_reports_every_layer():
+    seen = []
+    res = peg_bfs.search(CAT["triangle21"](), ctx=Context(progress=seen.append))
+    fwd = [f["size"] for f in seen if f["side"] == "forward"]
+    bwd = [f["size"] for f in seen if f["side"] == "backward"]
+    assert fwd == res.layers_forward and bwd == res.layers_backward
+    assert all({"side", "layer", "size", "elapsed"} <= set(f) for f in seen)
