@@ -263,13 +263,24 @@ def _union(seen: np.ndarray, new: np.ndarray) -> np.ndarray:
     return np.insert(seen, np.searchsorted(seen, new), new)
 
 
-def layers(space: Space, root: np.ndarray, backward: bool, counters: dict) -> Iterator[np.ndarray]:
+def layers(space: Space, root: np.ndarray, backward: bool, counters: dict | None = None,
+           limit: int | None = None) -> Iterator[np.ndarray]:
     """BFS layers from `root` (a sorted canonical array): root first, then each next layer, ending
-    with the first empty one."""
+    with the first empty one (or after layer `limit`). counters["nodes"] counts successors.
+
+    >>> from puzzles.peg import catalogue
+    >>> inst = catalogue()["english33"]()
+    >>> sp = Space(inst, group_for(inst, symmetry=True, with_finish=False))
+    >>> [len(x) for x in layers(sp, np.array([_bits(inst.start)], np.uint64), False, limit=7)]
+    [1, 1, 2, 9, 47, 263, 1452, 7772]
+    """
+    counters = {"nodes": 0} if counters is None else counters
     layer = root
     seen = root.copy()
     yield layer
-    while len(layer):
+    depth = 0
+    while len(layer) and (limit is None or depth < limit):
+        depth += 1
         layer = space.expand(layer, backward, seen, counters)
         seen = _union(seen, layer)
         yield layer
