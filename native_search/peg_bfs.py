@@ -238,13 +238,41 @@ def _unique(a) -> np.ndarray:
     return a[keep]
 
 
+@njit(cache=True)
+def _minus_sorted(a, b):
+    """Sorted a without the elements of sorted b: a merge that gallops through b."""
+    out = np.empty(a.shape[0], np.uint64)
+    nb = b.shape[0]
+    j = 0
+    k = 0
+    for i in range(a.shape[0]):
+        x = a[i]
+        if j < nb and b[j] < x:
+            step = 1
+            while j + step < nb and b[j + step] < x:
+                j += step
+                step *= 2
+            lo = j + 1
+            hi = min(j + step, nb)
+            while lo < hi:  # b[lo - 1] < x <= b[hi] (or hi == nb)
+                mid = (lo + hi) // 2
+                if b[mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            j = lo
+        if j < nb and b[j] == x:
+            continue
+        out[k] = x
+        k += 1
+    return out[:k]
+
+
 def _minus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sorted a without the elements of sorted b."""
     if len(a) == 0 or len(b) == 0:
         return a
-    idx = np.searchsorted(b, a)
-    idx[idx == len(b)] = 0
-    return a[b[idx] != a]
+    return _minus_sorted(a, b)
 
 
 def _common(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -276,3 +276,14 @@ def test_progress_reports_every_layer():
     bwd = [f["size"] for f in seen if f["side"] == "backward"]
     assert fwd == res.layers_forward and bwd == res.layers_backward
     assert all({"side", "layer", "size", "elapsed"} <= set(f) for f in seen)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 300)), st.lists(st.integers(0, 300)))
+def test_sorted_set_helpers(xs, ys):
+    a, b = (np.unique(np.array(v, np.uint64)) for v in (xs, ys))
+    assert peg_bfs._minus(a, b).tolist() == sorted(set(xs) - set(ys))
+    assert peg_bfs._common(a, b).tolist() == sorted(set(xs) & set(ys))
+    assert peg_bfs._unique(np.array(xs, np.uint64)).tolist() == sorted(set(xs))
+    d = peg_bfs._minus(b, a)
+    assert peg_bfs._union(a, d).tolist() == sorted(set(xs) | set(ys))
