@@ -1,0 +1,42 @@
+"""Pentomino / polyomino tiling engines: native first-empty-cell DFS, CP-SAT and SAT exact cover."""
+from puzzles.core import Task
+
+from ..registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
+
+TASKS = (Task.COUNT, Task.FEASIBLE)
+SYMMETRY_OPTIONS = (
+    Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits)"),
+    Option("symmetry_breaking", True, "with up_to_symmetry: restrict X (then P, …) to one placement "
+           "per orbit of the board's group (exact orbit counts); off: count canonical forms"),
+)
+
+FAMILY = Family(
+    name="pentomino",
+    module="puzzles.pentomino",
+    description="Tile a board with pentominoes or custom polyominoes: count all tilings or orbits",
+    tasks=TASKS,
+    engines=(
+        Engine("native:dfs", "native_search.pentomino:run", TASKS,
+               (*SYMMETRY_OPTIONS,
+                Option("scan", "short", "cell scan order: along the short or the long side",
+                       ("short", "long"))),
+               "depth-first search filling the first empty cell, bitboards (numba)",
+               aliases=("native",)),
+        Engine("cpsat:cover", "models.pentomino_cpsat:run", TASKS,
+               (*SYMMETRY_OPTIONS,
+                Option("search", "fixed", "fixed: decide placements in first-cell scan order "
+                       "(value 1 first); auto: CP-SAT's default search", ("fixed", "auto")),
+                *CPSAT_OPTIONS),
+               "exact cover: one Boolean per placement, exactly one per cell and piece copy",
+               aliases=("cpsat",)),
+        Engine("sat:cover", "models.pentomino_sat:run", TASKS,
+               (*SYMMETRY_OPTIONS, *SAT_OPTIONS,
+                Option("blocking", "placements", "blocking clause per solution: its chosen "
+                       "placements only, or every placement variable ('full')",
+                       ("placements", "full")),
+                Option("phase", "negative", "initial phase of placement variables (solver "
+                       "default or all false)", ("negative", "default"))),
+               "exact cover in CNF, cardinality encodings from PySAT, blocking-clause enumeration",
+               aliases=("sat",)),
+    ),
+)

@@ -1,0 +1,112 @@
+"""CP-SAT model of polyomino tiling: exact cover with one Boolean per placement.
+
+Formulation (the classical exact-cover model, Knuth's "Dancing Links" matrix as a 0-1 model):
+x_p = 1 iff placement p (a piece kind on a set of cells) is used; every board cell is covered by
+exactly one chosen placement; each piece kind is chosen exactly its number of times. Because a
+variable stands for a piece *kind* on cells, copies of one piece are interchangeable and a tiling
+is one assignment (SPEC §2). Enumeration is projected on the x_p with one worker.
+
+Options: `search="fixed"` decides the placements in first-cell scan order (short side first),
+value 1 first — the native search's order — which is far faster than CP-SAT's default search
+here; `search="auto"` keeps CP-SAT's own. `symmetry_breaking` adds the plan of
+`puzzles.pentomino.symmetry_plan` (X restricted to one placement per orbit, and so on) as clauses.
+"""
+from __future__ import annotations
+
+from ortools.sat.python import cp_model
+
+from models import _cpsat
+from puzzles.core import Context, Outcome, Status, Task
+from puzzles.pentomino import Solution, Tiling, canonical, placements, symmetry_plan
+
+SEARCHES = ("fixed", "auto")
+
+
+def scan_key(inst: Tiling):
+    """Sort key of cells along the short side of the board (as the native search scans)."""
+    if inst.width <= inst.height:
+        return lambda x: (x[0], x[1])
+    return lambda x: (x[1], x[0])
+
+
+def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed"):
+    """(model, placement variables, summary of the symmetry-breaking constraints added)."""
+    pls = placements(inst)
+    m = cp_model.CpModel()
+    x = [m.new_bool_var(f"x{i}") for i in range(len(pls))]
+    by_cell: dict = {c: [] for c in inst.cells}
+    by_piece: list[list] = [[] for _ in inst.pieces]
+    for i, p in enumerate(pls):
+        by_piece[p.piece].append(x[i])
+        for c in p.cells:
+            by_cell[c].append(x[i])
+    for c in sorted(inst.cells):
+        m.add_exactly_one(by_cell[c])
+    for k, p in enumerate(inst.pieces):
+        if p.count == 1:
+            m.add_exactly_one(by_piece[k])
+        else:
+            m.add(sum(by_piece[k]) == p.count)
+    added = 0
+    if breaking:
+        for node in symmetry_plan(inst).nodes():
+            for f in node.forbidden:
+                if node.fixed:
+                    m.add_bool_or([x[q].Not() for q in node.fixed] + [x[f].Not()])
+                else:
+                    m.add(x[f] == 0)
+                added += 1
+    if search == "fixed":
+        key = scan_key(inst)
+        order = sorted(range(len(pls)), key=lambda i: (min(key(c) for c in pls[i].cells),
+                                                       pls[i].piece, i))
+        m.add_decision_strategy([x[i] for i in order], cp_model.CHOOSE_FIRST,
+                                cp_model.SELECT_MAX_VALUE)
+    return m, x, added
+
+
+def _extra(search: str) -> dict:
+    return {"search_branching": cp_model.FIXED_SEARCH} if search == "fixed" else {}
+
+
+def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
+    """Engine cpsat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
+    search, and the shared CP-SAT options)."""
+    o = ctx.options
+    up = bool(o.get("up_to_symmetry", False)) and task is Task.COUNT
+    brk = up and bool(o.get("symmetry_breaking", True))
+    search = o.get("search", "fixed")
+    m, x, added = build(inst, breaking=brk, search=search)
+    pls = placements(inst)
+
+    def solution(true_idx) -> Solution:
+        return tuple(sorted(pls[i].as_placement(inst) for i in true_idx))
+
+    if task is Task.FEASIBLE:
+        p = _cpsat.params(o, **_extra(search))
+        st, solver = _cpsat.solve(m, p, ctx)
+        stats = {"model_size": _cpsat.model_size(m), "branches": solver.num_branches,
+                 "conflicts": solver.num_conflicts, "params": {"cpsat": p}}
+        if st in (Status.OPTIMAL, Status.FEASIBLE):
+            sol = solution(i for i, v in enumerate(x) if solver.value(v))
+            ctx.found(sol)
+            return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats)
+        return Outcome(st, stats=stats)
+    st, projs, stats = _cpsat.enumerate_projected(m, x, o, ctx, **_extra(search))
+    stats["params"] = {**stats["params"], "symmetry_breaking_applied": brk, "search": search}
+    stats["breaking_constraints"] = added
+    sols = [solution(i for i, v in enumerate(t) if v) for t in projs]
+    if up and not (brk and symmetry_plan(inst).leaves_exact()):
+        seen, kept = set(), []
+        for s in sols:
+            k = canonical(inst, s)
+            if k not in seen:
+                seen.add(k)
+                kept.append(s)
+        stats["canonical_dedup"] = len(sols) - len(kept)
+        sols = kept
+    if st is Status.OPTIMAL:
+        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats)
+    if st is Status.INFEASIBLE:
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats)
+    return Outcome(st, solutions=tuple(sols), stats=stats)

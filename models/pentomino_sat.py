@@ -1,0 +1,125 @@
+"""SAT model of polyomino tiling: exact cover in CNF, enumerated by blocking clauses.
+
+Formulation: one variable per placement (a piece kind on a set of cells); for every board cell
+exactly one covering placement, and for every piece kind exactly `count` placements, each as a
+PySAT cardinality encoding chosen by name (`encoding=`). As in the CP-SAT model, copies of one
+piece are interchangeable, so a tiling is one model of the placement variables (SPEC §2).
+
+Enumeration adds one blocking clause per tiling. With `blocking="placements"` (default) the
+clause forbids the tiling's chosen placements together (¬x_1 ∨ … ∨ ¬x_12) — under exact cover
+that excludes exactly this tiling and nothing else, and is far shorter and stronger than the
+clause over every placement variable that `models._sat.enumerate_projected` adds
+(`blocking="full"`). `phase="negative"` starts the solver with every placement false.
+"""
+from __future__ import annotations
+
+from models import _sat
+from puzzles.core import Context, InputError, Outcome, Status, Task
+from puzzles.pentomino import Solution, Tiling, canonical, placements, symmetry_plan
+
+
+def build(inst: Tiling, *, encoding: str = "seqcounter", breaking: bool = False):
+    """(clauses, number of variables, placement variables, notes on the encoding used)."""
+    if encoding not in _sat.ENCODINGS:
+        raise InputError(f"unknown encoding '{encoding}'; known: " + ", ".join(_sat.ENCODINGS))
+    pls = placements(inst)
+    pool = _sat.IDPool()
+    x = [pool.id(("x", i)) for i in range(len(pls))]
+    by_cell: dict = {c: [] for c in inst.cells}
+    by_piece: list[list[int]] = [[] for _ in inst.pieces]
+    for i, p in enumerate(pls):
+        by_piece[p.piece].append(x[i])
+        for c in p.cells:
+            by_cell[c].append(x[i])
+    clauses: list[list[int]] = []
+    notes: dict = {"encoding": encoding}
+    for c in sorted(inst.cells):
+        clauses += _sat.exactly_one(by_cell[c], pool, encoding)
+    for k, p in enumerate(inst.pieces):
+        enc = encoding
+        if p.count > 1 and encoding in _sat.AMO_ONLY:
+            enc = "seqcounter"  # an at-most-one encoding cannot say "exactly count"
+            notes["count_encoding"] = enc
+        clauses += _sat.exactly(by_piece[k], p.count, pool, enc)
+    added = 0
+    if breaking:
+        for node in symmetry_plan(inst).nodes():
+            for f in node.forbidden:
+                clauses.append([-x[q] for q in node.fixed] + [-x[f]])
+                added += 1
+    notes["breaking_clauses"] = added
+    return clauses, pool.top, x, notes
+
+
+def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
+    """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
+    solver, encoding, blocking, phase)."""
+    o = ctx.options
+    up = bool(o.get("up_to_symmetry", False)) and task is Task.COUNT
+    brk = up and bool(o.get("symmetry_breaking", True))
+    clauses, nvars, x, notes = build(inst, encoding=o.get("encoding", "seqcounter"), breaking=brk)
+    pls = placements(inst)
+    var_index = {v: i for i, v in enumerate(x)}
+    blocking, phase = o.get("blocking", "placements"), o.get("phase", "negative")
+    params = {"solver": o.get("solver", _sat.DEFAULT_SOLVER), **notes, "blocking": blocking,
+              "phase": phase, "symmetry_breaking_applied": brk}
+
+    def solution(true_vars) -> Solution:
+        return tuple(sorted(pls[var_index[v]].as_placement(inst) for v in true_vars))
+
+    with _sat.new_solver(params["solver"], clauses) as s:
+        if phase == "negative":
+            try:
+                s.set_phases([-v for v in x])
+            except NotImplementedError:
+                params["phase"] = "default (solver cannot set phases)"
+        sols: list[Solution] = []
+        status = Status.OPTIMAL
+        try:
+            if task is Task.FEASIBLE:
+                res = _sat.solve_limited(s, ctx)
+                if res is None:
+                    raise TimeoutError
+                if res:
+                    model = s.get_model()
+                    sols.append(solution(v for v in x if model[v - 1] > 0))
+                    ctx.found(sols[0])
+                status = Status.FEASIBLE if sols else Status.INFEASIBLE
+            elif blocking == "full":
+                for true in _sat.enumerate_projected(s, x, ctx):
+                    sols.append(solution(true))
+                    ctx.found(sols[-1])
+            else:
+                while True:
+                    res = _sat.solve_limited(s, ctx)
+                    if res is None:
+                        raise TimeoutError
+                    if not res:
+                        break
+                    model = s.get_model()
+                    true = [v for v in x if model[v - 1] > 0]
+                    sols.append(solution(true))
+                    ctx.found(sols[-1])
+                    if len(sols) % 64 == 0:
+                        ctx.progress(solutions=len(sols))
+                    s.add_clause([-v for v in true])
+        except TimeoutError:
+            status = Status.UNKNOWN
+        stats = _sat.stats(s, nvars, len(clauses))
+    stats["params"] = params
+    if task is Task.FEASIBLE:
+        return Outcome(status, solutions=tuple(sols), stats=stats)
+    if up and not (brk and symmetry_plan(inst).leaves_exact()):
+        seen, kept = set(), []
+        for sol in sols:
+            k = canonical(inst, sol)
+            if k not in seen:
+                seen.add(k)
+                kept.append(sol)
+        stats["canonical_dedup"] = len(sols) - len(kept)
+        sols = kept
+    if status is Status.OPTIMAL and not sols:
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats)
+    if status is Status.OPTIMAL:
+        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats)
+    return Outcome(status, solutions=tuple(sols), stats=stats)

@@ -1,0 +1,387 @@
+"""Pentomino / polyomino tiling: SPEC §2 facts, brute-force oracles, bad input, the checker."""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from compare.instances import load_instance
+from compare.registry import family
+from compare.runner import solve
+from native_search.pentomino import tilings
+from puzzles import pentomino as P
+from puzzles.core import CheckError, InputError, Source
+
+SPEC_COUNTS = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20": (8, 2),
+               "8x8-centre": (520, 65)}
+FAM = family("pentomino")
+
+
+def inst(name):
+    return P.catalogue()[name]()
+
+
+def toml_instance(tmp_path, text, name="t.toml"):
+    f = tmp_path / name
+    f.write_text(textwrap.dedent(text))
+    return load_instance(str(f))[1]
+
+
+def oracle_count(board_cells, pieces):
+    """Brute force, sharing no code with the package: count sets of placements covering the board,
+    pieces given as {name: (cells, count)}; copies of a name are interchangeable."""
+    board = set(board_cells)
+
+    def orients(cells):
+        out = set()
+        for swap, sr, sc in itertools.product((0, 1), (1, -1), (1, -1)):
+            pts = [((c if swap else r) * sr, (r if swap else c) * sc) for r, c in cells]
+            mr, mc = min(p[0] for p in pts), min(p[1] for p in pts)
+            out.add(frozenset((r - mr, c - mc) for r, c in pts))
+        return out
+
+    shapes = {n: orients(cells) for n, (cells, _) in pieces.items()}
+    left = {n: k for n, (_, k) in pieces.items()}
+
+    def rec(empty):
+        if not empty:
+            return 1
+        first = min(empty)
+        total = 0
+        for n in left:
+            if not left[n]:
+                continue
+            for o in shapes[n]:
+                anchor = min(o)
+                cells = {(r - anchor[0] + first[0], c - anchor[1] + first[1]) for r, c in o}
+                if cells <= empty:
+                    left[n] -= 1
+                    total += rec(empty - cells)
+                    left[n] += 1
+        return total
+    return rec(frozenset(board))
+
+
+# ---- core derivations -------------------------------------------------------------------------
+def test_63_fixed_orientations_as_in_spec():
+    t = inst("6x10")
+    per = {p.name: len(p.orientations) for p in t.pieces}
+    assert per == {"F": 8, "I": 2, "L": 8, "N": 8, "P": 8, "T": 4, "U": 4, "V": 4, "W": 4, "X": 1,
+                   "Y": 8, "Z": 4}
+    assert sum(per.values()) == 63
+
+
+@pytest.mark.parametrize("art,order", [
+    ("......\n......", 4), ("....\n....\n....\n....", 8), ("........\n" * 3 + "...##...\n" * 2
+                                                           + "........\n" * 3, 8),
+    ("...\n..", 1), ("...\n.#.\n...", 8), ("..#\n...", 1), (".#.\n...", 2)])
+def test_board_group_derived_from_shape(art, order):
+    t = P.Tiling("b", P.parse_board(art, Source("b")), ())
+    g = P.symmetries(t)
+    assert len(g) == order
+    assert g[0] == {x: x for x in t.cells}
+    for m in g:
+        assert set(m.values()) == t.cells
+
+
+def test_catalogue_describes_the_boards():
+    for name in SPEC_COUNTS:
+        d = P.describe(inst(name))
+        assert d["cells"] == 60 and d["fixed_orientations"] == 63 and d["piece_area"] == 60
+    assert P.describe(inst("8x8-centre"))["symmetries"] == 8
+    assert P.describe(inst("6x10"))["symmetries"] == 4
+
+
+# ---- native: the SPEC numbers, both symmetry routes ------------------------------------------
+@pytest.mark.parametrize("name", list(SPEC_COUNTS))
+def test_native_reproduces_spec_counts(name):
+    t = inst(name)
+    n_all, n_sym = SPEC_COUNTS[name]
+    every = list(tilings(t))
+    assert len(every) == n_all == len(set(every))
+    canon = {P.canonical(t, s) for s in every}
+    assert len(canon) == n_sym                                    # route 1: canonical forms
+    reps = list(tilings(t, up_to_symmetry=True, symmetry_breaking=True))
+    assert len(reps) == n_sym                                     # route 2: symmetry breaking
+    assert {P.canonical(t, s) for s in reps} == canon             # one per orbit, every orbit
+    group = P.symmetries(t)
+    assert sum(len({P.transform(s, g) for g in group}) for s in reps) == n_all  # all = Σ |orbit|
+
+
+def test_scan_orders_agree():
+    t = P.make("5x6", "\n".join(["......"] * 5), "FILNPT")
+    assert set(tilings(t, scan="long")) == set(tilings(t, scan="short"))
+
+
+def test_numba_disabled_kernel_runs_as_python():
+    code = ("from puzzles.pentomino import catalogue, make\n"
+            "from native_search.pentomino import tilings\n"
+            "print(len(list(tilings(catalogue()['3x20']()))),"
+            " len(list(tilings(catalogue()['3x20'](), up_to_symmetry=True))),"
+            " len(list(tilings(make('bars', ('.' * 13 + chr(10)) * 5, 'I' * 13)))))\n")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["8", "2", "20"]
+
+
+@pytest.mark.parametrize("cols,expected", [(12, 15), (13, 20)])
+def test_bars_recurrence_single_and_multi_word(cols, expected):
+    # 5 x n by 1x5 bars: a(n) = a(n-1) + a(n-5), a(0..4) = 1; 5x13 has 65 cells (two bitboard words)
+    t = P.make("bars", "\n".join(["." * cols] * 5), "I" * cols)
+    assert len(list(tilings(t))) == expected
+
+
+# ---- identical copies and custom pieces -------------------------------------------------------
+def test_identical_copies_are_not_counted_twice(tmp_path):
+    dominoes = toml_instance(tmp_path, '''
+        kind = "pentomino"
+        board = """
+        ....
+        ....
+        """
+        [pieces.D]
+        shape = "##"
+        count = 4
+        ''')
+    sols = list(tilings(dominoes))
+    assert len(sols) == 5  # domino tilings of 2x4: Fibonacci F(5)
+    named = toml_instance(tmp_path, '''
+        kind = "pentomino"
+        board = "...."
+        [pieces.A]
+        shape = "##"
+        [pieces.B]
+        shape = "##"
+        ''', "named.toml")
+    assert len(list(tilings(named))) == 2  # A|B and B|A are different placements
+    same = toml_instance(tmp_path, '''
+        kind = "pentomino"
+        board = "...."
+        [pieces.A]
+        shape = "##"
+        count = 2
+        ''', "same.toml")
+    assert len(list(tilings(same))) == 1
+
+
+def test_tetrominoes_twice_agree_with_oracle(tmp_path):
+    t = toml_instance(tmp_path, '''
+        kind = "pentomino"
+        board = """
+        ......
+        ......
+        ......
+        ......
+        """
+        [pieces.I]
+        shape = "####"
+        count = 2
+        [pieces.O]
+        shape = """
+        ##
+        ##
+        """
+        [pieces.T]
+        shape = """
+        ###
+        .#.
+        """
+        count = 2
+        [pieces.L]
+        shape = """
+        ###
+        #..
+        """
+        ''')
+    every = list(tilings(t))
+    want = oracle_count(t.cells, {p.name: (p.shape, p.count) for p in t.pieces})
+    assert len(every) == want > 0
+    assert len(set(every)) == len(every)
+    canon = {P.canonical(t, s) for s in every}
+    assert len(list(tilings(t, up_to_symmetry=True))) == len(canon)
+    assert len(list(tilings(t, up_to_symmetry=True, symmetry_breaking=False))) == len(canon)
+
+
+# ---- engines through the runner ---------------------------------------------------------------
+@pytest.mark.parametrize("engine", ["native", "cpsat", "sat"])
+def test_engines_count_3x20(engine):
+    t = inst("3x20")
+    for up, brk, want in ((False, True, 8), (True, True, 2), (True, False, 2)):
+        if engine == "sat" and not (up and brk):
+            continue  # the SAT route without breaking is in the benchmark (tens of seconds)
+        r = solve(FAM, t, engine, "count", options={"up_to_symmetry": up, "symmetry_breaking": brk},
+                  time_limit=120)
+        assert (r.status.value, r.count, r.checked) == ("OPTIMAL", want, want), r.reason
+
+
+@pytest.mark.parametrize("engine", ["native", "cpsat", "sat"])
+def test_engines_count_8x8_centre_up_to_symmetry(engine):
+    r = solve(FAM, inst("8x8-centre"), engine, "count", options={"up_to_symmetry": True},
+              time_limit=200)
+    assert (r.status.value, r.count) == ("OPTIMAL", 65), r.reason
+
+
+@pytest.mark.parametrize("engine", ["native", "cpsat", "sat"])
+def test_engines_feasible(engine):
+    r = solve(FAM, inst("6x10"), engine, "feasible", time_limit=120)
+    assert r.status.value == "FEASIBLE" and r.checked == 1
+    grid = P.solution_json(inst("6x10"), r.solutions[0])["grid"]
+    assert len(grid) == 6 and all(len(row) == 10 for row in grid)
+    assert sorted(set("".join(grid))) == sorted("FILNPTUVWXYZ")
+
+
+def _small_instances():
+    from hypothesis import strategies as st
+    shapes = {"D": "##", "I": "###", "L": "##\n#.", "T": "###\n.#.", "O": "##\n##"}
+
+    @st.composite
+    def make(draw):
+        h = draw(st.integers(2, 4))
+        w = draw(st.integers(2, 4))
+        holes = draw(st.sets(st.tuples(st.integers(0, h - 1), st.integers(0, w - 1)), max_size=2))
+        cells = {(r, c) for r in range(h) for c in range(w)} - holes
+        names = draw(st.lists(st.sampled_from(sorted(shapes)), min_size=1, max_size=3, unique=True))
+        src = Source("h")
+        pieces = [P.Piece(n, P.parse_shape(shapes[n], src, n), 1) for n in names]
+        area = len(cells)
+        # fill the area with copies: greedy counts, the rest with dominoes/monominoes
+        counts = {n: 0 for n in names}
+        left = area
+        for n in names:
+            size = len(P.parse_shape(shapes[n], src, n))
+            k = draw(st.integers(0, left // size))
+            counts[n] = k
+            left -= k * size
+        pieces = [P.Piece(p.name, p.shape, counts[p.name]) for p in pieces if counts[p.name]]
+        if left:
+            pieces.append(P.Piece("m", frozenset({(0, 0)}), left))
+        if not cells:
+            cells = {(0, 0)}
+            pieces = [P.Piece("m", frozenset({(0, 0)}), 1)]
+        return P.Tiling("h", P.normalise(cells), tuple(pieces))
+    return make()
+
+
+def test_random_small_instances_all_engines_agree():
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(_small_instances())
+    def check(t):
+        want = oracle_count(t.cells, {p.name: (p.shape, p.count) for p in t.pieces})
+        every = list(tilings(t))
+        assert len(every) == want
+        canon = len({P.canonical(t, s) for s in every})
+        for engine in ("native", "cpsat", "sat"):
+            r = solve(FAM, t, engine, "count", time_limit=60, isolate=False)
+            assert (r.count or 0) == want, (engine, r.status, r.reason)
+            for brk in (True, False):
+                r = solve(FAM, t, engine, "count", time_limit=60, isolate=False,
+                          options={"up_to_symmetry": True, "symmetry_breaking": brk})
+                assert (r.count or 0) == canon, (engine, brk, r.status, r.reason)
+    check()
+
+
+def test_sat_encodings_and_blocking_agree():
+    t = P.make("4x5", "\n".join(["....."] * 4), "FLUY")
+    want = len(list(tilings(t)))
+    assert want == 12
+    for opts in ({"encoding": "pairwise"}, {"encoding": "totalizer", "blocking": "full"},
+                 {"encoding": "ladder", "phase": "default", "solver": "glucose4"}):
+        r = solve(FAM, t, "sat", "count", options=opts, time_limit=60)
+        assert (r.status.value, r.count) == ("OPTIMAL", want), (opts, r.reason)
+    r = solve(FAM, t, "cpsat", "count", options={"search": "auto"}, time_limit=60)
+    assert r.count == want
+
+
+# ---- checker ----------------------------------------------------------------------------------
+def test_checker_accepts_a_tiling_and_rejects_broken_ones():
+    t = inst("3x20")
+    sol = next(tilings(t))
+    assert P.check(t, sol) is None
+    assert P.check(t, json.loads(json.dumps(P.solution_json(t, sol)))) is None
+    pl = list(sol)
+    with pytest.raises(CheckError, match="not covered"):
+        P.check(t, tuple(pl[1:]))
+    with pytest.raises(CheckError, match="covered twice|used 2 times"):
+        P.check(t, tuple(pl + [pl[0]]))
+    name, cells = pl[0]
+    moved = (name, tuple((r, c + 1) for r, c in cells))
+    with pytest.raises(CheckError):
+        P.check(t, tuple([moved] + pl[1:]))
+    other = next(p for p in pl if p[0] != name)
+    with pytest.raises(CheckError, match="not an orientation"):
+        P.check(t, tuple([(other[0], cells)] + [p for p in pl[1:] if p is not other]))
+    with pytest.raises(CheckError, match="unknown piece"):
+        P.check(t, tuple([("Q", cells)] + pl[1:]))
+    # a shape that is congruent to nothing: I's cells bent
+    i = next(p for p in pl if p[0] == "I")
+    bent = ("I", tuple(sorted(i[1][:4])) + ((i[1][0][0] + 1, i[1][0][1]),))
+    with pytest.raises(CheckError):
+        P.check(t, tuple([bent] + [p for p in pl if p is not i]))
+
+
+def test_solution_key_identity():
+    t = inst("8x8-centre")
+    sol = next(tilings(t))
+    g = P.symmetries(t)[1]
+    img = P.transform(sol, g)
+    assert P.solution_key(t, sol) != P.solution_key(t, img)
+    assert P.solution_key(t, sol, True) == P.solution_key(t, img, True)
+    assert P.solution_key(t, tuple(reversed(sol))) == P.solution_key(t, sol)
+
+
+# ---- bad input --------------------------------------------------------------------------------
+@pytest.mark.parametrize("body,match", [
+    ('board = """\n.....\n....\n"""\npieces = "IL"', "cover 10 cells but the board has 9"),
+    ('board = "###"\npieces = "I"', "no cells"),
+    ('board = "....."\npieces = "Q"', "unknown pentomino letter"),
+    ('board = ".."\n[pieces.A]\nshape = "#.#"', "not connected"),
+    ('board = ".."\n[pieces.AB]\nshape = "##"', "one letter or digit"),
+    ('board = ".."\n[pieces.A]\nshape = "##"\ncount = 0', "at least 1"),
+    ('board = ".."\n[pieces.A]\nshap = "##"', "unknown key"),
+    ('board = ".."\nextra = 1', "unknown key"),
+    ('board = 5', "expected a string"),
+])
+def test_bad_input_raises_input_error(tmp_path, body, match):
+    f = tmp_path / "bad.toml"
+    f.write_text('kind = "pentomino"\n' + body + "\n")
+    with pytest.raises(InputError, match=match) as e:
+        load_instance(str(f))
+    assert str(f) in str(e.value)
+
+
+def test_bad_input_exits_2_from_the_cli(tmp_path):
+    pytest.importorskip("compare.cli")
+    f = tmp_path / "bad.toml"
+    f.write_text('kind = "pentomino"\nboard = "....."\npieces = "IL"\n')
+    out = subprocess.run([sys.executable, "-m", "compare.cli", "solve", str(f), "--engine",
+                          "native", "--task", "count"], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert out.returncode == 2 and "pieces" in out.stderr
+
+
+def test_infeasible_reasons():
+    assert "X fits nowhere" in P.infeasible_reason(P.make("2x10", "\n".join(["." * 10] * 2), "XILP"))
+    t = P.Tiling("two", P.normalise({(0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2), (2, 3)}),
+                 (P.Piece("D", frozenset({(0, 0), (0, 1)}), 2), P.Piece("I", frozenset({(0, 0), (0, 1), (0, 2)}), 1)))
+    assert P.infeasible_reason(t) is None  # regions of 3 and 4 cells, piece sizes 2 and 3
+    odd = P.Tiling("odd", P.normalise({(0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)}),
+                   (P.Piece("D", frozenset({(0, 0), (0, 1)}), 4),))
+    assert "multiple of 2" in P.infeasible_reason(odd)
+    r = solve(FAM, odd, "native", "count")
+    assert (r.status.value, r.count) == ("INFEASIBLE", 0)
+    for name in SPEC_COUNTS:
+        assert P.infeasible_reason(inst(name)) is None
+    # no precheck: the engines prove it themselves
+    for engine in ("native", "cpsat", "sat"):
+        r = solve(FAM, P.make("2x10", "\n".join(["." * 10] * 2), "XILP"), engine, "count",
+                  precheck=False, time_limit=60)
+        assert (r.status.value, r.count) == ("INFEASIBLE", 0), engine
