@@ -9,12 +9,18 @@ from ..registry import CPSAT_OPTIONS, Engine, Family, Option
 
 TASKS = (Task.OPTIMIZE, Task.FEASIBLE)
 
+
+def _cpsat_options(**defaults) -> tuple[Option, ...]:
+    """CPSAT_OPTIONS with some defaults changed (measured per formulation)."""
+    return tuple(Option(o.name, defaults[o.name], o.help + f" (here {defaults[o.name]}: measured best)",
+                        o.choices) if o.name in defaults else o for o in CPSAT_OPTIONS)
+
 FAMILY = Family(
     name="maze",
     module="puzzles.maze",
     description="calculation maze (Paper Challeran): the highest score of a trail from start to goal",
     tasks=TASKS,
-    default_engines=("native", "cpsat"),
+    default_engines=("native", "cpsat:segments"),
     extra={"generate": "compare.engines.maze:generate"},
     engines=(
         Engine("native:dfs", "native_search.maze:run_dfs", TASKS, aliases=("native",),
@@ -34,7 +40,7 @@ FAMILY = Family(
                         Option("steps", 0, "maximum trail length in edges (0: every unused edge)")),
                description="time-indexed edge choice x[t][e], score s[t] = m*s[t-1] + c under the literal"),
         Engine("cpsat:segments", "models.maze_cpsat:run_segments", TASKS,
-               options=(*CPSAT_OPTIONS,
+               options=(*_cpsat_options(linearization_level=2),
                         Option("segments", 0, "maximum segments (0: one more than the unused multipliers)")),
                description="multiplications split the trail into connected add-segments; order-free inside"),
     ),
