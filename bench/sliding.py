@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from compare.registry import family  # noqa: E402
 from compare.runner import solve  # noqa: E402
-from puzzles.sliding import Sliding, catalogue, check, default_goal, neighbours  # noqa: E402
+from puzzles.sliding import Sliding, catalogue, default_goal, neighbours  # noqa: E402
 
 
 def korf_ids(spec: str) -> list[int]:

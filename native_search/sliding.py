@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzles.sliding import Sliding, infeasible_reason, manhattan
+from puzzles.sliding import Sliding, infeasible_reason
 
 BFS_MAX_CELLS = 12
 BIDIR_MAX_CELLS = 16

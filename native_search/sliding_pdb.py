@@ -96,25 +96,6 @@ def _rank(pos, m, pc):
 
 
 @njit(cache=True)
-def _unrank(r, m, pos, digits):
-    for i in range(m - 1, -1, -1):
-        digits[i] = r % (16 - i)
-        r //= 16 - i
-    used = 0
-    for i in range(m):
-        d = digits[i]
-        v = 0
-        while True:
-            if (used >> v) & 1 == 0:
-                if d == 0:
-                    break
-                d -= 1
-            v += 1
-        pos[i] = v
-        used |= 1 << v
-
-
-@njit(cache=True)
 def _push(arr, m, x):
     if m == arr.shape[0]:
         new = np.empty(arr.shape[0] * 2, arr.dtype)
@@ -125,47 +106,58 @@ def _push(arr, m, x):
 
 
 @njit(cache=True)
+def _rank_packed(p, m, pc):
+    """Rank of m cells packed 4 bits each (field i = cell of item i)."""
+    used = 0
+    r = 0
+    for i in range(m):
+        c = (p >> (4 * i)) & 15
+        d = c - pc[used & ((1 << c) - 1)]
+        used |= 1 << c
+        r = r * (16 - i) + d
+    return r
+
+
+@njit(cache=True)
 def _level(dist, d, cur, ncur, k, nbr, nnbr, pc):
-    """Settle level d of the 0-1 BFS: free moves close the level, pattern moves feed level d+1."""
+    """Settle level d of the 0-1 BFS: free moves close the level, pattern moves feed level d+1.
+
+    States travel packed (4 bits per cell: the k pattern tiles, then the blank); dist is indexed
+    by their rank."""
     stack = cur
     m = ncur
     nxt = np.empty(1024, np.int64)
     mn = 0
     settled = 0
-    pos = np.zeros(k + 1, np.int64)
-    digits = np.zeros(k + 1, np.int64)
+    bshift = 4 * k
     while m > 0:
         m -= 1
-        s = stack[m]
-        if dist[s] != d:
+        p = stack[m]
+        if dist[_rank_packed(p, k + 1, pc)] != d:
             continue
         settled += 1
-        _unrank(s, k + 1, pos, digits)
-        b = pos[k]
+        b = (p >> bshift) & 15
+        occ = 0
+        for i in range(k):
+            occ |= 1 << ((p >> (4 * i)) & 15)
         for e in range(nnbr[b]):
             c = nbr[b, e]
-            j = -1
-            for i in range(k):
-                if pos[i] == c:
-                    j = i
-                    break
-            if j < 0:
-                pos[k] = c
-                ns = _rank(pos, k + 1, pc)
-                pos[k] = b
-                if dist[ns] > d:
-                    dist[ns] = d
-                    stack = _push(stack, m, ns)
+            if (occ >> c) & 1 == 0:
+                q = p + ((c - b) << bshift)
+                r = _rank_packed(q, k + 1, pc)
+                if dist[r] > d:
+                    dist[r] = d
+                    stack = _push(stack, m, q)
                     m += 1
             else:
-                pos[j] = b
-                pos[k] = c
-                ns = _rank(pos, k + 1, pc)
-                pos[j] = c
-                pos[k] = b
-                if dist[ns] == 255:
-                    dist[ns] = d + 1
-                    nxt = _push(nxt, mn, ns)
+                j = 0
+                while (p >> (4 * j)) & 15 != c:
+                    j += 1
+                q = p + ((c - b) << bshift) + ((b - c) << (4 * j))
+                r = _rank_packed(q, k + 1, pc)
+                if dist[r] == 255:
+                    dist[r] = d + 1
+                    nxt = _push(nxt, mn, q)
                     mn += 1
     return nxt[:mn].copy(), settled
 
@@ -183,7 +175,7 @@ def build_pattern(tiles: list[int], progress=None) -> np.ndarray:
     pos = np.array([t - 1 for t in tiles] + [N - 1], np.int64)
     s0 = int(_rank(pos, k + 1, pc))
     dist[s0] = 0
-    cur = np.array([s0], np.int64)
+    cur = np.array([sum(int(c) << (4 * i) for i, c in enumerate(pos))], np.int64)
     d = 0
     done = 0
     while cur.size:
