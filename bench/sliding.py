@@ -117,24 +117,55 @@ def bench_models(limit: float) -> bool:
     return ok
 
 
-def bench_peer() -> None:
-    print("\n## peer: slidingpuzzle (PyPI), default search = A* with its linear-conflict heuristic")
+def _peer_tiles(inst: Sliding, coords) -> tuple[int, ...]:
+    """The peer's moves (cells of the tiles moved, as (row, col)) as our list of tiles moved."""
+    board = list(inst.start)
+    out = []
+    for y, x in coords:
+        c = int(y) * inst.cols + int(x)
+        z = board.index(0)
+        out.append(board[c])
+        board[z], board[c] = board[c], 0
+    return tuple(out)
+
+
+def bench_peer(sample8: int) -> None:
+    print("\n## peer: slidingpuzzle 0.1.5 (PyPI), default search() = A* with linear conflicts "
+          "+ last-moves + corner-tiles")
     try:
         import numpy as np
         import slidingpuzzle as sp
     except ImportError:
         print("not installed (pip install --no-deps --target DIR slidingpuzzle; PYTHONPATH=DIR)")
         return
+    from native_search.sliding import RankSpace
+    from puzzles.sliding import check
     cat = catalogue()
+    insts = [cat[nm]() for nm in ["8-hardest", "8-hardest-2", "15-easy-20", "15-easy-30", "15-easy-36",
+                                  "15-easy-40"]]
     print(f"{'instance':<14} {'opt':>4} {'peer len':>8} {'optimal?':>8} {'seconds':>8}")
-    for nm in ["8-hardest", "8-hardest-2", "15-easy-20", "15-easy-30", "15-easy-36", "15-easy-40"]:
-        inst: Sliding = cat[nm]()
+    for inst in insts:
         board = np.array(inst.start, dtype=int).reshape(inst.rows, inst.cols)
         t0 = time.perf_counter()
         res = sp.search(board)
         secs = time.perf_counter() - t0
-        n = len(res.solution)
-        print(f"{nm:<14} {inst.optimal:4d} {n:8d} {'yes' if n == inst.optimal else 'NO':>8} {secs:8.2f}")
+        n = check(inst, _peer_tiles(inst, res.solution))  # the peer's answer replayed by our checker
+        print(f"{inst.name:<14} {inst.optimal:4d} {n:8d} {'yes' if n == inst.optimal else 'NO':>8} {secs:8.2f}")
+    if sample8:
+        sp_ = RankSpace(3, 3)
+        sp_.run(default_goal(3, 3))
+        rng = random.Random(1)
+        worse = total = 0
+        t0 = time.perf_counter()
+        for d in range(20, 32):
+            layer = sp_.layer(d)
+            for p in rng.sample(layer, min(sample8, len(layer))):
+                inst = Sliding("s", 3, 3, p, default_goal(3, 3))
+                res = sp.search(np.array(p).reshape(3, 3))
+                total += 1
+                worse += check(inst, _peer_tiles(inst, res.solution)) != d
+        print(f"8-puzzle sample: {total} positions of 20-31 moves, {worse} answered non-optimally "
+              f"({time.perf_counter() - t0:.1f} s)")
 
 
 def main() -> int:
@@ -145,6 +176,7 @@ def main() -> int:
     ap.add_argument("--skip-models", action="store_true")
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--skip-korf", action="store_true")
+    ap.add_argument("--peer-sample", type=int, default=2, help="8-puzzle positions per distance 20-31")
     a = ap.parse_args()
     ok = True
     ok &= bench_bfs()
@@ -153,7 +185,7 @@ def main() -> int:
     if not a.skip_models:
         ok &= bench_models(a.model_limit)
     if not a.skip_peer:
-        bench_peer()
+        bench_peer(a.peer_sample)
     return 0 if ok else 1
 
 
