@@ -191,9 +191,9 @@ def _dfs(adj_to, adj_e, deg, mul, add, posadd, mulk, zero, goal, d0, nw,
                                       mulk, zero, tmp, stack, dead) <= best:
                         stop = True
             if not stop and nw > 0:
-                h = v * 0x9E3779B1
+                h = int(v) * 0x9E3779B1
                 for k in range(nw):
-                    h = (h ^ words[k]) * 0x100000001B3
+                    h = (h ^ int(words[k])) * 0x100000001B3
                     h = h ^ (h >> 29)
                 slot = h & tmask
                 same = tt_v[slot] == v
@@ -302,7 +302,7 @@ class DFS:
         walked = m.walked
         used = np.zeros(max(E, 1), np.int64)
         fc = deg.copy()
-        words = np.zeros(MAX_WORDS, np.int64)
+        words = np.zeros(MAX_WORDS, dtype=object if self.python else np.int64)
         s = 1
         for a, b in zip(walked, walked[1:]):
             e = next(adj_e[a, i] for i in range(deg[a]) if adj_to[a, i] == b)
