@@ -73,6 +73,19 @@ def exactly_one(lits: Sequence[int], pool: IDPool, enc: str) -> list[list[int]]:
     return exactly(lits, 1, pool, enc)
 
 
+def xor(lits: Sequence[int], parity: int, pool: IDPool) -> list[list[int]]:
+    """Clauses for XOR(lits) == parity, as a Tseitin chain (each auxiliary is determined)."""
+    if not lits:
+        return [] if parity == 0 else [[]]
+    acc, out = lits[0], []
+    for x in lits[1:]:
+        y = pool.id(("xor", len(pool.obj2id), acc, x))
+        out += [[-y, acc, x], [-y, -acc, -x], [y, -acc, x], [y, acc, -x]]
+        acc = y
+    out.append([acc] if parity else [-acc])
+    return out
+
+
 def new_solver(name: str, clauses: Iterable[Sequence[int]] = ()) -> Solver:
     """A python-sat solver by name, loaded with `clauses`."""
     if name not in SolverNames.__dict__:

@@ -22,8 +22,8 @@ from .peg_time import TimeModel, build as build_time
 class PegCpModel:
     """A CpModel for `inst` with its variables by domain key and the moves expression."""
 
-    def __init__(self, inst: PegInstance):
-        self.tm: TimeModel = build_time(inst)
+    def __init__(self, inst: PegInstance, invariants: bool = True):
+        self.tm: TimeModel = build_time(inst, invariants)
         self.model = cp_model.CpModel()
         self.vars: dict[tuple, cp_model.IntVar] = {}
         for key, pol in self.tm.fixed:
@@ -32,6 +32,8 @@ class PegCpModel:
             self.model.add_bool_or([self.lit(k, p) for k, p in clause])
         for group in self.tm.exactly_one:
             self.model.add_exactly_one([self.var(k) for k in group])
+        for keys, parity in self.tm.parities:
+            self.model.add_bool_xor([self.var(k) for k in keys] + ([] if parity else [self.model.new_constant(1)]))
         self.moves = 1 + sum(self.var(k) for k in self.tm.move_vars) if self.tm.horizon else 0
 
     def var(self, key: tuple) -> cp_model.IntVar:
@@ -58,14 +60,14 @@ class PegCpModel:
 
 
 def build(inst: PegInstance, **options: Any) -> PegCpModel:
-    """The CP-SAT model of `inst` (options are accepted for the registry's uniform call)."""
-    return PegCpModel(inst)
+    """The CP-SAT model of `inst`; option `invariants` adds the position-class parities."""
+    return PegCpModel(inst, options.get("invariants", True))
 
 
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `cpsat:time`."""
     opts = ctx.options
-    pm = build(inst)
+    pm = build(inst, **opts)
     p = _cpsat.params(opts)
     stats: dict[str, Any] = {"model_size": _cpsat.model_size(pm.model), "params": {"cpsat": p}}
     if pm.tm.horizon == 0:

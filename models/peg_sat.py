@@ -22,8 +22,8 @@ from .peg_time import TimeModel, build as build_time
 class PegCnf:
     """The CNF of the time model, with its IDPool; `bounded(k)` adds moves <= k."""
 
-    def __init__(self, inst: PegInstance, encoding: str):
-        self.tm: TimeModel = build_time(inst)
+    def __init__(self, inst: PegInstance, encoding: str, invariants: bool = True):
+        self.tm: TimeModel = build_time(inst, invariants)
         self.pool = IDPool()
         self.encoding = encoding
         lit = self.lit
@@ -31,6 +31,8 @@ class PegCnf:
         self.clauses += [[lit(k, p) for k, p in c] for c in self.tm.clauses]
         for group in self.tm.exactly_one:
             self.clauses += _sat.exactly_one([self.pool.id(k) for k in group], self.pool, encoding)
+        for keys, parity in self.tm.parities:
+            self.clauses += _sat.xor([self.pool.id(k) for k in keys], parity, self.pool)
         self.jump_ids = [self.pool.id(k) for k in self.tm.jump_vars]
 
     def lit(self, key: tuple, pol: bool) -> int:
@@ -47,7 +49,7 @@ class PegCnf:
 
 def build(inst: PegInstance, **options: Any) -> PegCnf:
     """The CNF model of `inst` with options['encoding'] for its cardinality constraints."""
-    return PegCnf(inst, options.get("encoding", "seqcounter"))
+    return PegCnf(inst, options.get("encoding", "seqcounter"), options.get("invariants", True))
 
 
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:

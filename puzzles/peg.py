@@ -136,6 +136,8 @@ def check(inst: PegInstance, solution: Solution) -> int:
         raise CheckError(f"ends with pegs {sorted(pegs)}, required {sorted(inst.finish)}")
     if inst.finish is None and len(pegs) != 1:
         raise CheckError(f"ends with {len(pegs)} pegs, required one")
+    if not solution:
+        return 0
     return 1 + sum(1 for j, k in zip(solution, solution[1:]) if k[0] != j[2])
 
 

@@ -4,6 +4,8 @@ from puzzles.core import Task
 from ..registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
+INVARIANTS = Option("invariants", True, "add the board's GF(2) position-class parities on every "
+                    "intermediate state (redundant, prunes)")
 
 FAMILY = Family(
     name="peg",
@@ -21,11 +23,11 @@ FAMILY = Family(
                ),
                description="breadth-first search by moves over symmetry-reduced bitboard layers"),
         Engine("cpsat:time", "models.peg_cpsat:run", ALL, aliases=("cpsat",),
-               options=(*CPSAT_OPTIONS,
+               options=(*CPSAT_OPTIONS, INVARIANTS,
                         Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
                                "minimize: CP-SAT's objective", ("descend", "minimize"))),
                description="time-indexed peg states, one jump per step, clause-style move counting"),
-        Engine("sat:time", "models.peg_sat:run", ALL, aliases=("sat",), options=SAT_OPTIONS,
+        Engine("sat:time", "models.peg_sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
                description="the same time-indexed model as CNF; moves<=K by a cardinality encoding"),
     ),
 )
