@@ -159,8 +159,9 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
         clauses = list(plan.clauses)
         for g in plan.exactly_one:
             clauses += _sat.exactly_one(g, pool, enc) if len(g) > 1 else [g]
+        bound_enc = enc if enc not in _sat.AMO_ONLY else "seqcounter"  # they encode at-most-one only
         if plan.max_increases is not None:
-            clauses += _sat.at_most(plan.increases, plan.max_increases, pool, enc)
+            clauses += _sat.at_most(plan.increases, plan.max_increases, pool, bound_enc)
         nv = pool.top
         if any(not c for c in clauses):  # a cell or tile with no possible content: UNSAT outright
             tried.append((T, False, 0.0))
@@ -172,7 +173,8 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
             tried.append((T, None if res is None else bool(res), round(time.perf_counter() - t1, 3)))
             ctx.progress(horizon=T, result={None: "limit", True: "SAT", False: "UNSAT"}[res])
             stats = {**_sat.stats(s, nv, len(clauses)), "horizons": tried,
-                     "params": {"sat": {"solver": solver_name, "encoding": enc}}}
+                     "params": {"sat": {"solver": solver_name, "encoding": enc,
+                                              "bound_encoding": bound_enc}}}
             if res is None:
                 return Outcome(Status.UNKNOWN, stats=stats, reason=f"time limit at horizon {T}")
             if not res:

@@ -646,7 +646,7 @@ def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "663", progr
             md[t, c] = abs(c // cols - g // cols) + abs(c % cols - g % cols)
     nbr, nnbr = tables(rows, cols)
     return Problem(rows, cols, start, goal, mode, nbr, nnbr, goalpos, md, pdb_arr, pat_of, pat_tiles,
-                   pat_len, _popcount_table(max(n, 1)), relabel)
+                   pat_len, _popcount_table(16 if mode == H_PDB else 1), relabel)
 
 
 def _blank_parity(inst: Sliding) -> int:

@@ -244,7 +244,8 @@ def test_pdb_canonical_relabel_maps_korf_goal():
 # ------------------------------------------------------------------ models and their options
 
 @pytest.mark.parametrize("opts", [{"no_undo": False}, {"manhattan_bound": False}, {"parity_step": False},
-                                  {"solver": "glucose4", "encoding": "totalizer"}])
+                                  {"solver": "glucose4", "encoding": "totalizer"},
+                                  {"solver": "minisat22", "encoding": "pairwise"}])
 @pytest.mark.parametrize("engine", ["sat", "cpsat"])
 def test_model_options_keep_the_optimum(engine, opts):
     if engine == "cpsat" and "solver" in opts:
@@ -299,3 +300,38 @@ def test_kernels_run_as_plain_python():
     assert out.returncode == 0, out.stderr
     best, ways = oracle(2, 3, (4, 5, 0, 1, 2, 3), default_goal(2, 3))
     assert out.stdout.split() == [str(ways), str(best), str(best), str(ways)] == ["4", "21", "21", "4"]
+
+
+# ------------------------------------------------------------------ other board shapes
+
+def _walk(rows, cols, seed, length):
+    import random
+    rng = random.Random(seed)
+    b = list(default_goal(rows, cols))
+    prev = None
+    for _ in range(length):  # a random walk of the blank that never steps straight back
+        z = b.index(0)
+        r, c = divmod(z, cols)
+        opts = [y for y, ok in ((z - cols, r > 0), (z + cols, r < rows - 1), (z - 1, c > 0),
+                                (z + 1, c < cols - 1)) if ok and y != prev]
+        y = rng.choice(opts)
+        b[z], b[y] = b[y], 0
+        prev = z
+    return Sliding(f"{rows}x{cols}", rows, cols, tuple(b), default_goal(rows, cols))
+
+
+@pytest.mark.parametrize("rows, cols, seed, engines", [
+    (2, 8, 5, ["native:bidir", "native:ida", "sat"]),
+    (3, 5, 7, ["native:bidir", "native:ida", "cpsat"]),
+    (5, 5, 3, ["native:ida", "sat"]),
+    (6, 6, 4, ["native:ida", "sat"]),
+])
+def test_wider_boards_agree(rows, cols, seed, engines):
+    inst = _walk(rows, cols, seed, 24)
+    got = set()
+    for eng in engines:
+        r = solve(FAM, inst, eng, "count", time_limit=120)
+        assert r.status is Status.OPTIMAL, (eng, r.reason)
+        got.add((r.objective, r.count))
+    assert len(got) == 1, got
+    assert manhattan(inst) <= next(iter(got))[0] <= 24 and next(iter(got))[0] >= 22
