@@ -212,7 +212,7 @@ def from_toml(data: dict, src: Source) -> Maze:
     W = require(data, "cols", int, src)
     if W < 1 or H < 1:
         raise src.error(f"grid size {H} rows x {W} cols: both must be at least 1", field="rows")
-    name = require(data, "name", str, src, default=src.name)
+    name = require(data, "name", str, src, default=src.path.stem if src.path else src.name)
     hor = require(data, "horizontal", list, src, default=[] if W == 1 else ...)
     ver = require(data, "vertical", list, src, default=[] if H == 1 else ...)
     grid = {}
@@ -433,7 +433,7 @@ def render(m: Maze, walk=None) -> str:
             if x < W - 1:
                 e = (v, v + 1)
                 fill = "=" if e in used else "-"
-                row += fill + op_str(m.ops[eid[e]]).center(cw, fill) + fill
+                row += fill + " " + op_str(m.ops[eid[e]]).center(cw) + " " + fill
         lines.append(row)
         if y < H - 1:
             row = ""
@@ -441,7 +441,7 @@ def render(m: Maze, walk=None) -> str:
                 v = y * W + x
                 e = (v, v + W)
                 cell = ("#" if e in used else "|") + op_str(m.ops[eid[e]])
-                row += cell.ljust(cw + 3) if x < W - 1 else cell
+                row += cell.ljust(cw + 5) if x < W - 1 else cell
             lines.append(row.rstrip())
     if walk is not None:
         lines.append(f"walk ({len(walk) - 1} edges): " + " ".join(map(str, walk)))

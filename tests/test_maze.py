@@ -108,7 +108,8 @@ def test_generator_is_seeded_and_loads_back():
 def test_render_marks_walk():
     m = M.catalogue()["sample1"]()
     out = M.render(m, (0, 1, 2, 5, 4, 3, 6, 7, 8))
-    assert out.splitlines()[0].startswith("S==+1=") and "score: 36" in out
+    assert out.splitlines()[:2] == ["S=  +1 =o=  +2 =o", "|+4     |-1     #+1"]
+    assert "score: 36" in out and M.render(m).splitlines()[0] == "S-  +1 -o-  +2 -o"
 
 
 # ---- checker -------------------------------------------------------------------------------------
