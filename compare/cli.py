@@ -42,8 +42,13 @@ class Group(click.Group):
         try:
             return super().invoke(ctx)
         except InputError as e:
-            err.print(f"puzzlesat: error: {e}", markup=False)
-            ctx.exit(2)
+            _fail(e)
+
+
+def _fail(e: InputError) -> None:
+    """Bad input: one line on stderr, exit status 2."""
+    print(f"puzzlesat: error: {' '.join(str(e).split())}", file=sys.stderr)
+    sys.exit(2)
 
 
 def _family_commands() -> dict[str, click.Command]:
@@ -339,8 +344,7 @@ def main() -> None:
         _add_generators()
         cli.main(prog_name="puzzlesat", standalone_mode=True)
     except InputError as e:
-        err.print(f"puzzlesat: error: {e}", markup=False)
-        sys.exit(2)
+        _fail(e)
 
 
 if __name__ == "__main__":

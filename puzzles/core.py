@@ -91,8 +91,9 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        line = int(m.group(1)) if m else None
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e)) or "malformed TOML"
+        line = int(m.group(1)) if m else (max(1, len(text.splitlines())) if "end of document" in str(e)
+                                          else None)
+        msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(e)) or "malformed TOML"
         raise InputError(f"malformed TOML: {msg}", file=path, line=line) from None
 
 

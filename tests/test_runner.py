@@ -1,0 +1,103 @@
+"""The runner's discipline: every solution checked, false claims become ERROR, limits hold."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from compare.crossval import Verdict, judge
+from compare.instances import load_instance
+from compare.registry import Engine, Option, family
+from compare.runner import solve
+from puzzles.core import InputError, Outcome, Status, Task
+
+PEG = family("peg")
+FAM, HOP = load_instance("peg/hoppers-first06")
+GOOD = solve(FAM, HOP, "native", "count", isolate=False).solutions  # 18 checked sequences
+
+
+def fake(fn_name: str, tasks=(Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE), options=()) -> Engine:
+    return Engine(f"fake:{fn_name}", f"{__name__}:{fn_name}", tasks, options)
+
+
+def lies_about_solution(inst, task, ctx):
+    a, b, c = GOOD[0][0]
+    return Outcome(Status.OPTIMAL, 7, None, (((c, b, a),) + GOOD[0][1:],))
+
+
+def lies_about_optimum(inst, task, ctx):
+    return Outcome(Status.OPTIMAL, 6, None, (GOOD[0],))
+
+
+def miscounts(inst, task, ctx):
+    return Outcome(Status.OPTIMAL, 7, 18, GOOD[:17])
+
+
+def duplicates(inst, task, ctx):
+    return Outcome(Status.OPTIMAL, 7, 18, GOOD[:17] + GOOD[:1])
+
+
+def infeasible_with_solution(inst, task, ctx):
+    return Outcome(Status.INFEASIBLE, None, None, GOOD[:1])
+
+
+def sleeps(inst, task, ctx):
+    ctx.found(GOOD[0])
+    time.sleep(60)
+    return Outcome(Status.OPTIMAL, 7, None, (GOOD[0],))
+
+
+def crashes(inst, task, ctx):
+    raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize("fn,task", [("lies_about_solution", "optimize"), ("lies_about_optimum", "optimize"),
+                                     ("miscounts", "count"), ("duplicates", "count"),
+                                     ("infeasible_with_solution", "optimize"), ("crashes", "optimize")])
+def test_false_claims_become_error(fn, task):
+    r = solve(FAM, HOP, fake(fn), task)
+    assert r.status is Status.ERROR, r
+    assert r.reason
+
+
+def test_a_disagreeing_engine_makes_disagree():
+    c = [solve(FAM, HOP, "native", "optimize"), solve(FAM, HOP, fake("lies_about_optimum"), "optimize")]
+    assert judge(c, "min", Task.OPTIMIZE)[0] is Verdict.DISAGREE
+
+
+def test_hard_limit_kills_and_keeps_the_streamed_solution():
+    t0 = time.monotonic()
+    r = solve(FAM, HOP, fake("sleeps"), "optimize", time_limit=0.5)
+    assert time.monotonic() - t0 < 30  # killed, not waited for (a generous sanity bound)
+    assert r.status is Status.FEASIBLE and r.objective == 7 and r.checked == 1
+
+
+def test_killed_count_is_unknown_with_a_lower_bound():
+    r = solve(FAM, HOP, fake("sleeps"), "count", time_limit=0.5)
+    assert r.status is Status.UNKNOWN and r.count is None
+    assert r.stats["count_lower_bound"] == 1
+
+
+def test_verdicts():
+    ok = solve(FAM, HOP, "native", "count")
+    r2 = solve(FAM, HOP, "sat", "count")
+    assert judge([ok, r2], "min", Task.COUNT) == (Verdict.AGREE, [])
+    cut = solve(FAM, HOP, fake("sleeps"), "count", time_limit=0.3)
+    assert judge([ok, cut], "min", Task.COUNT)[0] is Verdict.INCOMPLETE
+
+
+def test_options_are_validated_and_recorded():
+    e = fake("lies_about_optimum", options=(Option("k", 3), Option("enc", "a", choices=("a", "b"))))
+    assert e.resolve_options({"k": "5"}) == {"k": 5, "enc": "a"}
+    for bad in ({"k": "x"}, {"enc": "c"}, {"nope": 1}):
+        with pytest.raises(InputError):
+            e.resolve_options(bad)
+    r = solve(FAM, HOP, "sat", "optimize", options={"encoding": "totalizer"})
+    assert r.params["encoding"] == "totalizer" and r.params["solver"] == "cadical195"
+    r = solve(FAM, HOP, "cpsat", "optimize")
+    assert r.params["cpsat"]["num_workers"] == 1 and r.params["cpsat"]["linearization_level"] == 0
+
+
+def test_unsupported_task_is_input_error():
+    with pytest.raises(InputError):
+        solve(FAM, HOP, "native:bfs", "count")
