@@ -1,5 +1,5 @@
 """Sliding-tile engines: native BFS / bidirectional BFS / IDDFS / IDA*, CP-SAT and SAT planning;
-plus the `explore` and `pdb` commands (state-space histogram; pattern-database build)."""
+plus the `explore` and `sliding-pdb` commands (state-space histogram; pattern-database build)."""
 from __future__ import annotations
 
 import json
@@ -42,7 +42,7 @@ FAMILY = Family(
         Engine("sat:time", "models.sliding_sat:run", ALL, (*PLAN_OPTIONS, *SAT_OPTIONS),
                "time-indexed planning in CNF (python-sat), horizon raised until SAT", aliases=("sat",)),
     ),
-    extra={"commands": ["compare.engines.sliding:explore", "compare.engines.sliding:pdb"]},
+    extra={"commands": ["compare.engines.sliding:explore", "compare.engines.sliding:sliding_pdb"]},
 )
 
 
@@ -94,10 +94,10 @@ def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
         click.echo(f"... and {len(e.farthest) - show_far} more")
 
 
-@click.command("pdb")
+@click.command("sliding-pdb")
 @click.option("--partition", type=click.Choice(["663", "555"]), default="663", show_default=True)
 @click.option("--rebuild", is_flag=True, help="build again even if cached")
-def pdb(partition: str, rebuild: bool) -> None:
+def sliding_pdb(partition: str, rebuild: bool) -> None:
     """Build (or load) the 15-puzzle's additive pattern databases and show where they are cached."""
     import time
 
