@@ -34,6 +34,9 @@ FAMILY = Family(
                 Option("blocking", "placements", "blocking clause per solution: its chosen "
                        "placements only, or every placement variable ('full')",
                        ("placements", "full")),
+                Option("cubes", "piece", "piece: enumerate under each placement of X (the piece "
+                       "used once with the fewest placements) in turn; none: in one go",
+                       ("piece", "none")),
                 Option("phase", "negative", "initial phase of placement variables (solver "
                        "default or all false)", ("negative", "default"))),
                "exact cover in CNF, cardinality encodings from PySAT, blocking-clause enumeration",
