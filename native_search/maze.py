@@ -1,7 +1,7 @@
 """Calculation-maze reference searches: a pruned trail DFS (numba) and a plain exhaustive enumeration.
 
 `dfs` is a depth-first search over trails from the end of the pre-walked path, after the ideas of
-YSRKEN's challerunF article, with its bound corrected and two prunings added:
+YSRKEN's challerunF article (its bound corrected) plus a refined bound and a dominance table:
 
 - never enter a vertex whose only free edge is the one being walked (unless it is the goal);
 - at the goal with fewer than two free edges left, stop (it cannot leave and come back) — this is
@@ -12,13 +12,19 @@ YSRKEN's challerunF article, with its bound corrected and two prunings added:
   y for y < 0 (when y < 0, s + P_left stays negative whatever is walked, so multiplying never
   helps). With an unused `*0`, the bound is (max(s, 0) + P)*PI. challerunF's (s + P)*PI is this
   bound for y >= 0 and wrong for y < 0;
+- refined bound (`refine`): the same over the edges still usable — dead edges peeled, minus half
+  the cheapest additions each odd-degree vertex must leave unused (see `_refined_bound`);
 - dominance table: the best completion of a state (vertex, set of used edges) is non-decreasing in
   the score, so arriving at a state already reached with a score at least as high is pruned. The
   table is keyed by the exact used-edge set (no hash collisions can prune wrongly).
 
+Two-colouring: the grid is bipartite, so the walk is on a vertex of the goal's colour every
+second edge. As in the article's two-edge moves, the costly checks (refined bound, dominance
+table) run only there (`two_step`); the simple bound and the goal test run at every vertex.
+Probing: the search first runs with high lower bounds (see `optimize`), which prune from the start.
+
 Scores are int64 in the kernel when a magnitude bound proves they fit; otherwise the same kernel
-runs as plain Python over object arrays (exact integers, slow). The article's two-step moves by
-the grid's two-colouring are subsumed here: the goal test and bound are cheap per vertex.
+runs as plain Python over object arrays (exact integers, slow).
 """
 from __future__ import annotations
 
@@ -142,7 +148,7 @@ def _refined_bound(v, goal, s, P, PI, Z, adj_to, adj_e, deg, used, fc, posadd, m
 @njit(cache=True)
 def _dfs(adj_to, adj_e, deg, mul, add, posadd, mulk, zero, goal, d0, nw,
          tt_w, tt_v, tt_s, node_at, score_at, edge_at, dir_at, used, fc, words, st, best_walk,
-         budget, refine, tmp, stack, dead):
+         budget, refine, tmp, stack, dead, colour, two_step):
     """Resumable DFS; runs until `budget` vertices were expanded or the search is complete.
 
     st: [0] depth, [1] best score, [2] P, [3] PI, [4] count of *0, [5] vertices,
@@ -177,6 +183,7 @@ def _dfs(adj_to, adj_e, deg, mul, add, posadd, mulk, zero, goal, d0, nw,
                     st[9] += 1
                 if fc[v] < 2:
                     stop = True
+            deep = two_step == 0 or colour[v] == colour[goal]
             if not stop and have == 1:
                 if Z > 0:
                     y = s if s > 0 else 0
@@ -186,11 +193,11 @@ def _dfs(adj_to, adj_e, deg, mul, add, posadd, mulk, zero, goal, d0, nw,
                     b = y * PI if y >= 0 else y
                 if b <= best:
                     stop = True
-                elif refine != 0:
+                elif refine != 0 and deep:
                     if _refined_bound(v, goal, s, P, PI, Z, adj_to, adj_e, deg, used, fc, posadd,
                                       mulk, zero, tmp, stack, dead) <= best:
                         stop = True
-            if not stop and nw > 0:
+            if not stop and nw > 0 and deep:
                 h = int(v) * 0x9E3779B1
                 for k in range(nw):
                     h = (h ^ int(words[k])) * 0x100000001B3
@@ -289,7 +296,7 @@ class DFS:
     """
 
     def __init__(self, m: Maze, *, tt_bits: int = 20, lower_bound: int | None = None,
-                 refine: bool = True, exact_python: bool | None = None):
+                 refine: bool = True, two_step: bool = True, exact_python: bool | None = None):
         self.maze = m
         adj_to, adj_e, deg, mul, add = grid_arrays(m)
         E, n = len(m.ops), m.nodes
@@ -344,6 +351,8 @@ class DFS:
                        np.array(zero, np.int64))
         self.used, self.fc, self.words = used, fc, words
         self.refine = 1 if refine else 0
+        self.two_step = 1 if two_step else 0
+        self.colour = np.array([(v % m.width + v // m.width) & 1 for v in range(n)], np.int64)
         self.tmp = np.zeros(n, np.int64)
         self.stack = np.zeros(n + E + 1, np.int64)
         self.dead = np.zeros(max(E, 1), np.int64)
@@ -357,7 +366,7 @@ class DFS:
         self.kernel(*self.arrays, self.maze.goal, self.d0, self.nw, self.tt_w, self.tt_v,
                     self.tt_s, self.node_at, self.score_at, self.edge_at, self.dir_at, self.used,
                     self.fc, self.words, self.st, self.best_walk, budget, self.refine,
-                    self.tmp, self.stack, self.dead)
+                    self.tmp, self.stack, self.dead, self.colour, self.two_step)
         return self.done
 
     @property
@@ -419,8 +428,8 @@ def walk_score(m: Maze, walk: Walk) -> int:
     return s
 
 
-def optimize(m: Maze, *, tt_bits: int = 20, refine: bool = True, probe: bool = True,
-             growth: float = 2.0,
+def optimize(m: Maze, *, tt_bits: int = 20, refine: bool = True, two_step: bool = True,
+             probe: bool = True, growth: float = 2.0,
              chunk: int = 2_000_000, on_chunk=None) -> tuple[int | None, Walk | None, dict]:
     """(optimum, an optimal walk, stats) by the pruned DFS; (None, None, stats) if infeasible.
 
@@ -448,7 +457,7 @@ def optimize(m: Maze, *, tt_bits: int = 20, refine: bool = True, probe: bool = T
             gap = max(gap + 1, int(gap * growth))
     lows.append(F - 1)
     for low in lows:
-        s = DFS(m, tt_bits=tt_bits, lower_bound=low, refine=refine)
+        s = DFS(m, tt_bits=tt_bits, lower_bound=low, refine=refine, two_step=two_step)
         while not s.run(chunk):
             if on_chunk is not None and on_chunk(s):
                 stats["nodes"] += s.nodes
@@ -522,7 +531,7 @@ def run_dfs(m: Maze, task: Task, ctx: Context) -> Outcome:
             return Outcome(Status.INFEASIBLE, reason="goal unreachable over unused edges")
         return Outcome(Status.FEASIBLE, solutions=(w,), stats={"nodes": 0})
     o = ctx.options
-    params = {k: o[k] for k in ("tt_bits", "refine", "probe", "growth", "chunk") if k in o}
+    params = {k: o[k] for k in ("tt_bits", "refine", "two_step", "probe", "growth", "chunk") if k in o}
     seen = [0]
 
     def on_chunk(s: DFS) -> bool:
@@ -533,6 +542,7 @@ def run_dfs(m: Maze, task: Task, ctx: Context) -> Outcome:
         return ctx.expired()
 
     best, walk, st = optimize(m, tt_bits=int(o.get("tt_bits", 20)), refine=bool(o.get("refine", True)),
+                              two_step=bool(o.get("two_step", True)),
                               probe=bool(o.get("probe", True)), growth=float(o.get("growth", 2.0)),
                               chunk=int(o.get("chunk", 2_000_000)), on_chunk=on_chunk)
     stats = {"nodes": st["nodes"], "kernel": st.get("kernel"),

@@ -27,6 +27,7 @@ FAMILY = Family(
                options=(
                    Option("tt_bits", 20, "dominance table of 2^tt_bits states (vertex, used edges); 0: off"),
                    Option("refine", True, "bound over live edges (dead-end peeling) minus a parity loss"),
+                   Option("two_step", True, "refined bound and table only on the goal's colour (every 2nd edge)"),
                    Option("probe", True, "search first with high lower bounds, lowered until one succeeds"),
                    Option("growth", 2.0, "factor by which the probes' gap below the upper bound grows"),
                    Option("chunk", 2_000_000, "vertices per kernel call (progress and time-limit checks)"),
