@@ -43,7 +43,8 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     tried = []
     t0 = time.perf_counter()
     for T in horizons(inst, o):
-        plan = Plan(inst, T, o.get("no_undo", True), o.get("manhattan_bound", True)).build()
+        plan = Plan(inst, T, o.get("no_undo", True), o.get("manhattan_bound", True),
+                    o.get("parity_step", True)).build()
         if any(not g for g in plan.exactly_one):
             tried.append((T, False, 0.0))
             continue

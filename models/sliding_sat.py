@@ -10,8 +10,9 @@ Options: `no_undo` forbids m[t,a,b] & m[t+1,b,a]; `manhattan_bound` uses that ev
 the Manhattan sum by exactly ±1, so exactly (T - h0)/2 moves increase it (at most that many,
 by a cardinality constraint), and drops x[t,c,k] when c is farther than t from k's start cell or
 than T - t from its goal cell. The shortest horizon is found by raising T from the Manhattan
-bound (by 2 with `parity_step`: the blank's square colour fixes the length's parity), each
-smaller horizon proved UNSAT; optimal plans are counted by enumeration projected on m.
+bound (by 2 with `parity_step`: the blank's square colour fixes the length's parity, and the
+blank is left out of the cells of the wrong colour for each step), each smaller horizon proved
+UNSAT; optimal plans are counted by enumeration projected on m.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class Plan:
     T: int
     no_undo: bool = True
     bound: bool = True
+    parity: bool = True  # the blank only where its square colour fits the step
     nvars: int = 0
     x: dict = field(default_factory=dict)      # (t, c, k) -> var (absent: false)
     m: dict = field(default_factory=dict)      # (t, a, b) -> var
@@ -55,6 +57,8 @@ class Plan:
                     if t == 0 and inst.start[c] != k or t == T and inst.goal[c] != k:
                         continue
                     if self.bound and (dist(c, s_at[k]) > t or dist(c, g_at[k]) > T - t):
+                        continue
+                    if self.parity and k == 0 and (dist(c, s_at[0]) + t) % 2:
                         continue
                     self.x[t, c, k] = self.new()
         X = self.x.get
@@ -154,7 +158,8 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     tried = []
     t0 = time.perf_counter()
     for T in horizons(inst, o):
-        plan = Plan(inst, T, o.get("no_undo", True), o.get("manhattan_bound", True)).build()
+        plan = Plan(inst, T, o.get("no_undo", True), o.get("manhattan_bound", True),
+                    o.get("parity_step", True)).build()
         pool = _sat.IDPool(start_from=plan.nvars + 1)
         clauses = list(plan.clauses)
         for g in plan.exactly_one:

@@ -481,6 +481,15 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
             h_st[0] += pv_st[0, p]
     else:
         h_st[0] = heuristic(board, goalpos, md, rows, cols, mode, pdb, pat_of, pat_tiles, pat_len, pc)
+    # linear conflicts per row and per column, kept up to date along the path (lc_save undoes)
+    lc_row = np.zeros(rows, np.int64)
+    lc_col = np.zeros(cols, np.int64)
+    lc_save = np.zeros((bound + 1, 4), np.int64)  # line 1, line 2, their old values
+    if mode == H_LINEAR:
+        for r in range(rows):
+            lc_row[r] = _line_conflict(board, goalpos, rows, cols, r, True, seq, lis)
+        for q in range(cols):
+            lc_col[q] = _line_conflict(board, goalpos, rows, cols, q, False, seq, lis)
     nodes = 0
     found = 0
     next_bound = 1 << 30
@@ -498,6 +507,13 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
                 t = board[pb]
                 board[b] = t
                 board[pb] = 0
+                if mode == H_LINEAR:
+                    if (b // cols) != (pb // cols):
+                        lc_row[lc_save[d - 1, 0]] = lc_save[d - 1, 2]
+                        lc_row[lc_save[d - 1, 1]] = lc_save[d - 1, 3]
+                    else:
+                        lc_col[lc_save[d - 1, 0]] = lc_save[d - 1, 2]
+                        lc_col[lc_save[d - 1, 1]] = lc_save[d - 1, 3]
                 pos[t] = b
                 pos[0] = pb
             d -= 1
@@ -524,18 +540,20 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
                 if vertical:
                     l1 = c // cols
                     l2 = b // cols
+                    o1 = lc_row[l1]
+                    o2 = lc_row[l2]
                 else:
                     l1 = c % cols
                     l2 = b % cols
-                old = (_line_conflict(board, goalpos, rows, cols, l1, vertical, seq, lis)
-                       + _line_conflict(board, goalpos, rows, cols, l2, vertical, seq, lis))
+                    o1 = lc_col[l1]
+                    o2 = lc_col[l2]
                 board[b] = t
                 board[c] = 0
-                new = (_line_conflict(board, goalpos, rows, cols, l1, vertical, seq, lis)
-                       + _line_conflict(board, goalpos, rows, cols, l2, vertical, seq, lis))
+                n1 = _line_conflict(board, goalpos, rows, cols, l1, vertical, seq, lis)
+                n2 = _line_conflict(board, goalpos, rows, cols, l2, vertical, seq, lis)
                 board[c] = t
                 board[b] = 0
-                h += new - old
+                h += n1 + n2 - o1 - o2
         f = d + 1 + h
         if f > bound:
             if f < next_bound:
@@ -552,6 +570,17 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
         pos[t] = b
         pos[0] = c
         path[d] = t
+        if mode == H_LINEAR:
+            lc_save[d, 0] = l1
+            lc_save[d, 1] = l2
+            lc_save[d, 2] = o1
+            lc_save[d, 3] = o2
+            if vertical:
+                lc_row[l1] = n1
+                lc_row[l2] = n2
+            else:
+                lc_col[l1] = n1
+                lc_col[l2] = n2
         d += 1
         blank_st[d] = c
         next_st[d] = 0
