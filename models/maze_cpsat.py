@@ -14,7 +14,14 @@ additions. Segment j is an edge set y[j][e] that must be an Euler trail from p_j
 parity (odd exactly at p_j and q_j when they differ) and connectivity (a single-commodity flow
 from p_j reaching every touched vertex). Multiplication slot j (an arc of a *k edge, or none,
 inactive slots last) joins q_{j-1} to p_j. The score is S_0 = s0 + A_0, S_j = k_j*S_{j-1} + A_j.
-A solution is decoded into a walk by Hierholzer's algorithm inside each segment. This is the
+A solution is decoded into a walk by Hierholzer's algorithm inside each segment.
+
+Counting (task count) fixes the objective at the optimum and lists the walks: `time` by CP-SAT's
+enumeration projected on the arcs (every other variable follows from them); `segments` by
+repeated solves with a blocking clause on (edge sets, multiplication arcs, segment ends) — its
+flow variables are not unique, so CP-SAT's enumeration would visit each flow — and each solution
+expands into all walks it stands for (the product of every segment's Euler trails). A walk has
+exactly one segment decomposition, so the expansions are disjoint and the count is exact. This is the
 project's formulation (issue 5): measured there to prove the 5x6 instance in seconds where the
 time-indexed model did not in minutes.
 """
@@ -111,6 +118,14 @@ class TimeModel(_Base):
         for e, idx in by_edge.items():
             md.add(sum(self.x[t][i] for t in range(T) for i in idx) <= 1)
         self.objective = self.s[T]
+
+    unique_aux = True  # pos, act and s follow from the arcs: CP-SAT's enumeration is exact
+
+    def projection(self) -> list:
+        return [x for row in self.x for x in row]
+
+    def walks(self, value: Callable) -> list[Walk]:
+        return [self.decode(value)]
 
     def decode(self, value: Callable) -> Walk:
         walk = list(self.maze.walked)
@@ -209,6 +224,32 @@ class SegmentModel(_Base):
             prev = S
         self.objective = self.S[-1]
 
+    unique_aux = False  # flows are not unique: count by blocking clauses instead
+
+    def projection(self) -> list:
+        return ([y for row in self.y for y in row.values()] + [x for row in self.mx[1:] for x in row]
+                + [q for row in self.Q for q in row])
+
+    def walks(self, value: Callable) -> list[Walk]:
+        """Every walk with this solution's segments (all Euler trails of each segment)."""
+        n = self.maze.nodes
+        parts = []
+        cur = self.maze.walked[-1]
+        for j in range(self.J):
+            if j > 0:
+                arc = [(a, b) for i, (a, b, e) in enumerate(self.marcs) if value(self.mx[j][i])]
+                if arc:
+                    cur = arc[0][1]
+                    parts.append([[cur]])
+            q = next(v for v in range(n) if value(self.Q[j][v]))
+            es = [self.edges[e] for e in self.adds if value(self.y[j][e])]
+            parts.append([t[1:] for t in _euler_all(cur, q, es)])
+            cur = q
+        out = [list(self.maze.walked)]
+        for options in parts:
+            out = [w + list(t) for w in out for t in options]
+        return [tuple(w) for w in out]
+
     def _add(self, e: int) -> int:
         c, k = self.maze.ops[e]
         return k if c == "+" else -k
@@ -254,6 +295,54 @@ def _euler(p: int, q: int, edges: list[tuple[int, int]]) -> list[int]:
     return out
 
 
+def _euler_all(p: int, q: int, edges: list[tuple[int, int]]) -> list[list[int]]:
+    """Every trail from p to q using each of `edges` exactly once."""
+    adj: dict[int, list[tuple[int, int]]] = {}
+    for i, (a, b) in enumerate(edges):
+        adj.setdefault(a, []).append((b, i))
+        adj.setdefault(b, []).append((a, i))
+    used = [False] * len(edges)
+    path, out = [p], []
+
+    def go(v: int, left: int) -> None:
+        if left == 0:
+            if v == q:
+                out.append(list(path))
+            return
+        for u, i in adj.get(v, ()):
+            if not used[i]:
+                used[i] = True
+                path.append(u)
+                go(u, left - 1)
+                path.pop()
+                used[i] = False
+
+    go(p, len(edges))
+    return out
+
+
+def _block_loop(model: cp_model.CpModel, proj: list, ctx: Context):
+    """All distinct projections by repeated solves, each excluding the ones found (a clause).
+
+    For models whose auxiliary variables (flows) take many values per projection, where CP-SAT's
+    own enumeration would visit every one of them.
+    """
+    p = _cpsat.params(ctx.options)
+    projs, calls = [], 0
+    while True:
+        st, solver = _cpsat.solve(model, p, ctx)
+        calls += 1
+        if st in (Status.OPTIMAL, Status.FEASIBLE):
+            tup = tuple(solver.value(v) for v in proj)
+            projs.append(tup)
+            model.add_bool_or([~v if val else v for v, val in zip(proj, tup)])
+            ctx.progress(solutions=len(projs))
+            continue
+        status = Status.OPTIMAL if st is Status.INFEASIBLE else Status.UNKNOWN
+        return status, projs, {"solve_calls": calls, "model_size": _cpsat.model_size(model),
+                               "params": {"cpsat": p}}
+
+
 class _Stream(cp_model.CpSolverSolutionCallback):
     def __init__(self, model, ctx: Context):
         super().__init__()
@@ -266,6 +355,31 @@ class _Stream(cp_model.CpSolverSolutionCallback):
                           bound=int(self.best_objective_bound))
 
 
+def _count(build, m: Maze, best: int, ctx: Context, stats: dict, **kw: Any) -> Outcome:
+    """Every walk scoring `best`: enumerate the model's solutions with objective == best,
+    projected on the variables that define the walk (time: the arcs per step; segments: edge sets,
+    multiplication arcs and segment ends, each expanded into all its walks)."""
+    mod = build(m, **kw)
+    mod.model.add(mod.objective == best)
+    proj = mod.projection()
+    if mod.unique_aux:
+        st, projs, est = _cpsat.enumerate_projected(mod.model, proj, ctx.options, ctx)
+    else:
+        st, projs, est = _block_loop(mod.model, proj, ctx)
+    stats.update({k: v for k, v in est.items() if k != "params"})
+    stats["params"]["cpsat_enumerate"] = est["params"]["cpsat"]
+    walks = []
+    for tup in projs:
+        vals = dict(zip((v.index for v in proj), tup))
+        walks += mod.walks(lambda var: vals[var.index])
+    stats["projected_solutions"] = len(projs)
+    if st is Status.OPTIMAL:
+        return Outcome(Status.OPTIMAL, objective=best, count=len(walks), solutions=tuple(walks),
+                       stats=stats)
+    return Outcome(Status.UNKNOWN, objective=best, solutions=tuple(walks), stats=stats,
+                   reason="enumeration stopped by the limit")
+
+
 def _run(build, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcome:
     mod = build(m, **kw)
     p = _cpsat.params(ctx.options)
@@ -273,7 +387,7 @@ def _run(build, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcome:
     if mod.too_big():
         return Outcome(Status.UNKNOWN, stats=stats, reason="scores may exceed CP-SAT's integer range")
     stats["model_size"] = _cpsat.model_size(mod.model)
-    if task is Task.OPTIMIZE:
+    if task in (Task.OPTIMIZE, Task.COUNT):
         mod.model.maximize(mod.objective)
     st, solver = _cpsat.solve(mod.model, p, ctx, _Stream(mod, ctx) if task is Task.OPTIMIZE else None)
     stats.update(branches=solver.num_branches, conflicts=solver.num_conflicts,
@@ -282,8 +396,13 @@ def _run(build, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcome:
         walk = mod.decode(solver.value)
         if task is Task.FEASIBLE:
             return Outcome(Status.FEASIBLE, solutions=(walk,), stats=stats)
+        if task is Task.COUNT:
+            if st is not Status.OPTIMAL:
+                return Outcome(Status.UNKNOWN, solutions=(walk,), stats=stats, reason="optimum not proved")
+            return _count(build, m, int(solver.objective_value), ctx, stats, **kw)
         return Outcome(st, objective=int(solver.objective_value), solutions=(walk,), stats=stats)
-    return Outcome(st, stats=stats, reason="no trail reaches the goal" if st is Status.INFEASIBLE else None)
+    return Outcome(st, count=0 if st is Status.INFEASIBLE and task is Task.COUNT else None, stats=stats,
+                   reason="no trail reaches the goal" if st is Status.INFEASIBLE else None)
 
 
 def run_time(m: Maze, task: Task, ctx: Context) -> Outcome:

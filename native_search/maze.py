@@ -23,6 +23,10 @@ second edge. As in the article's two-edge moves, the costly checks (refined boun
 table) run only there (`two_step`); the simple bound and the goal test run at every vertex.
 Probing: the search first runs with high lower bounds (see `optimize`), which prune from the start.
 
+Counting (task count): after the optimum is known, the same kernel in counting mode stores every
+walk scoring exactly the optimum; bounds prune only strictly below it and the dominance table is
+off (it would drop walks that tie). `trails`/`brute` are the unpruned oracle.
+
 Scores are int64 in the kernel when a magnitude bound proves they fit; otherwise the same kernel
 runs as plain Python over object arrays (exact integers, slow).
 """
@@ -148,12 +152,14 @@ def _refined_bound(v, goal, s, P, PI, Z, adj_to, adj_e, deg, used, fc, posadd, m
 @njit(cache=True)
 def _dfs(adj_to, adj_e, deg, mul, add, posadd, mulk, zero, goal, d0, nw,
          tt_w, tt_v, tt_s, node_at, score_at, edge_at, dir_at, used, fc, words, st, best_walk,
-         budget, refine, tmp, stack, dead, colour, two_step):
+         budget, refine, tmp, stack, dead, colour, two_step, counting, out, out_len):
     """Resumable DFS; runs until `budget` vertices were expanded or the search is complete.
 
     st: [0] depth, [1] best score, [2] P, [3] PI, [4] count of *0, [5] vertices,
-    [6] best walk length, [7] have a best (or a lower bound), [8] done, [9] improvements.
-    Depths 0..d0 hold the pre-walked path.
+    [6] best walk length, [7] have a best (or a lower bound), [8] done, [9] improvements,
+    [10] walks counted, [11] walks waiting in `out`. Depths 0..d0 hold the pre-walked path.
+    Counting mode: every walk scoring exactly st[1] is stored in `out` (the run pauses when it is
+    full), bounds prune only below st[1], and the dominance table must be off (nw = 0).
     """
     d = st[0]
     best = st[1]
@@ -164,7 +170,7 @@ def _dfs(adj_to, adj_e, deg, mul, add, posadd, mulk, zero, goal, d0, nw,
     tmask = tt_v.shape[0] - 1
     count = 0
     while d >= d0:
-        if count >= budget:
+        if count >= budget or (counting != 0 and st[11] >= out.shape[0]):
             break
         v = node_at[d]
         s = score_at[d]
@@ -174,7 +180,15 @@ def _dfs(adj_to, adj_e, deg, mul, add, posadd, mulk, zero, goal, d0, nw,
             i = 0
             stop = False
             if v == goal:
-                if have == 0 or s > best:
+                if counting != 0:
+                    if s == best:
+                        f = st[11]
+                        for k in range(d + 1):
+                            out[f, k] = node_at[k]
+                        out_len[f] = d + 1
+                        st[11] = f + 1
+                        st[10] += 1
+                elif have == 0 or s > best:
                     best = s
                     have = 1
                     for k in range(d + 1):
@@ -191,11 +205,12 @@ def _dfs(adj_to, adj_e, deg, mul, add, posadd, mulk, zero, goal, d0, nw,
                 else:
                     y = s + P
                     b = y * PI if y >= 0 else y
-                if b <= best:
+                if b < best or (b == best and counting == 0):
                     stop = True
                 elif refine != 0 and deep:
-                    if _refined_bound(v, goal, s, P, PI, Z, adj_to, adj_e, deg, used, fc, posadd,
-                                      mulk, zero, tmp, stack, dead) <= best:
+                    rb = _refined_bound(v, goal, s, P, PI, Z, adj_to, adj_e, deg, used, fc, posadd,
+                                        mulk, zero, tmp, stack, dead)
+                    if rb < best or (rb == best and counting == 0):
                         stop = True
             if not stop and nw > 0 and deep:
                 h = int(v) * 0x9E3779B1
@@ -296,7 +311,8 @@ class DFS:
     """
 
     def __init__(self, m: Maze, *, tt_bits: int = 20, lower_bound: int | None = None,
-                 refine: bool = True, two_step: bool = True, exact_python: bool | None = None):
+                 refine: bool = True, two_step: bool = True, exact_python: bool | None = None,
+                 count: int | None = None, buffer: int = 4096):
         self.maze = m
         adj_to, adj_e, deg, mul, add = grid_arrays(m)
         E, n = len(m.ops), m.nodes
@@ -327,7 +343,7 @@ class DFS:
         D = len(walked) + E + 1
         self.d0 = len(walked) - 1
         nw = (E + WORD - 1) // WORD
-        if tt_bits <= 0 or nw > MAX_WORDS:
+        if tt_bits <= 0 or nw > MAX_WORDS or count is not None:
             nw, tt_bits = 0, 0
         self.nw = nw
         size = 1 << tt_bits
@@ -341,11 +357,16 @@ class DFS:
         self.edge_at = np.full(D, -1, np.int64)
         self.dir_at = np.zeros(D, np.int64)
         self.dir_at[self.d0] = -1
-        self.st = np.zeros(10, dtype=dt)
+        self.st = np.zeros(12, dtype=dt)
         self.st[0] = self.d0
         self.st[2], self.st[3], self.st[4] = P, PI, Z
         if lower_bound is not None:
             self.st[1], self.st[7] = lower_bound, 1
+        self.counting = 0 if count is None else 1
+        if count is not None:
+            self.st[1], self.st[7] = count, 1
+        self.out = np.zeros((buffer if count is not None else 1, D), np.int64)
+        self.out_len = np.zeros(self.out.shape[0], np.int64)
         self.best_walk = np.zeros(D, np.int64)
         self.arrays = (adj_to, adj_e, deg, arr(mul), arr(add), arr(posadd), arr(mulk),
                        np.array(zero, np.int64))
@@ -366,8 +387,20 @@ class DFS:
         self.kernel(*self.arrays, self.maze.goal, self.d0, self.nw, self.tt_w, self.tt_v,
                     self.tt_s, self.node_at, self.score_at, self.edge_at, self.dir_at, self.used,
                     self.fc, self.words, self.st, self.best_walk, budget, self.refine,
-                    self.tmp, self.stack, self.dead, self.colour, self.two_step)
+                    self.tmp, self.stack, self.dead, self.colour, self.two_step, self.counting,
+                    self.out, self.out_len)
         return self.done
+
+    def drain(self) -> list[Walk]:
+        """The walks stored by a counting run since the last drain."""
+        f = int(self.st[11])
+        walks = [tuple(int(x) for x in self.out[i, :self.out_len[i]]) for i in range(f)]
+        self.st[11] = 0
+        return walks
+
+    @property
+    def counted(self) -> int:
+        return int(self.st[10])
 
     @property
     def done(self) -> bool:
@@ -531,6 +564,8 @@ def run_dfs(m: Maze, task: Task, ctx: Context) -> Outcome:
             return Outcome(Status.INFEASIBLE, reason="goal unreachable over unused edges")
         return Outcome(Status.FEASIBLE, solutions=(w,), stats={"nodes": 0})
     o = ctx.options
+    if task is Task.COUNT:
+        return _count(m, ctx)
     params = {k: o[k] for k in ("tt_bits", "refine", "two_step", "probe", "growth", "chunk") if k in o}
     seen = [0]
 
@@ -555,25 +590,61 @@ def run_dfs(m: Maze, task: Task, ctx: Context) -> Outcome:
     return Outcome(status, objective=best, solutions=(walk,), stats=stats)
 
 
+def count_optimal(m: Maze, best: int, *, refine: bool = True, two_step: bool = True,
+                  on_chunk=None, chunk: int = 2_000_000) -> tuple[list[Walk], bool, int]:
+    """(every walk scoring `best`, complete?, vertices): the DFS in counting mode."""
+    s = DFS(m, count=best, refine=refine, two_step=two_step)
+    walks: list[Walk] = []
+    while True:
+        fin = s.run(chunk)
+        walks += s.drain()
+        if fin:
+            return walks, True, s.nodes
+        if on_chunk is not None and on_chunk(s):
+            return walks, False, s.nodes
+
+
+def _count(m: Maze, ctx: Context) -> Outcome:
+    """Task count: the optimum by `optimize`, then every walk reaching it (no dominance table:
+    it would drop walks that tie)."""
+    o = ctx.options
+    kw = dict(refine=bool(o.get("refine", True)), two_step=bool(o.get("two_step", True)))
+    stop = lambda s: (ctx.progress(nodes=s.nodes, counted=s.counted), ctx.expired())[1]  # noqa: E731
+    best, walk, st = optimize(m, tt_bits=int(o.get("tt_bits", 20)), on_chunk=stop, **kw)
+    stats = {"nodes": st["nodes"], "params": dict(o)}
+    if walk is None:
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, reason="no trail reaches the goal")
+    if not st.get("complete"):
+        return Outcome(Status.UNKNOWN, stats=stats, solutions=(walk,), reason="optimum not proved")
+    walks, complete, nodes = count_optimal(m, best, on_chunk=stop, **kw)
+    stats["count_nodes"] = nodes
+    if not complete:
+        return Outcome(Status.UNKNOWN, objective=best, solutions=tuple(walks), stats=stats,
+                       reason="counting stopped by the limit")
+    return Outcome(Status.OPTIMAL, objective=best, count=len(walks), solutions=tuple(walks), stats=stats)
+
+
 def run_brute(m: Maze, task: Task, ctx: Context) -> Outcome:
     """Engine native:brute: every trail, no pruning (tiny grids only)."""
     limit = int(ctx.options.get("max_trails", 10_000_000))
     n = 0
-    best = walk = None
+    best, walks = None, []
     for w, s in trails(m):
         n += 1
         if best is None or s > best:
-            best, walk = s, w
+            best, walks = s, [w]
             if task is Task.FEASIBLE:
                 break
+        elif s == best and task is Task.COUNT:
+            walks.append(w)
         if n % 100_000 == 0:
             ctx.progress(trails=n, best=best)
         if n >= limit or (n % 10_000 == 0 and ctx.expired()):
-            return Outcome(Status.FEASIBLE if walk else Status.UNKNOWN, objective=best,
-                           solutions=(walk,) if walk else (), stats={"trails": n},
+            return Outcome(Status.FEASIBLE if walks else Status.UNKNOWN, objective=best,
+                           solutions=tuple(walks[:1]), stats={"trails": n},
                            reason="trail limit" if n >= limit else "time limit")
     stats = {"trails": n, "nodes": n}
-    if walk is None:
-        return Outcome(Status.INFEASIBLE, stats=stats, reason="no trail reaches the goal")
+    if not walks:
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, reason="no trail reaches the goal")
     status = Status.FEASIBLE if task is Task.FEASIBLE else Status.OPTIMAL
-    return Outcome(status, objective=best, solutions=(walk,), stats=stats)
+    return Outcome(status, objective=best, count=len(walks), solutions=tuple(walks), stats=stats)

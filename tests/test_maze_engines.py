@@ -26,10 +26,13 @@ def _maze(W, H, ops, start, goal, prefix=()):
     return M.Maze("t", W, H, ops, start, goal, tuple(prefix))
 
 
-def _agree(m, engines=("native:dfs", "native:brute", "cpsat:time", "cpsat:segments"), **kw):
-    """Every engine's checked result; asserts they all prove the same optimum and returns it."""
-    res = {e: solve(MAZE, m, e, Task.OPTIMIZE, isolate=False, **kw) for e in engines}
-    got = {e: (r.status, r.objective) for e, r in res.items()}
+def _agree(m, engines=("native:dfs", "native:brute", "cpsat:time", "cpsat:segments"),
+           task=Task.OPTIMIZE, **kw):
+    """Every engine's checked result; asserts they all prove the same optimum (and count) and
+    returns it."""
+    res = {e: solve(MAZE, m, e, task, isolate=False, **kw) for e in engines}
+    got = {e: (r.status, r.objective) + ((r.count,) if task is Task.COUNT else ())
+           for e, r in res.items()}
     assert len(set(got.values())) == 1, (got, {e: r.reason for e, r in res.items()})
     return next(iter(got.values()))
 
@@ -48,6 +51,20 @@ def test_all_engines_agree_on_samples(name):
     m = M.catalogue()[name]()
     engines = ("native:dfs", "cpsat:time", "cpsat:segments") + (("native:brute",) if name == "sample1" else ())
     assert _agree(m, engines) == (Status.OPTIMAL, OPTIMA[name])
+
+
+@pytest.mark.parametrize("name,count", [("sample1", 1), ("sample2", 2)])
+def test_count_optimal_walks_all_engines(name, count):
+    """Every walk reaching the optimum, counted exactly by all four engines (each one checked)."""
+    m = M.catalogue()[name]()
+    assert _agree(m, task=Task.COUNT) == (Status.OPTIMAL, OPTIMA[name], count)
+
+
+def test_count_11_56_native_and_segments():
+    """11_56 has 1792 optimal walks: one segment solution (edge sets) expands to all of them."""
+    m = M.catalogue()["11_56"]()
+    assert _agree(m, ("native:dfs", "cpsat:segments"), task=Task.COUNT,
+                  time_limit=120) == (Status.OPTIMAL, 452, 1792)
 
 
 def test_segments_proves_11_56():
@@ -216,3 +233,11 @@ def test_native_dfs_equals_brute_force(m):
 def test_cpsat_models_equal_native(m):
     _agree(m, ("native:dfs", "native:brute", "cpsat:time", "cpsat:segments"), time_limit=60,
            precheck=False)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny_mazes(max_nodes=6))
+def test_counts_equal_on_random_mazes(m):
+    """Exact counts of optimal walks: native counting DFS, brute force and both models agree."""
+    _agree(m, ("native:dfs", "native:brute", "cpsat:time", "cpsat:segments"), task=Task.COUNT,
+           time_limit=60, precheck=False)

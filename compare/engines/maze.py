@@ -7,7 +7,7 @@ from puzzles.core import Task
 
 from ..registry import CPSAT_OPTIONS, Engine, Family, Option
 
-TASKS = (Task.OPTIMIZE, Task.FEASIBLE)
+TASKS = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 
 
 def _cpsat_options(**defaults) -> tuple[Option, ...]:
