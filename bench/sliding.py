@@ -98,7 +98,7 @@ def bench_models(limit: float) -> bool:
     fam = family("sliding")
     cat = catalogue()
     names = ["8-hardest", "8-hardest-2", "15-easy-20", "15-easy-26", "15-easy-30", "15-easy-36",
-             "15-easy-40"]
+             "15-easy-40", "korf-055"]
     print(f"\n## models: time to prove the optimum (limit {limit:.0f} s each)")
     print(f"{'instance':<14} {'opt':>4} {'engine':<9} {'status':<8} {'len':>4} {'seconds':>8}  horizons (T, sat, s)")
     ok = True

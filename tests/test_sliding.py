@@ -335,3 +335,12 @@ def test_wider_boards_agree(rows, cols, seed, engines):
         got.add((r.objective, r.count))
     assert len(got) == 1, got
     assert manhattan(inst) <= next(iter(got))[0] <= 24 and next(iter(got))[0] >= 22
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["15-easy-30", "15-easy-36", "15-easy-40"])
+@pytest.mark.parametrize("engine", ["sat", "cpsat"])
+def test_models_on_harder_15_puzzles(engine, name):
+    inst = catalogue()[name]()
+    r = solve(FAM, inst, engine, "optimize", time_limit=300)
+    assert r.status is Status.OPTIMAL and r.objective == inst.optimal
