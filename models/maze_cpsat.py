@@ -351,8 +351,8 @@ class _Stream(cp_model.CpSolverSolutionCallback):
     def on_solution_callback(self) -> None:
         self.n += 1
         self.ctx.found(self.m.decode(self.value))
-        self.ctx.progress(solutions=self.n, objective=int(self.objective_value),
-                          bound=int(self.best_objective_bound))
+        self.ctx.progress(solutions=self.n, objective=round(self.objective_value),
+                          bound=round(self.best_objective_bound))
 
 
 def _count(build, m: Maze, best: int, ctx: Context, stats: dict, **kw: Any) -> Outcome:
@@ -399,8 +399,8 @@ def _run(build, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcome:
         if task is Task.COUNT:
             if st is not Status.OPTIMAL:
                 return Outcome(Status.UNKNOWN, solutions=(walk,), stats=stats, reason="optimum not proved")
-            return _count(build, m, int(solver.objective_value), ctx, stats, **kw)
-        return Outcome(st, objective=int(solver.objective_value), solutions=(walk,), stats=stats)
+            return _count(build, m, solver.value(mod.objective), ctx, stats, **kw)
+        return Outcome(st, objective=solver.value(mod.objective), solutions=(walk,), stats=stats)
     return Outcome(st, count=0 if st is Status.INFEASIBLE and task is Task.COUNT else None, stats=stats,
                    reason="no trail reaches the goal" if st is Status.INFEASIBLE else None)
 

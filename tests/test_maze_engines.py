@@ -118,6 +118,14 @@ def test_optimal_walk_uses_every_edge():
     assert len(r.solutions[0]) == 8
 
 
+def test_objective_read_exactly_not_through_a_float():
+    """Found by fuzzing: CP-SAT reported 0.9999999999999998 for the optimum 1 of this maze; the
+    objective must come from the integer variable, not int(float)."""
+    m = _maze(2, 2, "-4 -2 *1 +1", 1, 3)
+    assert _agree(m) == (Status.OPTIMAL, 1)
+    assert _agree(m, task=Task.COUNT) == (Status.OPTIMAL, 1, 1)
+
+
 def test_single_node_and_single_row():
     assert _agree(M.Maze("one", 1, 1, (), 0, 0)) == (Status.OPTIMAL, 1)
     assert _agree(_maze(4, 1, "+2 *3 -1", 0, 3)) == (Status.OPTIMAL, 8)
