@@ -7,8 +7,8 @@ For every board and mode (all tilings / up to symmetry) it times each engine thr
 (forked worker, hard time limit, every solution checked) and, in the same run, the peers
 `xcover` (covers()) and `exact_cover` (get_solution_count) on the same exact-cover matrix (one
 row per placement: its cells plus its piece). Up to symmetry, the peers get the same
-decomposition as the native search (X on each kept placement of the symmetry-breaking plan, …),
-so all columns count orbits the same way. A peer that is not installed is reported as such
+symmetry-breaking plan (one sub-problem per plan node: X restricted to one placement per orbit,
+…), so all columns count orbits the same way. A peer that is not installed is reported as such
 (`pip install 'puzzlesat[bench]'`). Peers run in this process without a time limit.
 """
 from __future__ import annotations
@@ -23,7 +23,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from compare.registry import family  # noqa: E402
 from compare.runner import solve  # noqa: E402
-from native_search.pentomino import branches  # noqa: E402
 from puzzles import pentomino as P  # noqa: E402
 
 SPEC = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20": (8, 2),
@@ -31,20 +30,26 @@ SPEC = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20":
 
 
 def matrices(inst, up: bool):
-    """Exact-cover option lists, one list per independent sub-problem (see module docstring)."""
+    """Exact-cover option lists, one per sub-problem: the whole board, or (up to symmetry) one per
+    node of the symmetry-breaking plan — its fixed placements removed, its piece restricted to the
+    node's kept placements — so the peers count orbits exactly as our engines do."""
     pls = P.placements(inst)
+
+    def options(fixed, allowed):
+        covered = {c for i in fixed for c in pls[i].cells}
+        used = {pls[i].piece for i in fixed}
+        return [[f"piece{p.piece}"] + [f"{r},{c}" for r, c in p.cells]
+                for i, p in enumerate(pls)
+                if p.piece not in used and covered.isdisjoint(p.cells)
+                and (p.piece not in allowed or i in allowed[p.piece])]
+    if not up:
+        return [(options((), {}), False)]
     out = []
-    for br in branches(inst, up, True):
-        covered = {c for i in br.fixed for c in pls[i].cells}
-        used = {pls[i].piece for i in br.fixed}
-        opts = []
-        for i, p in enumerate(pls):
-            if p.piece in used or not covered.isdisjoint(p.cells):
-                continue
-            if p.piece in br.allowed and i not in br.allowed[p.piece]:
-                continue
-            opts.append([f"piece{p.piece}"] + [f"{r},{c}" for r, c in p.cells])
-        out.append((opts, br.dedup))
+    for node in P.symmetry_plan(inst).nodes():
+        if node.piece < 0:
+            out.append((options(node.fixed, {}), node.residual > 1))
+        elif node.free:
+            out.append((options(node.fixed, {node.piece: set(node.free)}), False))
     return out
 
 

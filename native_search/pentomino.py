@@ -256,7 +256,7 @@ def branches(inst: Tiling, up_to_symmetry: bool, symmetry_breaking: bool) -> lis
 
 
 def _run_branch(inst: Tiling, br: Branch, order: dict, scan_len: int, stats: dict,
-                progress: Callable[..., None] | None) -> Iterator[Solution]:
+                progress: Callable[..., None] | None, want: int | None = None) -> Iterator[Solution]:
     pls = placements(inst)
     ncells = len(order)
     nwords = (ncells + 63) // 64
@@ -305,7 +305,7 @@ def _run_branch(inst: Tiling, br: Branch, order: dict, scan_len: int, stats: dic
     pos_st = np.zeros(depth_max, dtype=np.int64)
     end_st = np.zeros(depth_max, dtype=np.int64)
     pl_st = np.zeros(depth_max, dtype=np.int64)
-    out = np.zeros((_CHUNK_SOLUTIONS, depth_max), dtype=np.int64)
+    out = np.zeros((min(_CHUNK_SOLUTIONS, want or _CHUNK_SOLUTIONS), depth_max), dtype=np.int64)
     if nwords == 1:
         m1 = np.ascontiguousarray(masks[:, 0])
         bstart, bent, bskip = _buckets(m1, start, piece_of, ncells, _KBITS)
@@ -357,7 +357,8 @@ def tilings(inst: Tiling, *, up_to_symmetry: bool = False, symmetry_breaking: bo
     seen: set = set()
     n = 0
     for br in brs:
-        for sol in _run_branch(inst, br, order, scan_len, stats, progress):
+        for sol in _run_branch(inst, br, order, scan_len, stats, progress,
+                               None if limit is None else limit - n):
             if br.dedup:
                 key = canonical(inst, sol)
                 if key in seen:
