@@ -32,6 +32,7 @@ from puzzles.core import Context, InputError, Outcome, Status, Task
 from puzzles.sliding import Sliding, infeasible_reason
 
 BFS_MAX_CELLS = 12
+FARTHEST_SHOWN = 50  # farthest positions listed in the stats of an exhausting BFS
 BIDIR_MAX_CELLS = 16
 UNSEEN = 255
 
@@ -208,11 +209,20 @@ class RankSpace:
         return out
 
 
-def bfs(inst: Sliding, count: bool = False, progress=None) -> tuple[Status, list, dict, str | None]:
-    """Shortest solution(s) by BFS from the start; INFEASIBLE proved by exhausting its component."""
+def bfs(inst: Sliding, count: bool = False, progress=None,
+        exhaust: bool = False) -> tuple[Status, list, dict, str | None]:
+    """Shortest solution(s) by BFS from the start; INFEASIBLE proved by exhausting its component.
+
+    With `exhaust`, the BFS goes on over every position reachable from the start, and the stats
+    hold the distance histogram, the radius (the start's eccentricity) and the farthest positions.
+    """
     sp = RankSpace(inst.rows, inst.cols)
-    sizes = sp.run(inst.start, stop=inst.goal, progress=progress)
+    sizes = sp.run(inst.start, stop=None if exhaust else inst.goal, progress=progress)
     stats = {"nodes": sum(sizes), "layers": sizes}
+    if exhaust:
+        far = sp.layer(len(sizes) - 1)
+        stats.update({"positions": sum(sizes), "radius": len(sizes) - 1, "farthest_count": len(far),
+                      "farthest": [list(p) for p in far[:FARTHEST_SHOWN]]})
     if sp.dist[sp.rank(inst.goal)] == UNSEEN:
         return (Status.INFEASIBLE, [], stats,
                 f"exhaustive BFS: the {sum(sizes)} positions reachable from the start exclude the goal")
@@ -746,7 +756,8 @@ def _outcome(task: Task, result) -> Outcome:
 
 def run_bfs(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     """native:bfs — breadth-first search over the whole rank table (boards of <= 12 cells)."""
-    return _outcome(task, bfs(inst, task is Task.COUNT, progress=ctx.progress))
+    return _outcome(task, bfs(inst, task is Task.COUNT, progress=ctx.progress,
+                              exhaust=bool(ctx.options.get("exhaust", False))))
 
 
 def run_bidir(inst: Sliding, task: Task, ctx: Context) -> Outcome:

@@ -344,3 +344,10 @@ def test_models_on_harder_15_puzzles(engine, name):
     inst = catalogue()[name]()
     r = solve(FAM, inst, engine, "optimize", time_limit=300)
     assert r.status is Status.OPTIMAL and r.objective == inst.optimal
+
+
+def test_solve_with_exhaust_explores_the_8_puzzle():
+    r = solve(FAM, catalogue()["8-goal"](), "native:bfs", "optimize", options={"exhaust": True})
+    assert r.status is Status.OPTIMAL and r.objective == 0
+    assert (r.stats["positions"], r.stats["radius"], r.stats["farthest_count"]) == (181440, 31, 2)
+    assert sorted(map(tuple, r.stats["farthest"])) == sorted([HARDEST, HARDEST_2])

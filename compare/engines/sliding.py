@@ -32,7 +32,9 @@ FAMILY = Family(
             Option("pdb", "663", "4x4 pattern-database partition (built once, cached on disk); none: "
                    "Manhattan + linear conflicts", ("663", "555", "none")),
         ), "IDA*: Manhattan + linear conflicts, additive pattern databases on 4x4", aliases=("native",)),
-        Engine("native:bfs", "native_search.sliding:run_bfs", ALL, (),
+        Engine("native:bfs", "native_search.sliding:run_bfs", ALL, (
+            Option("exhaust", False, "search every position reachable from the start; the stats "
+                   "get the distance histogram (layers), radius and farthest positions"),),
                "breadth-first search over a byte per arrangement (<= 12 cells); counts by layers"),
         Engine("native:bidir", "native_search.sliding:run_bidir", ALL, (),
                "bidirectional BFS over sorted layers of packed boards (<= 16 cells)"),
