@@ -334,8 +334,12 @@ def _paths(layers: list[np.ndarray], s: int, n: int, nbr, nnbr, limit) -> list[t
     return out
 
 
-def bidir(inst: Sliding, count: bool = False, progress=None) -> tuple[Status, list, dict, str | None]:
-    """Shortest solution(s) by bidirectional BFS, expanding the smaller frontier first."""
+def bidir(inst: Sliding, count: bool = False, progress=None,
+          memory_mb: int = 2000) -> tuple[Status, list, dict, str | None]:
+    """Shortest solution(s) by bidirectional BFS, expanding the smaller frontier first.
+
+    Every layer is kept (8 bytes a position) to rebuild the paths; when the next expansion would
+    pass `memory_mb`, the search stops with UNKNOWN (never a wrong proof)."""
     n = inst.cells
     if n > BIDIR_MAX_CELLS:
         raise InputError(f"native:bidir packs boards in 64 bits: at most {BIDIR_MAX_CELLS} cells, "
@@ -353,6 +357,12 @@ def bidir(inst: Sliding, count: bool = False, progress=None) -> tuple[Status, li
         if meet.size:
             break
         side = fw if fw[-1].size <= bw[-1].size else bw
+        need = 8 * (nodes + 10 * int(side[-1].size))  # kept layers + successors, sorted copy
+        if need > memory_mb * 1_000_000:
+            return (Status.UNKNOWN, [], {"nodes": nodes, "forward_layers": [int(x.size) for x in fw],
+                                         "backward_layers": [int(x.size) for x in bw]},
+                    f"memory budget: the next layer would need about {need // 1_000_000} MB "
+                    f"(memory_mb={memory_mb})")
         nxt = _next_layer(side[-1], side[-2] if len(side) > 1 else empty, n, nbr, nnbr)
         if nxt.size == 0:  # cannot happen for a solvable start; kept as an exhaustion proof
             return (Status.INFEASIBLE, [], {"nodes": nodes},
@@ -762,7 +772,8 @@ def run_bfs(inst: Sliding, task: Task, ctx: Context) -> Outcome:
 
 def run_bidir(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     """native:bidir — bidirectional BFS over packed boards (<= 16 cells)."""
-    return _outcome(task, bidir(inst, task is Task.COUNT, progress=ctx.progress))
+    return _outcome(task, bidir(inst, task is Task.COUNT, progress=ctx.progress,
+                                memory_mb=int(ctx.options.get("memory_mb", 2000))))
 
 
 def run_iddfs(inst: Sliding, task: Task, ctx: Context) -> Outcome:

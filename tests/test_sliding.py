@@ -351,3 +351,8 @@ def test_solve_with_exhaust_explores_the_8_puzzle():
     assert r.status is Status.OPTIMAL and r.objective == 0
     assert (r.stats["positions"], r.stats["radius"], r.stats["farthest_count"]) == (181440, 31, 2)
     assert sorted(map(tuple, r.stats["farthest"])) == sorted([HARDEST, HARDEST_2])
+
+
+def test_bidir_memory_budget_gives_unknown():
+    r = solve(FAM, catalogue()["korf-001"](), "native:bidir", "optimize", options={"memory_mb": 5})
+    assert r.status is Status.UNKNOWN and "memory budget" in r.reason

@@ -36,7 +36,8 @@ FAMILY = Family(
             Option("exhaust", False, "search every position reachable from the start; the stats "
                    "get the distance histogram (layers), radius and farthest positions"),),
                "breadth-first search over a byte per arrangement (<= 12 cells); counts by layers"),
-        Engine("native:bidir", "native_search.sliding:run_bidir", ALL, (),
+        Engine("native:bidir", "native_search.sliding:run_bidir", ALL, (
+            Option("memory_mb", 2000, "stop with UNKNOWN before the kept layers pass this size"),),
                "bidirectional BFS over sorted layers of packed boards (<= 16 cells)"),
         Engine("native:iddfs", "native_search.sliding:run_iddfs", ALL, (),
                "plain iterative deepening without immediate undo, depth step 2"),
