@@ -16,6 +16,7 @@ tiling of each canonical form.
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterator
@@ -195,35 +196,47 @@ def _prune_masks(inst: Tiling, order: dict, scan_len: int):
     return full, nl, nf, (scan_len if ok else 0)
 
 
+@numba.njit(cache=True)
+def _bucket_fill(m1, start, piece_of, ncells, kbits, bstart, bent, bskip):  # pragma: no cover
+    """Fill bucket (cell << kbits | pattern) with the placements filed under the cell that avoid
+    the pattern (the occupancy of the next kbits cells); returns the number of entries. Called
+    once with empty `bent` (sizes only: bstart gets the counts), then to fill."""
+    npat = 1 << kbits
+    at = 0
+    for c in range(ncells):
+        for pat in range(npat):
+            bstart[c * npat + pat] = at
+            for j in range(start[c], start[c + 1]):
+                sh = m1[j] >> np.uint64(c + 1) if c < 63 else np.uint64(0)
+                if sh & np.uint64(pat) == 0:
+                    if at < bent.shape[0]:
+                        bent[at] = j
+                    at += 1
+    bstart[ncells * npat] = at
+    # skip links: past the run of one piece inside one bucket
+    n = min(at, bent.shape[0])
+    for b in range(ncells * npat):
+        hi = min(bstart[b + 1], n)
+        i = hi - 1
+        while i >= bstart[b]:
+            if i + 1 < hi and piece_of[bent[i + 1]] == piece_of[bent[i]]:
+                bskip[i] = bskip[i + 1]
+            else:
+                bskip[i] = i + 1
+            i -= 1
+    return at
+
+
 def _buckets(m1: np.ndarray, start: np.ndarray, piece_of: np.ndarray, ncells: int, kbits: int):
     """For each (cell, occupancy pattern of the next kbits cells): the placements filed under the
     cell that avoid the pattern, in piece order, with skip links past each piece's run."""
-    npat = 1 << kbits
-    pats = np.arange(npat, dtype=np.uint64)
-    ents, sizes = [], np.zeros(ncells * npat, dtype=np.int64)
-    for c in range(ncells):
-        js = np.arange(start[c], start[c + 1], dtype=np.int64)
-        sh = (m1[js] >> np.uint64(c + 1)) if c < 63 else np.zeros(len(js), dtype=np.uint64)
-        ok = (sh[None, :] & pats[:, None]) == 0           # [pattern, placement]
-        for pat in range(npat):
-            sel = js[ok[pat]]
-            ents.append(sel)
-            sizes[c * npat + pat] = len(sel)
-    bent = np.concatenate(ents) if ents else np.zeros(0, dtype=np.int64)
-    bstart = np.zeros(ncells * npat + 1, dtype=np.int64)
-    np.cumsum(sizes, out=bstart[1:])
-    n = len(bent)
-    bskip = np.arange(1, n + 1, dtype=np.int64)
-    pk = piece_of[bent] if n else bent
-    # entries of one bucket are contiguous and in piece order: link each to the end of its run
-    same = np.zeros(n, dtype=bool)
-    if n > 1:
-        same[:-1] = pk[1:] == pk[:-1]
-        same[bstart[1:-1][(bstart[1:-1] > 0) & (bstart[1:-1] < n)] - 1] = False
-    for i in range(n - 2, -1, -1):
-        if same[i]:
-            bskip[i] = bskip[i + 1]
-    return bstart, bent.astype(np.int64), bskip
+    bstart = np.zeros(ncells * (1 << kbits) + 1, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    n = _bucket_fill(m1, start, piece_of, ncells, kbits, bstart, empty, empty)
+    bent = np.zeros(n, dtype=np.int64)
+    bskip = np.zeros(n, dtype=np.int64)
+    _bucket_fill(m1, start, piece_of, ncells, kbits, bstart, bent, bskip)
+    return bstart, bent, bskip
 
 
 @dataclass
@@ -255,9 +268,20 @@ def branches(inst: Tiling, up_to_symmetry: bool, symmetry_breaking: bool) -> lis
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _geometry(inst: Tiling, order_items: tuple) -> tuple[list[int], list[int]]:
+    """Per placement: its anchor (first cell in scan order) and its cells as an int bitmask."""
+    order = dict(order_items)
+    pls = placements(inst)
+    anchors = [min(order[x] for x in p.cells) for p in pls]
+    bits = [sum(1 << order[x] for x in p.cells) for p in pls]
+    return anchors, bits
+
+
 def _run_branch(inst: Tiling, br: Branch, order: dict, scan_len: int, stats: dict,
                 progress: Callable[..., None] | None, want: int | None = None) -> Iterator[Solution]:
     pls = placements(inst)
+    anchors, bits = _geometry(inst, tuple(sorted(order.items())))
     ncells = len(order)
     nwords = (ncells + 63) // 64
     counts = np.array([p.count for p in inst.pieces], dtype=np.int64)
@@ -271,12 +295,14 @@ def _run_branch(inst: Tiling, br: Branch, order: dict, scan_len: int, stats: dic
             occ[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
     fixed_sol = [pls[i].as_placement(inst) for i in br.fixed]  # cells already sorted
     table: list[tuple[int, int, int]] = []  # (anchor, piece, placement index)
+    left = counts.tolist()
+    cov = sum(1 << order[x] for x in covered)
     for i, p in enumerate(pls):
-        if counts[p.piece] <= 0 or not covered.isdisjoint(p.cells):
+        if left[p.piece] <= 0 or bits[i] & cov:
             continue
         if p.piece in br.allowed and i not in br.allowed[p.piece]:
             continue
-        table.append((min(order[x] for x in p.cells), p.piece, i))
+        table.append((anchors[i], p.piece, i))
     table.sort()
     n = len(table)
     if int(counts.sum()) == 0:
@@ -286,12 +312,12 @@ def _run_branch(inst: Tiling, br: Branch, order: dict, scan_len: int, stats: dic
     piece_of = np.zeros(max(n, 1), dtype=np.int64)
     skip = np.zeros(max(n, 1), dtype=np.int64)
     start = np.zeros(ncells + 1, dtype=np.int64)
-    for j, (a, k, i) in enumerate(table):
-        piece_of[j] = k
-        for x in pls[i].cells:
-            b = order[x]
-            masks[j, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-        start[a + 1] += 1
+    word = (1 << 64) - 1
+    if n:
+        masks[:] = np.array([[(bits[i] >> (64 * w)) & word for w in range(nwords)]
+                             for _, _, i in table], dtype=np.uint64)
+        piece_of[:] = [k for _, k, _ in table]
+        np.add.at(start, np.array([a + 1 for a, _, _ in table], dtype=np.int64), 1)
     start = np.cumsum(start).astype(np.int64)
     for j in range(n - 1, -1, -1):  # skip[j]: first entry after j's run of (anchor, piece)
         same = j + 1 < n and table[j + 1][:2] == table[j][:2]
