@@ -5,10 +5,12 @@ Run: /tmp/venv/bin/python bench/maze.py [--cpsat-limit S] [--native-limit S] [--
                                         [--skip-random] [--ablation]
 Every engine run goes through compare.runner.solve (a forked worker with a hard limit; every walk
 is replayed by the independent checker); `run s` is its wall time (the worker is forked after the
-kernels were loaded here; a cold `puzzlesat solve` adds ~1 s of numba import and cache load). For native:dfs the search alone is also timed in this process (`cpu s`,
-process time after a warm-up), comparable with the reference C++ solver's single-thread user
-time (results.json: 11_56 0.6 s, 12_57 25.5 s, 12_66 31 s, sample3 67 s). A wrong optimum or a
-disagreement prints MISMATCH and makes the exit status 1. Shared 2-core machine: wall times vary.
+kernels were loaded here; a cold `puzzlesat solve` adds ~1 s of numba import and cache load).
+For native:dfs the search alone is also timed in this process (`cpu s`, process time after a
+warm-up), comparable with the reference C++ solver's single-thread user time (results.json:
+11_56 0.6 s, 12_57 25.5 s, 12_66 31 s, sample3 67 s). `#optimal walks` is task count, natively
+(every walk checked). A wrong optimum or a disagreement prints MISMATCH and makes the exit status
+1. Shared 2-core machine: wall times vary.
 """
 from __future__ import annotations
 
@@ -64,7 +66,8 @@ def table(rows, header):
 def instances(args) -> None:
     print("\n== shipped instances (objective: ~ = FEASIBLE at the limit, ? = nothing proved)")
     print(f"{'instance':<9} {'opt':>6} {'ref C++ s':>9} | {'native cpu s':>12} {'nodes':>11} "
-          f"{'run s':>6} | {'cpsat:segments':>18} | {'cpsat:time':>18}")
+          f"{'run s':>6} | {'#optimal walks':>14} {'cpu s':>6} | {'cpsat:segments':>18} | "
+          f"{'cpsat:time':>18}")
     for name in ORDER:
         m = M.catalogue()[name]()
         opt = M.reference_optimum(m)
@@ -74,6 +77,11 @@ def instances(args) -> None:
         r = run(m, "native", args.native_limit)
         if (r.status, r.objective) != (Status.OPTIMAL, opt):
             mismatch(f"{name}: native {r.status} {r.objective} != {opt}")
+        t = time.process_time()
+        walks, complete, _ = N.count_optimal(m, opt)
+        ccpu = time.process_time() - t
+        if not complete or any(M.check(m, w) != opt for w in walks) or len(set(walks)) != len(walks):
+            mismatch(f"{name}: counted walks fail the checker or repeat")
         cells = []
         for eng in ("cpsat:segments", "cpsat:time"):
             if args.skip_cpsat:
@@ -86,7 +94,7 @@ def instances(args) -> None:
                 mismatch(f"{name}: {eng} found {c.objective} > optimum {opt}")
             cells.append(fmt(c, args.cpsat_limit))
         print(f"{name:<9} {opt:>6} {REF_USER_S[name]:>9.1f} | {cpu:>12.2f} {nodes:>11,} {r.seconds:>6.2f}"
-              f" | {cells[0]} | {cells[1]}", flush=True)
+              f" | {len(walks):>14,} {ccpu:>6.2f} | {cells[0]} | {cells[1]}", flush=True)
 
 
 def ablation() -> None:
