@@ -304,10 +304,11 @@ def test_kernels_run_as_plain_python():
 
 # ------------------------------------------------------------------ other board shapes
 
-def _walk(rows, cols, seed, length):
+def _walk(rows, cols, seed, length, goal=None):
     import random
     rng = random.Random(seed)
-    b = list(default_goal(rows, cols))
+    goal = default_goal(rows, cols) if goal is None else tuple(goal)
+    b = list(goal)
     prev = None
     for _ in range(length):  # a random walk of the blank that never steps straight back
         z = b.index(0)
@@ -317,7 +318,7 @@ def _walk(rows, cols, seed, length):
         y = rng.choice(opts)
         b[z], b[y] = b[y], 0
         prev = z
-    return Sliding(f"{rows}x{cols}", rows, cols, tuple(b), default_goal(rows, cols))
+    return Sliding(f"{rows}x{cols}", rows, cols, tuple(b), goal)
 
 
 @pytest.mark.parametrize("rows, cols, seed, engines", [
@@ -356,3 +357,23 @@ def test_solve_with_exhaust_explores_the_8_puzzle():
 def test_bidir_memory_budget_gives_unknown():
     r = solve(FAM, catalogue()["korf-001"](), "native:bidir", "optimize", options={"memory_mb": 5})
     assert r.status is Status.UNKNOWN and "memory budget" in r.reason
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_pdb_on_other_4x4_goals(seed):
+    """Any goal with the blank in a corner goes through a symmetry and a relabelling onto the
+    databases' goal; elsewhere the search falls back to linear conflicts. Both agree with bidir."""
+    import random
+    rng = random.Random(seed)
+    tiles = list(range(1, 16))
+    rng.shuffle(tiles)
+    corner = [0, 3, 12, 15][seed % 4]
+    in_corner = tuple(tiles[:corner] + [0] + tiles[corner:])
+    inside = tuple(tiles[:5] + [0] + tiles[5:])
+    for goal in (in_corner, inside):
+        inst = _walk(4, 4, seed, 26, goal)
+        ref = solve(FAM, inst, "native:bidir", "count", time_limit=60)
+        r = solve(FAM, inst, "native", "count", options={"pdb": "555"}, time_limit=60)
+        assert ref.status is Status.OPTIMAL and ref.objective >= 16
+        assert (r.status, r.objective, r.count) == (Status.OPTIMAL, ref.objective, ref.count)
+        assert r.stats["heuristic"] == ("pdb-555" if goal is in_corner else "manhattan+linear")
