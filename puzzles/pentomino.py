@@ -363,8 +363,8 @@ def describe(inst: Tiling) -> dict:
     pls = placements(inst)
     plan = symmetry_plan(inst)
     return {"kind": KIND, "name": inst.name, "cells": len(inst.cells),
-            "height": inst.height, "width": inst.width,
-            "pieces": {p.name: p.count for p in inst.pieces},
+            "box": f"{inst.height}x{inst.width}",
+            "pieces": "".join(p.name * p.count for p in inst.pieces),
             "piece_area": sum(p.size * p.count for p in inst.pieces),
             "fixed_orientations": sum(len(p.orientations) for p in inst.pieces),
             "placements": len(pls), "symmetries": len(symmetries(inst)),

@@ -385,3 +385,14 @@ def test_infeasible_reasons():
         r = solve(FAM, P.make("2x10", "\n".join(["." * 10] * 2), "XILP"), engine, "count",
                   precheck=False, time_limit=60)
         assert (r.status.value, r.count) == ("INFEASIBLE", 0), engine
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["cpsat", "sat"])
+@pytest.mark.parametrize("name", list(SPEC_COUNTS))
+def test_models_reproduce_spec_counts_slow(engine, name):
+    """Minutes each (the benchmark times them): the models on every board, all and up to symmetry."""
+    n_all, n_sym = SPEC_COUNTS[name]
+    for up, want in ((True, n_sym), (False, n_all)):
+        r = solve(FAM, inst(name), engine, "count", options={"up_to_symmetry": up}, time_limit=3600)
+        assert (r.status.value, r.count) == ("OPTIMAL", want), r.reason
