@@ -2,9 +2,11 @@
 
 - `bfs`: full breadth-first search over a compact state table (the permutation's Lehmer rank
   indexes a byte array of distances, rows*cols <= 12), layer by layer; it proves unsolvable starts
-  by exhausting the start's component and counts optimal solutions by walking the layers back.
+  by exhausting the start's component, counts optimal solutions by walking the layers back, and
+  `explore` reports a whole component (histogram, radius, farthest positions).
 - `bidir`: bidirectional BFS over sorted layers of 4-bit packed boards (rows*cols <= 16): the
-  graph is bipartite, so a layer's successors minus the previous layer is the next layer.
+  graph is bipartite, so a layer's successors minus the previous layer is the next layer; a
+  memory budget turns an outgrown search into UNKNOWN.
 - `iddfs`: plain iterative deepening, never undoing the previous move, depth stepping by 2
   (every move flips the blank's square colour, so the length parity is known).
 - `ida`: IDA* with Manhattan distance plus linear conflicts (Hansson, Mayer & Yung 1985: per line,

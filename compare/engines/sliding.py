@@ -15,9 +15,9 @@ PLAN_OPTIONS = (
     Option("no_undo", True, "forbid a move that undoes the previous one (never in an optimal plan)"),
     Option("manhattan_bound", True, "at most (T-h0)/2 moves may increase the Manhattan sum; also "
            "drops tile-in-cell facts too far from the start or the goal for the step"),
-    Option("parity_step", True, "try only horizons of the optimum's parity (step by 2) and keep the blank "
-           "off cells of the wrong colour at each step; off: every "
-           "horizon from the lower bound, odd ones proved UNSAT by the solver"),
+    Option("parity_step", True, "try only horizons of the optimum's parity (step by 2) and keep the "
+           "blank off cells of the wrong colour at each step; off: every horizon from the lower "
+           "bound, the wrong-parity ones proved UNSAT by the solver"),
     Option("max_horizon", 90, "give up (UNKNOWN) beyond this many moves"),
 )
 
