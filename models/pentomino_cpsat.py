@@ -14,6 +14,8 @@ here; `search="auto"` keeps CP-SAT's own. `symmetry_breaking` adds the plan of
 """
 from __future__ import annotations
 
+import time
+
 from ortools.sat.python import cp_model
 
 from models import _cpsat
@@ -107,6 +109,13 @@ def _extra(search: str) -> dict:
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     """Engine cpsat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
     search, and the shared CP-SAT options)."""
+    t0 = time.perf_counter()
+    out = _run(inst, task, ctx)
+    out.stats["search_seconds"] = round(time.perf_counter() - t0, 4)  # model build + solve
+    return out
+
+
+def _run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     o = ctx.options
     up = bool(o.get("up_to_symmetry", False)) and task is Task.COUNT
     brk = up and bool(o.get("symmetry_breaking", True))

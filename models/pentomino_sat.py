@@ -17,6 +17,8 @@ placements) as an assumption in turn — a cube-and-conquer split that cut the c
 """
 from __future__ import annotations
 
+import time
+
 from models import _sat
 from puzzles.core import Context, InputError, Outcome, Status, Task
 from puzzles.pentomino import Solution, Tiling, canonical, placements, symmetry_plan
@@ -85,6 +87,13 @@ def cube_literals(inst: Tiling, x: list[int], breaking: bool) -> list[int]:
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
     solver, encoding, blocking, phase, cubes)."""
+    t0 = time.perf_counter()
+    out = _run(inst, task, ctx)
+    out.stats["search_seconds"] = round(time.perf_counter() - t0, 4)  # model build + solve
+    return out
+
+
+def _run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     o = ctx.options
     up = bool(o.get("up_to_symmetry", False)) and task is Task.COUNT
     brk = up and bool(o.get("symmetry_breaking", True))
