@@ -226,6 +226,49 @@ def parse_inline(rows: int, cols: int, start, goal=None, name: str = "inline") -
     return from_toml(data, Source(name))
 
 
+# ---------------------------------------------------------------- random instances
+
+def generate(rows: int, cols: int, seed: int = 0, walk: int | None = None, name: str | None = None) -> Sliding:
+    """A random solvable position for the default goal: uniform over the solvable half (swap the
+    first two tiles when the parity is wrong), or, with `walk`, the end of a random walk of that
+    many moves that never steps straight back (so at most `walk` moves from the goal).
+
+    >>> inst = generate(3, 3, seed=1)
+    >>> solvable(inst), sorted(inst.start) == list(range(9))
+    (True, True)
+    """
+    import random
+    if rows < 2 or cols < 2 or rows * cols > MAX_CELLS:
+        raise InputError(f"a {rows}x{cols} board: rows and cols must be at least 2 and "
+                         f"rows*cols at most {MAX_CELLS}")
+    rng = random.Random(seed)
+    goal = default_goal(rows, cols)
+    if walk is None:
+        b = list(goal)
+        rng.shuffle(b)
+        if not solvable(Sliding("", rows, cols, tuple(b), goal)):
+            i, j = [k for k, t in enumerate(b) if t != 0][:2]
+            b[i], b[j] = b[j], b[i]
+    else:
+        b, prev = list(goal), None
+        for _ in range(walk):
+            z = b.index(0)
+            c = rng.choice([x for x in neighbours(rows, cols, z) if x != prev])
+            b[z], b[c] = b[c], 0
+            prev = z
+    what = f"walk{walk}" if walk is not None else "random"
+    return Sliding(name or f"{rows}x{cols}-{what}-s{seed}", rows, cols, tuple(b), goal)
+
+
+def to_toml(inst: Sliding) -> str:
+    """The instance as a TOML file that from_toml reads back."""
+    lines = ['kind = "sliding"', f'name = "{inst.name}"', f"rows = {inst.rows}", f"cols = {inst.cols}",
+             f"start = {list(inst.start)}   # row-major, 0 = blank", f"goal = {list(inst.goal)}"]
+    if inst.optimal is not None:
+        lines.append(f"optimal = {inst.optimal}")
+    return "\n".join(lines) + "\n"
+
+
 # ---------------------------------------------------------------- catalogue
 
 @cache
@@ -279,4 +322,4 @@ def catalogue() -> dict[str, Callable[[], Sliding]]:
 
 __all__ = ["KIND", "SENSE", "SUFFIXES", "Sliding", "catalogue", "from_toml", "check", "solution_json",
            "solution_key", "describe", "render", "infeasible_reason", "solvable", "manhattan",
-           "default_goal", "neighbours", "parse_inline", "korf100", "InputError"]
+           "default_goal", "neighbours", "parse_inline", "korf100", "generate", "to_toml", "InputError"]

@@ -377,3 +377,25 @@ def test_pdb_on_other_4x4_goals(seed):
         assert ref.status is Status.OPTIMAL and ref.objective >= 16
         assert (r.status, r.objective, r.count) == (Status.OPTIMAL, ref.objective, ref.count)
         assert r.stats["heuristic"] == ("pdb-555" if goal is in_corner else "manhattan+linear")
+
+
+def test_generate_round_trips_and_is_solvable(tmp_path):
+    from click.testing import CliRunner
+
+    from compare.engines.sliding import generate as gen_cmd
+    from puzzles.sliding import generate, to_toml
+    for r, c in ((2, 2), (3, 3), (2, 5), (4, 4)):
+        for seed in range(5):
+            inst = generate(r, c, seed)
+            assert solvable(inst) and sorted(inst.start) == list(range(r * c))
+    assert generate(3, 3, 7) == generate(3, 3, 7) and generate(3, 3, 7) != generate(3, 3, 8)
+    f = tmp_path / "w.toml"
+    res = CliRunner().invoke(gen_cmd, ["-r", "3", "-c", "3", "--walk", "12", "-s", "2", "-o", str(f)])
+    assert res.exit_code == 0
+    fam, inst = load_instance(str(f))
+    assert inst == generate(3, 3, 2, walk=12)
+    best, _ = oracle(3, 3, inst.start, inst.goal)
+    assert best <= 12 and best % 2 == 0  # a 12-move walk: even distance, at most 12
+    assert f.read_text() == to_toml(inst)
+    with pytest.raises(InputError):
+        generate(1, 5)

@@ -3,6 +3,7 @@ plus the `explore` and `sliding-pdb` commands (state-space histogram; pattern-da
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -46,7 +47,8 @@ FAMILY = Family(
         Engine("sat:time", "models.sliding_sat:run", ALL, (*PLAN_OPTIONS, *SAT_OPTIONS),
                "time-indexed planning in CNF (python-sat), horizon raised until SAT", aliases=("sat",)),
     ),
-    extra={"commands": ["compare.engines.sliding:explore", "compare.engines.sliding:sliding_pdb"]},
+    extra={"commands": ["compare.engines.sliding:explore", "compare.engines.sliding:sliding_pdb"],
+           "generate": "compare.engines.sliding:generate"},
 )
 
 
@@ -112,3 +114,22 @@ def sliding_pdb(partition: str, rebuild: bool) -> None:
                f"({time.perf_counter() - t0:.1f} s)")
     for i, n in enumerate(lens):
         click.echo(f"  tiles {','.join(map(str, tiles[i, :n]))}: max {int(arr[i].max())} moves")
+
+
+@click.command("sliding")
+@click.option("--rows", "-r", type=click.IntRange(2, 6), default=4, show_default=True)
+@click.option("--cols", "-c", type=click.IntRange(2, 6), default=4, show_default=True)
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="random seed")
+@click.option("--walk", type=click.IntRange(0, None), default=None,
+              help="a random walk of this many moves from the goal (default: uniform over solvable)")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write to FILE instead of stdout")
+def generate(rows, cols, seed, walk, output):
+    """A random solvable sliding-tile position as TOML (same arguments, same position)."""
+    from puzzles.sliding import generate as gen
+    from puzzles.sliding import to_toml
+    text = to_toml(gen(rows, cols, seed, walk))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
