@@ -469,11 +469,13 @@ def heuristic(board, goalpos, md, rows, cols, mode, pdb, pat_of, pat_tiles, pat_
 
 @njit(cache=True)
 def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_of, pat_tiles,
-         pat_len, pc, find_first, out, counters):
+         pat_len, pc, refl_cell, refl_tile, reflect, find_first, out, counters):
     """All move sequences of exactly `bound` moves from `board` to `goal` with f = g + h <= bound.
 
     Never undoes the previous move. Returns the number of solutions (the first out.shape[0] are
     written to `out`); counters[0] += nodes generated, counters[1] = the smallest f above bound.
+    With `reflect` (pattern databases, a goal symmetric about the main diagonal), h is the larger
+    of the databases' sums on the board and on its mirror image (refl_cell, refl_tile).
     """
     n = rows * cols
     npat = pat_len.shape[0]
@@ -482,6 +484,10 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
     h_st = np.zeros(bound + 1, np.int64)
     mis_st = np.zeros(bound + 1, np.int64)
     pv_st = np.zeros((bound + 1, max(npat, 1)), np.int64)
+    rpv_st = np.zeros((bound + 1, max(npat, 1)), np.int64)
+    hp_st = np.zeros(bound + 1, np.int64)
+    hr_st = np.zeros(bound + 1, np.int64)
+    rpos = np.zeros(n, np.int64)
     path = np.zeros(max(bound, 1), np.int64)
     pos = np.zeros(n, np.int64)
     for c in range(n):
@@ -500,7 +506,14 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
     if mode == H_PDB:
         for p in range(npat):
             pv_st[0, p] = pdb[p, _pattern_rank(pos, pat_tiles[p, :pat_len[p]], pc, n)]
-            h_st[0] += pv_st[0, p]
+            hp_st[0] += pv_st[0, p]
+        if reflect:
+            for c in range(n):
+                rpos[refl_tile[board[c]]] = refl_cell[c]
+            for p in range(npat):
+                rpv_st[0, p] = pdb[p, _pattern_rank(rpos, pat_tiles[p, :pat_len[p]], pc, n)]
+                hr_st[0] += rpv_st[0, p]
+        h_st[0] = max(hp_st[0], hr_st[0])
     else:
         h_st[0] = heuristic(board, goalpos, md, rows, cols, mode, pdb, pat_of, pat_tiles, pat_len, pc)
     # linear conflicts per row and per column, kept up to date along the path (lc_save undoes)
@@ -538,6 +551,8 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
                         lc_col[lc_save[d - 1, 1]] = lc_save[d - 1, 3]
                 pos[t] = b
                 pos[0] = pb
+                if mode == H_PDB and reflect:
+                    rpos[refl_tile[t]] = refl_cell[b]
             d -= 1
             continue
         next_st[d] = k + 1
@@ -554,7 +569,17 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
             pos[t] = b
             nv = pdb[p, _pattern_rank(pos, pat_tiles[p, :pat_len[p]], pc, n)]
             pos[t] = c
-            h = h_st[d] - pv_st[d, p] + nv
+            hp = hp_st[d] - pv_st[d, p] + nv
+            h = hp
+            if reflect:
+                tr = refl_tile[t]
+                pr = pat_of[tr]
+                rpos[tr] = refl_cell[b]
+                nvr = pdb[pr, _pattern_rank(rpos, pat_tiles[pr, :pat_len[pr]], pc, n)]
+                rpos[tr] = refl_cell[c]
+                hr = hr_st[d] - rpv_st[d, pr] + nvr
+                if hr > h:
+                    h = hr
         else:
             h = h_st[d] - md[t, c] + md[t, b]
             if mode == H_LINEAR:
@@ -611,7 +636,14 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, pdb, pat_
         if mode == H_PDB:
             for q in range(npat):
                 pv_st[d, q] = pv_st[d - 1, q]
-            pv_st[d, pat_of[t]] = h - h_st[d - 1] + pv_st[d - 1, pat_of[t]]
+            pv_st[d, p] = nv
+            hp_st[d] = hp
+            if reflect:
+                for q in range(npat):
+                    rpv_st[d, q] = rpv_st[d - 1, q]
+                rpv_st[d, pr] = nvr
+                hr_st[d] = hr
+                rpos[tr] = refl_cell[b]
         if m2 == 0 and d == bound:
             if found < out.shape[0]:
                 for i in range(d):
@@ -645,6 +677,9 @@ class Problem:
     pat_len: np.ndarray
     pc: np.ndarray
     relabel: tuple[int, ...] | None = None  # solution tiles map back through this (PDB symmetry)
+    refl_cell: np.ndarray | None = None     # mirror image about the main diagonal (4x4 PDB only)
+    refl_tile: np.ndarray | None = None
+    reflect: bool = False
 
     def h0(self) -> int:
         return int(heuristic(self.start, self.goalpos, self.md, self.rows, self.cols, self.mode,
@@ -657,7 +692,8 @@ class Problem:
             counters = np.zeros(2, np.int64)
             found = int(_dfs(self.start.copy(), self.goal, bound, self.mode, self.rows, self.cols,
                              self.nbr, self.nnbr, self.goalpos, self.md, self.pdb, self.pat_of,
-                             self.pat_tiles, self.pat_len, self.pc, find_first, out, counters))
+                             self.pat_tiles, self.pat_len, self.pc, self.refl_cell, self.refl_tile,
+                             self.reflect, find_first, out, counters))
             if found <= capacity:
                 sols = [tuple(int(x) for x in out[i, :bound]) for i in range(found)]
                 if self.relabel is not None:
@@ -666,9 +702,12 @@ class Problem:
             capacity = found  # rerun this iteration with room for every solution
 
 
-def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "663", progress=None) -> Problem:
+def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "663", progress=None,
+            reflect: bool = True) -> Problem:
     """The kernels' arrays for `inst`: heuristic 'none', 'manhattan', 'linear' or 'auto' (a pattern
-    database on 4x4 when pdb != 'none', else Manhattan + linear conflicts)."""
+    database on 4x4 when pdb != 'none', else Manhattan + linear conflicts). With pattern databases
+    and `reflect`, the mirror image of the board about the main diagonal is looked up too (the
+    databases' goal is its own mirror image once tiles are renamed; Korf & Felner 2002)."""
     rows, cols, n = inst.rows, inst.cols, inst.cells
     start, goal = np.array(inst.start, np.int64), np.array(inst.goal, np.int64)
     relabel = None
@@ -696,8 +735,17 @@ def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "663", progr
         for c in range(n):
             md[t, c] = abs(c // cols - g // cols) + abs(c % cols - g % cols)
     nbr, nnbr = tables(rows, cols)
+    refl_cell = np.zeros(n, np.int64)
+    refl_tile = np.zeros(n, np.int64)
+    if mode == H_PDB:
+        for c in range(n):
+            refl_cell[c] = (c % 4) * 4 + c // 4
+        for t in range(1, n):
+            refl_tile[t] = refl_cell[t - 1] + 1
+        assert all(refl_tile[goal[c]] == goal[refl_cell[c]] for c in range(n))  # a symmetric goal
     return Problem(rows, cols, start, goal, mode, nbr, nnbr, goalpos, md, pdb_arr, pat_of, pat_tiles,
-                   pat_len, _popcount_table(16 if mode == H_PDB else 1), relabel)
+                   pat_len, _popcount_table(16 if mode == H_PDB else 1), relabel, refl_cell, refl_tile,
+                   reflect and mode == H_PDB)
 
 
 def _blank_parity(inst: Sliding) -> int:
@@ -706,7 +754,7 @@ def _blank_parity(inst: Sliding) -> int:
 
 
 def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None = None,
-           pdb: str = "663", max_depth: int = 250) -> tuple[Status, list, dict, str | None]:
+           pdb: str = "663", max_depth: int = 250, reflect: bool = True) -> tuple[Status, list, dict, str | None]:
     """Iterative deepening (IDA* with a heuristic, IDDFS with 'none') to the optimum.
 
     Unsolvable starts are INFEASIBLE from the parity invariant (a depth-first search would never
@@ -717,7 +765,7 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
         return Status.INFEASIBLE, [], {"nodes": 0}, reason
     prog = ctx.progress if ctx is not None else None
     t_build = time.perf_counter()
-    pr = problem(inst, heuristic_name, pdb, progress=prog)
+    pr = problem(inst, heuristic_name, pdb, progress=prog, reflect=reflect)
     t_build = time.perf_counter() - t_build
     h0 = pr.h0()
     if pr.mode == H_NONE:
@@ -740,7 +788,7 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
             stats = {"nodes": nodes, "iterations": iters, "h0": h0, "search_seconds": round(secs, 4),
                      "nodes_per_second": int(nodes / secs) if secs > 0 else None,
                      "heuristic": {H_NONE: "none", H_MANHATTAN: "manhattan", H_LINEAR: "manhattan+linear",
-                                   H_PDB: f"pdb-{pdb}"}[pr.mode]}
+                                   H_PDB: f"pdb-{pdb}" + ("+mirror" if pr.reflect else "")}[pr.mode]}
             if pr.mode == H_PDB:
                 stats["pdb_load_seconds"] = round(t_build, 3)
             return Status.OPTIMAL, sols, stats, None
@@ -786,4 +834,5 @@ def run_iddfs(inst: Sliding, task: Task, ctx: Context) -> Outcome:
 def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     """native:ida — IDA* with Manhattan + linear conflicts, or additive pattern databases on 4x4."""
     h = ctx.options.get("heuristic", "auto")
-    return _outcome(task, deepen(inst, h, task is Task.COUNT, ctx, pdb=ctx.options.get("pdb", "663")))
+    return _outcome(task, deepen(inst, h, task is Task.COUNT, ctx, pdb=ctx.options.get("pdb", "663"),
+                                 reflect=bool(ctx.options.get("mirror", True))))

@@ -226,7 +226,8 @@ def test_easy_15_counts(name, engine):
 
 def test_ida_linear_without_pdb_agrees():
     inst = catalogue()["15-easy-36"]()
-    for opts in ({"pdb": "none"}, {"heuristic": "manhattan"}, {"pdb": "555"}):
+    for opts in ({"pdb": "none"}, {"heuristic": "manhattan"}, {"pdb": "555"},
+                 {"pdb": "555", "mirror": False}):
         r = solve(FAM, inst, "native", "count", options=opts, time_limit=60)
         assert (r.status, r.objective, r.count) == (Status.OPTIMAL, 36, 12), opts
 
@@ -376,7 +377,7 @@ def test_pdb_on_other_4x4_goals(seed):
         r = solve(FAM, inst, "native", "count", options={"pdb": "555"}, time_limit=60)
         assert ref.status is Status.OPTIMAL and ref.objective >= 16
         assert (r.status, r.objective, r.count) == (Status.OPTIMAL, ref.objective, ref.count)
-        assert r.stats["heuristic"] == ("pdb-555" if goal is in_corner else "manhattan+linear")
+        assert r.stats["heuristic"] == ("pdb-555+mirror" if goal is in_corner else "manhattan+linear")
 
 
 def test_generate_round_trips_and_is_solvable(tmp_path):
@@ -399,3 +400,10 @@ def test_generate_round_trips_and_is_solvable(tmp_path):
     assert f.read_text() == to_toml(inst)
     with pytest.raises(InputError):
         generate(1, 5)
+
+
+def test_mirror_lookup_prunes_more_and_agrees():
+    inst = catalogue()["korf-016"]()
+    a = solve(FAM, inst, "native", "optimize", options={"pdb": "555", "mirror": False})
+    b = solve(FAM, inst, "native", "optimize", options={"pdb": "555"})
+    assert a.objective == b.objective == 42 and b.stats["nodes"] < a.stats["nodes"]

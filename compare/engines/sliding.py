@@ -32,6 +32,8 @@ FAMILY = Family(
                    "corner), else Manhattan + linear conflicts", ("auto", "linear", "manhattan")),
             Option("pdb", "663", "4x4 pattern-database partition (built once, cached on disk); none: "
                    "Manhattan + linear conflicts", ("663", "555", "none")),
+            Option("mirror", True, "with pattern databases, also look up the board's mirror image "
+                   "about the main diagonal and take the larger value"),
         ), "IDA*: Manhattan + linear conflicts, additive pattern databases on 4x4", aliases=("native",)),
         Engine("native:bfs", "native_search.sliding:run_bfs", ALL, (
             Option("exhaust", False, "search every position reachable from the start; the stats "
