@@ -427,7 +427,6 @@ class DFS:
 
 def any_walk(m: Maze) -> Walk | None:
     """A shortest continuation of the pre-walked path to the goal over unused edges (BFS)."""
-    W = m.width
     walked = m.walked
     used = {(min(a, b), max(a, b)) for a, b in zip(walked, walked[1:])}
     src = walked[-1]
@@ -448,7 +447,6 @@ def any_walk(m: Maze) -> Walk | None:
     path = [m.goal]
     while path[-1] != src:
         path.append(prev[path[-1]])
-    del W
     return tuple(walked[:-1]) + tuple(reversed(path))
 
 
