@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from puzzles.core import Context, Outcome, Status, Task
-from puzzles.pentomino import (Place, PlanNode, Solution, Tiling, as_solution, canonical,
+from puzzles.pentomino import (PlanNode, Solution, Tiling, as_solution, canonical,
                                placements, symmetry_plan)
 
 SCANS = ("short", "long")

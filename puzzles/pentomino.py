@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from .core import CheckError, InputError, Source, load_toml, require
+from .core import CheckError, Source, load_toml, require
 
 # ---- vocabulary -------------------------------------------------------------------------------
 Cell = tuple[int, int]                     # (row, col); row grows downwards

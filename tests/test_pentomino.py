@@ -171,6 +171,28 @@ def test_identical_copies_are_not_counted_twice(tmp_path):
     assert len(list(tilings(same))) == 1
 
 
+def test_no_piece_used_once_falls_back_to_canonical_dedup(tmp_path):
+    # 2x4 with four identical dominoes: 5 tilings; mirror pairs (HH|V|V) with (V|V|HH): 4 orbits
+    t = toml_instance(tmp_path, '''
+        kind = "pentomino"
+        board = """
+        ....
+        ....
+        """
+        [pieces.D]
+        shape = "##"
+        count = 4
+        ''')
+    plan = P.symmetry_plan(t)
+    assert (plan.piece, plan.residual, plan.leaves_exact()) == (-1, 4, False)
+    for engine in ("native", "cpsat", "sat"):
+        assert solve(FAM, t, engine, "count").count == 5
+        for brk in (True, False):
+            r = solve(FAM, t, engine, "count", options={"up_to_symmetry": True,
+                                                         "symmetry_breaking": brk})
+            assert (r.status.value, r.count) == ("OPTIMAL", 4), (engine, brk, r.reason)
+
+
 def test_tetrominoes_twice_agree_with_oracle(tmp_path):
     t = toml_instance(tmp_path, '''
         kind = "pentomino"
