@@ -688,7 +688,7 @@ class Problem:
     def search(self, bound: int, find_first: bool, capacity: int = 64) -> tuple[list, int, int]:
         """(solutions of exactly `bound` moves, nodes, next bound)."""
         while True:
-            out = np.zeros((capacity, max(bound, 1)), np.int64)
+            out = np.zeros((capacity, max(bound, 1)), np.int8)  # tiles < 36
             counters = np.zeros(2, np.int64)
             found = int(_dfs(self.start.copy(), self.goal, bound, self.mode, self.rows, self.cols,
                              self.nbr, self.nnbr, self.goalpos, self.md, self.pdb, self.pat_of,
