@@ -460,42 +460,57 @@ def walk_score(m: Maze, walk: Walk) -> int:
 
 
 def optimize(m: Maze, *, tt_bits: int = 20, refine: bool = True, two_step: bool = True,
-             probe: bool = True, growth: float = 2.0,
+             probe: bool = True, growth: float = 2.0, warm: int = 300_000,
              chunk: int = 2_000_000, on_chunk=None) -> tuple[int | None, Walk | None, dict]:
     """(optimum, an optimal walk, stats) by the pruned DFS; (None, None, stats) if infeasible.
 
-    With `probe`, the search first runs with high lower bounds L (the initial upper bound U minus
-    gaps growing by `growth`): a complete search with lower bound L either finds the optimum
-    (if it exceeds L) or proves optimum <= L. The last probe uses a known walk's score minus one,
-    so it always succeeds. Good bounds early prune far more than the incumbents a plain DFS finds.
-    `on_chunk(search)` is called between chunks (progress, streaming, time limit: return True to
-    stop).
+    A plain branch and bound runs first for `warm` vertices (it may finish: then that is the
+    answer). With `probe`, the search then runs with high lower bounds L (the initial upper bound
+    U minus gaps growing by `growth`): a complete search with lower bound L either finds the
+    optimum (if it exceeds L) or proves optimum <= L. The last probe uses the best known walk's
+    score minus one, so it always succeeds. Good bounds early prune far more than the incumbents
+    a plain DFS finds. `on_chunk(search)` is called between chunks (progress, streaming, time
+    limit: return True to stop); a stopped run returns the best walk known, complete=False.
     """
     w0 = any_walk(m)
     stats = {"nodes": 0, "probes": []}
     if w0 is None:
         return None, None, stats
-    F = walk_score(m, w0)
+    best, walk = walk_score(m, w0), w0
+    kw = dict(tt_bits=tt_bits, refine=refine, two_step=two_step)
     first = DFS(m, tt_bits=0)
     U = first.start_bound
     stats["kernel"] = "python-int" if first.python else "int64"
     stats["start_bound"] = U
-    lows: list[int | None] = []
-    if probe and U > F:
-        gap = max(1, (U - F) // 64)
-        while U - gap > F - 1:
-            lows.append(U - gap)
-            gap = max(gap + 1, int(gap * growth))
-    lows.append(F - 1)
+    lows: list[int] = []
+    if probe:
+        s = DFS(m, lower_bound=best - 1, **kw)
+        fin = False
+        stop = False
+        while not fin and not stop and s.nodes < warm:
+            fin = s.run(min(chunk, warm - s.nodes))
+            stop = not fin and on_chunk is not None and on_chunk(s)
+        stats["nodes"] += s.nodes
+        stats["warm"] = (s.nodes, s.best)
+        if s.walk is not None:
+            best, walk = s.best, s.walk
+        if fin or stop:
+            return best, walk, {**stats, "complete": fin}
+        if U > best:
+            gap = max(1, (U - best) // 64)
+            while U - gap > best - 1:
+                lows.append(U - gap)
+                gap = max(gap + 1, int(gap * growth))
+    lows.append(best - 1)
     for low in lows:
-        s = DFS(m, tt_bits=tt_bits, lower_bound=low, refine=refine, two_step=two_step)
+        s = DFS(m, lower_bound=low, **kw)
         while not s.run(chunk):
             if on_chunk is not None and on_chunk(s):
                 stats["nodes"] += s.nodes
                 stats["probes"].append((low, s.nodes, "stopped"))
-                if s.walk is None:
-                    return F, w0, {**stats, "complete": False}
-                return s.best, s.walk, {**stats, "complete": False}
+                if s.walk is not None and s.best > best:
+                    best, walk = s.best, s.walk
+                return best, walk, {**stats, "complete": False}
         stats["nodes"] += s.nodes
         stats["probes"].append((low, s.nodes, s.best))
         if s.walk is not None:
@@ -564,18 +579,19 @@ def run_dfs(m: Maze, task: Task, ctx: Context) -> Outcome:
     o = ctx.options
     if task is Task.COUNT:
         return _count(m, ctx)
-    params = {k: o[k] for k in ("tt_bits", "refine", "two_step", "probe", "growth", "chunk") if k in o}
-    seen = [0]
+    params = {k: o[k] for k in ("tt_bits", "refine", "two_step", "probe", "growth", "warm", "chunk")
+              if k in o}
+    seen = [None]
 
     def on_chunk(s: DFS) -> bool:
-        if s.walk is not None and s.improvements != seen[0]:
-            seen[0] = s.improvements
+        if s.walk is not None and (id(s), s.improvements) != seen[0]:
+            seen[0] = (id(s), s.improvements)
             ctx.found(s.walk)
         ctx.progress(nodes=s.nodes, best=s.best)
         return ctx.expired()
 
     best, walk, st = optimize(m, tt_bits=int(o.get("tt_bits", 20)), refine=bool(o.get("refine", True)),
-                              two_step=bool(o.get("two_step", True)),
+                              two_step=bool(o.get("two_step", True)), warm=int(o.get("warm", 300_000)),
                               probe=bool(o.get("probe", True)), growth=float(o.get("growth", 2.0)),
                               chunk=int(o.get("chunk", 2_000_000)), on_chunk=on_chunk)
     stats = {"nodes": st["nodes"], "kernel": st.get("kernel"),

@@ -30,6 +30,7 @@ FAMILY = Family(
                    Option("two_step", True, "refined bound and table only on the goal's colour (every 2nd edge)"),
                    Option("probe", True, "search first with high lower bounds, lowered until one succeeds"),
                    Option("growth", 2.0, "factor by which the probes' gap below the upper bound grows"),
+                   Option("warm", 300_000, "vertices of plain branch and bound before the probes"),
                    Option("chunk", 2_000_000, "vertices per kernel call (progress and time-limit checks)"),
                ),
                description="trail DFS: dead-vertex rule, goal stop, corrected op bound, dominance table"),
