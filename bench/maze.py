@@ -103,8 +103,9 @@ def ablation() -> None:
     configs = [("plain", dict(tt_bits=0, refine=False, probe=False, two_step=False)),
                ("+table", dict(tt_bits=20, refine=False, probe=False, two_step=False)),
                ("+refined bound", dict(tt_bits=20, refine=True, probe=False, two_step=False)),
-               ("+probes", dict(tt_bits=20, refine=True, probe=True, two_step=False)),
-               ("+two-step (default)", dict(tt_bits=20, refine=True, probe=True, two_step=True))]
+               ("+probes", dict(tt_bits=20, refine=True, probe=True, two_step=False, warm=0)),
+               ("+two-step", dict(tt_bits=20, refine=True, probe=True, two_step=True, warm=0)),
+               ("+warm start (default)", dict(tt_bits=20, refine=True, probe=True, two_step=True))]
     print(f"{'instance':<9} " + " ".join(f"{c:>22}" for c, _ in configs))
     for name in ("11_56", "12_57", "12_66", "sample3"):
         m = M.catalogue()[name]()
