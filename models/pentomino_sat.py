@@ -87,9 +87,10 @@ def cube_literals(inst: Tiling, x: list[int], breaking: bool) -> list[int]:
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
     solver, encoding, blocking, phase, cubes)."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = _run(inst, task, ctx)
     out.stats["search_seconds"] = round(time.perf_counter() - t0, 4)  # model build + solve
+    out.stats["cpu_seconds"] = round(time.process_time() - c0, 4)
     return out
 
 
