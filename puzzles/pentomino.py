@@ -287,18 +287,18 @@ def check(inst: Tiling, solution) -> None:
         solution = solution.get("placements", ())
     covered: dict[tuple[int, int], int] = {}
     used: dict[str, int] = {}
-    shapes = {p.name: p.shape for p in inst.pieces}
+    forms = _chk_forms(inst.pieces)
     for i, pl in enumerate(solution):
         try:
             name, cells = pl
             cells = [(int(r), int(c)) for r, c in cells]
         except (TypeError, ValueError):
             raise CheckError(f"placement {i}: {pl!r} is not (piece, [(row, col), ...])") from None
-        if name not in shapes:
+        if name not in forms:
             raise CheckError(f"placement {i}: unknown piece {name!r}")
         if len(set(cells)) != len(cells):
             raise CheckError(f"placement {i} ({name}): a cell is listed twice")
-        if not _chk_congruent(cells, shapes[name]):
+        if not cells or _chk_key(cells) not in forms[name]:
             raise CheckError(f"placement {i} ({name}): cells {sorted(cells)} are not an orientation "
                              f"of piece {name}")
         for x in cells:
@@ -317,23 +317,25 @@ def check(inst: Tiling, solution) -> None:
     return None
 
 
-def _chk_congruent(cells: list[tuple[int, int]], shape) -> bool:
-    """Checker-only: do `cells` equal `shape` after some rotation/reflection and translation?"""
-    if len(cells) != len(shape):
-        return False
+@cache
+def _chk_forms(pieces: tuple[Piece, ...]) -> dict[str, frozenset[frozenset[tuple[int, int]]]]:
+    """Checker-only: every rotation/reflection of each piece's shape, translated to (0, 0)."""
+    out = {}
+    for p in pieces:
+        forms = set()
+        for swap in (False, True):
+            for sr in (1, -1):
+                for sc in (1, -1):
+                    pts = [((c if swap else r) * sr, (r if swap else c) * sc) for r, c in p.shape]
+                    forms.add(_chk_key(pts))
+        out[p.name] = frozenset(forms)
+    return out
 
-    def key(pts):
-        mr = min(p[0] for p in pts)
-        mc = min(p[1] for p in pts)
-        return sorted((p[0] - mr, p[1] - mc) for p in pts)
-    target = key(cells)
-    for swap in (False, True):
-        for sr in (1, -1):
-            for sc in (1, -1):
-                pts = [((c if swap else r) * sr, (r if swap else c) * sc) for r, c in shape]
-                if key(pts) == target:
-                    return True
-    return False
+
+def _chk_key(pts) -> frozenset[tuple[int, int]]:
+    mr = min(q[0] for q in pts)
+    mc = min(q[1] for q in pts)
+    return frozenset((q[0] - mr, q[1] - mc) for q in pts)
 
 
 # ---- identity, JSON, description, rendering ---------------------------------------------------
