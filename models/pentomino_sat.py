@@ -10,10 +10,10 @@ clause forbids the tiling's chosen placements together (¬x_1 ∨ … ∨ ¬x_12
 that excludes exactly this tiling and nothing else, and is far shorter and stronger than the
 clause over every placement variable that `models._sat.enumerate_projected` adds
 (`blocking="full"`). `phase="negative"` starts the solver with every placement false.
-The default encoding here is pairwise (measured best on 6x10, see compare/engines/pentomino.py). `cubes="piece"` (default)
-enumerates under each placement of X (in general: the piece used once with the fewest
-placements) as an assumption in turn — a cube-and-conquer split that cut the conflicts 4-6x on
-3x20 — and `cubes="none"` enumerates in one go.
+The default encoding here is pairwise (measured best on 6x10, see compare/engines/pentomino.py).
+`cubes="piece"` (default) enumerates under each placement of X (in general: the piece used once
+with the fewest placements) as an assumption in turn — a cube-and-conquer split that cut the
+conflicts 4-6x on 3x20 — and `cubes="none"` enumerates in one go.
 """
 from __future__ import annotations
 
