@@ -236,8 +236,6 @@ def test_tetrominoes_twice_agree_with_oracle(tmp_path):
 def test_engines_count_3x20(engine):
     t = inst("3x20")
     for up, brk, want in ((False, True, 8), (True, True, 2), (True, False, 2)):
-        if engine == "sat" and not (up and brk):
-            continue  # the SAT route without breaking is in the benchmark (tens of seconds)
         r = solve(FAM, t, engine, "count", options={"up_to_symmetry": up, "symmetry_breaking": brk},
                   time_limit=120)
         assert (r.status.value, r.count, r.checked) == ("OPTIMAL", want, want), r.reason
