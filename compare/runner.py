@@ -99,12 +99,18 @@ def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str = Task.
 
 
 def _call(eng: Engine, inst: Any, task: Task, ctx: Context) -> Outcome:
+    """The engine's outcome, with its own wall and CPU seconds (engine_seconds, cpu_seconds)."""
+    fn = eng.function()  # imported before the clock starts
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
-        return eng.function()(inst, task, ctx)
+        out = fn(inst, task, ctx)
     except InputError:
         raise
     except Exception:  # an engine failure is a result, not a crash of the tool
-        return Outcome(Status.ERROR, reason="engine raised: " + traceback.format_exc(limit=6))
+        out = Outcome(Status.ERROR, reason="engine raised: " + traceback.format_exc(limit=6))
+    out.stats.setdefault("engine_seconds", round(time.perf_counter() - t0, 4))
+    out.stats.setdefault("cpu_seconds", round(time.process_time() - c0, 4))
+    return out
 
 
 def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None) -> None:

@@ -14,7 +14,6 @@ here; `search="auto"` keeps CP-SAT's own. `symmetry_breaking` adds the plan of
 """
 from __future__ import annotations
 
-import time
 
 from ortools.sat.python import cp_model
 
@@ -109,14 +108,6 @@ def _extra(search: str) -> dict:
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     """Engine cpsat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
     search, and the shared CP-SAT options)."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    out = _run(inst, task, ctx)
-    out.stats["search_seconds"] = round(time.perf_counter() - t0, 4)  # model build + solve
-    out.stats["cpu_seconds"] = round(time.process_time() - c0, 4)
-    return out
-
-
-def _run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     o = ctx.options
     up = bool(o.get("up_to_symmetry", False)) and task is Task.COUNT
     brk = up and bool(o.get("symmetry_breaking", True))

@@ -17,7 +17,6 @@ conflicts 4-6x on 3x20 — and `cubes="none"` enumerates in one go.
 """
 from __future__ import annotations
 
-import time
 
 from models import _sat
 from puzzles.core import Context, InputError, Outcome, Status, Task
@@ -87,14 +86,6 @@ def cube_literals(inst: Tiling, x: list[int], breaking: bool) -> list[int]:
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
     solver, encoding, blocking, phase, cubes)."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    out = _run(inst, task, ctx)
-    out.stats["search_seconds"] = round(time.perf_counter() - t0, 4)  # model build + solve
-    out.stats["cpu_seconds"] = round(time.process_time() - c0, 4)
-    return out
-
-
-def _run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     o = ctx.options
     up = bool(o.get("up_to_symmetry", False)) and task is Task.COUNT
     brk = up and bool(o.get("symmetry_breaking", True))

@@ -277,7 +277,7 @@ def to_toml(m: Maze) -> str:
             ver.append(" ".join(op_str(o) for o in m.ops[i:i + W]))
             i += W
     q = json.dumps
-    out = [f'kind = "maze"', f"name = {q(m.name)}", f"rows = {H}", f"cols = {W}",
+    out = ['kind = "maze"', f"name = {q(m.name)}", f"rows = {H}", f"cols = {W}",
            "horizontal = [\n" + "".join(f"  {q(r)},\n" for r in hor) + "]",
            "vertical = [\n" + "".join(f"  {q(r)},\n" for r in ver) + "]",
            f"start = {m.start}", f"goal = {m.goal}"]

@@ -11,7 +11,7 @@ c = a + 2d for one of the board's directions d. A *move* is a maximal run of jum
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from importlib import resources

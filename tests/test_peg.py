@@ -1,7 +1,6 @@
 """Peg solitaire: board derivations, published results over every engine, brute-force oracle."""
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -15,7 +14,7 @@ from compare.instances import load_instance
 from compare.registry import family
 from compare.runner import solve
 from puzzles import peg
-from puzzles.core import CheckError, Status, Task
+from puzzles.core import CheckError, Status
 
 DATA = Path(__file__).parent / "data"
 PEG = family("peg")
