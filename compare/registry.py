@@ -115,12 +115,7 @@ def families() -> dict[str, Family]:
     """Every registered family by name."""
     out = {}
     for m in FAMILY_MODULES:
-        try:
-            fam = importlib.import_module(f"compare.engines.{m}").FAMILY
-        except ModuleNotFoundError as e:  # a family still being written on this branch
-            if e.name == f"compare.engines.{m}":
-                continue
-            raise
+        fam = importlib.import_module(f"compare.engines.{m}").FAMILY
         out[fam.name] = fam
     return out
 
