@@ -19,7 +19,7 @@ from ortools.sat.python import cp_model
 
 from models import _cpsat
 from puzzles.core import Context, Outcome, Status, Task
-from puzzles.pentomino import Solution, Tiling, canonical, placements, symmetry_plan
+from puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
 
 SEARCHES = ("fixed", "auto")
 
@@ -134,12 +134,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     stats["breaking_constraints"] = added
     sols = [solution(decode(t)) for t in projs]
     if up and not (brk and symmetry_plan(inst).leaves_exact()):
-        seen, kept = set(), []
-        for s in sols:
-            k = canonical(inst, s)
-            if k not in seen:
-                seen.add(k)
-                kept.append(s)
+        kept = one_per_orbit(inst, sols)
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if st is Status.OPTIMAL:

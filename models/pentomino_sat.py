@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from models import _sat
 from puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzles.pentomino import Solution, Tiling, canonical, placements, symmetry_plan
+from puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
 
 
 def build(inst: Tiling, *, encoding: str = "pairwise", breaking: bool = False):
@@ -149,12 +149,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     if task is Task.FEASIBLE:
         return Outcome(status, solutions=tuple(sols), stats=stats)
     if up and not (brk and symmetry_plan(inst).leaves_exact()):
-        seen, kept = set(), []
-        for sol in sols:
-            k = canonical(inst, sol)
-            if k not in seen:
-                seen.add(k)
-                kept.append(sol)
+        kept = one_per_orbit(inst, sols)
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if status is Status.OPTIMAL and not sols:

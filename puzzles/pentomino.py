@@ -186,6 +186,18 @@ def canonical(inst: Tiling, sol: Solution, group: Sequence[SymMap] | None = None
     return min(transform(sol, g) for g in (symmetries(inst) if group is None else group))
 
 
+def one_per_orbit(inst: Tiling, sols: Sequence[Solution]) -> list[Solution]:
+    """The first of `sols` in each orbit of the board's group, in order."""
+    seen: set = set()
+    kept = []
+    for sol in sols:
+        k = canonical(inst, sol)
+        if k not in seen:
+            seen.add(k)
+            kept.append(sol)
+    return kept
+
+
 def as_solution(placed: Sequence[Placement]) -> Solution:
     """A tiling in its normal form: placements with sorted cells, sorted."""
     return tuple(sorted((name, tuple(sorted(tuple(x) for x in cells))) for name, cells in placed))
