@@ -62,14 +62,26 @@ def solve(model: cp_model.CpModel, p: dict[str, Any], ctx: Context,
 
 
 class _Projector(cp_model.CpSolverSolutionCallback):
-    def __init__(self, proj: Sequence[cp_model.IntVar], limit: int | None, ctx: Context):
+    """Collects the distinct projections. A projection over a large share of the model's variables
+    is read from one copy of the solution vector (one call) rather than one `value()` call per
+    variable: measured on the 6x10 tiling model (2068 variables, all projected), 1.0 s instead of
+    3.4 s for 2339 solutions."""
+
+    def __init__(self, proj: Sequence[cp_model.IntVar], limit: int | None, ctx: Context,
+                 num_vars: int):
         super().__init__()
         self.proj, self.limit, self.ctx = list(proj), limit, ctx
+        self.index = [v.index for v in self.proj]
+        self.whole = 4 * len(self.proj) >= num_vars and all(i >= 0 for i in self.index)
         self.seen: dict[tuple, None] = {}
         self.duplicates = 0
 
     def on_solution_callback(self) -> None:
-        key = tuple(self.value(v) for v in self.proj)
+        if self.whole:
+            sol = self.response_proto.solution
+            key = tuple(sol[i] for i in self.index)
+        else:
+            key = tuple(self.value(v) for v in self.proj)
         if key in self.seen:
             self.duplicates += 1
         else:
@@ -90,7 +102,7 @@ def enumerate_projected(model: cp_model.CpModel, proj: Sequence[cp_model.IntVar]
     Solutions that differ only outside `proj` are counted once (stats['duplicates']).
     """
     p = params(options, enumerate_all=True, **extra)
-    cb = _Projector(proj, limit, ctx)
+    cb = _Projector(proj, limit, ctx, len(model.Proto().variables))
     st, solver = solve(model, p, ctx, cb)
     sols = list(cb.seen)
     if st is Status.OPTIMAL and limit is not None and len(sols) >= limit:

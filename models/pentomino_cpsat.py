@@ -4,8 +4,7 @@ Formulation (the classical exact-cover model, Knuth's "Dancing Links" matrix as 
 x_p = 1 iff placement p (a piece kind on a set of cells) is used; every board cell is covered by
 exactly one chosen placement; each piece kind is chosen exactly its number of times. Because a
 variable stands for a piece *kind* on cells, copies of one piece are interchangeable and a tiling
-is one assignment (SPEC §2). Enumeration is projected on the x_p with one worker (read through
-one integer channel per piece used once, see `projection`).
+is one assignment (SPEC §2). Enumeration is projected on the x_p with one worker.
 
 Options: `search="fixed"` decides the placements in first-cell scan order (short side first),
 value 1 first — the native search's order — which is far faster than CP-SAT's default search
@@ -67,42 +66,14 @@ def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed"):
     return m, x, added
 
 
-def projection(inst: Tiling, m: cp_model.CpModel, x: list):
-    """(variables to project on, decoder to placement indices). Reading thousands of Booleans per
-    solution in the callback costs seconds, so each piece used once gets an integer channel
-    pos_k = j whenever x_kj (its placement's rank); pieces with copies are read as their Booleans."""
-    pls = placements(inst)
-    ranks: list[list[int]] = [[] for _ in inst.pieces]
-    for i, p in enumerate(pls):
-        ranks[p.piece].append(i)
-    proj, parts = [], []
-    for k, p in enumerate(inst.pieces):
-        idx = ranks[k]
-        if p.count == 1 and idx:
-            pos = m.new_int_var(0, len(idx) - 1, f"pos_{p.name}")
-            for j, i in enumerate(idx):  # x_kj -> pos_k = j (half-reified: cheap to propagate)
-                m.add(pos == j).only_enforce_if(x[i])
-            proj.append(pos)
-            parts.append(("rank", idx))
-        else:
-            proj.extend(x[i] for i in idx)
-            parts.append(("bools", idx))
-
-    def decode(values) -> list[int]:
-        out, at = [], 0
-        for kind, idx in parts:
-            if kind == "rank":
-                out.append(idx[values[at]])
-                at += 1
-            else:
-                out.extend(i for i, v in zip(idx, values[at:at + len(idx)]) if v)
-                at += len(idx)
-        return out
-    return proj, decode
-
-
 def _extra(search: str) -> dict:
-    return {"search_branching": cp_model.FIXED_SEARCH} if search == "fixed" else {}
+    """Pinned parameters of this model. SAT inprocessing off: measured on the up-to-symmetry
+    counts with the fixed search, 6x10 8.5 s -> 7.2 s, 5x12 4.0 s -> 2.7 s, 8x8-centre 0.68 s ->
+    0.30 s (same counts, fewer branches)."""
+    p = {"use_sat_inprocessing": False}
+    if search == "fixed":
+        p["search_branching"] = cp_model.FIXED_SEARCH
+    return p
 
 
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
@@ -128,11 +99,10 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
             ctx.found(sol)
             return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats)
         return Outcome(st, stats=stats)
-    proj, decode = projection(inst, m, x)
-    st, projs, stats = _cpsat.enumerate_projected(m, proj, o, ctx, **_extra(search))
+    st, projs, stats = _cpsat.enumerate_projected(m, x, o, ctx, **_extra(search))
     stats["params"] = {**stats["params"], "symmetry_breaking_applied": brk, "search": search}
     stats["breaking_constraints"] = added
-    sols = [solution(decode(t)) for t in projs]
+    sols = [solution(i for i, v in enumerate(t) if v) for t in projs]
     if up and not (brk and symmetry_plan(inst).leaves_exact()):
         kept = one_per_orbit(inst, sols)
         stats["canonical_dedup"] = len(sols) - len(kept)

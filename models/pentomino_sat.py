@@ -14,13 +14,29 @@ The default encoding here is pairwise (measured best on 6x10, see compare/engine
 `cubes="piece"` (default) enumerates under each placement of X (in general: the piece used once
 with the fewest placements) as an assumption in turn — a cube-and-conquer split that cut the
 conflicts 4-6x on 3x20 — and `cubes="none"` enumerates in one go.
+
+Search: `search="first-cell"` (the default with cadical195) connects a decision heuristic through
+CaDiCaL's IPASIR-UP user-propagator interface (Fazekas et al., "IPASIR-UP: User Propagators for
+CDCL", SAT 2023; PySAT's `pysat.engines.Propagator`): every decision sets true a still-open
+placement at the first uncovered cell in scan order (along the short side), the branching of
+the native search and of the CP-SAT fixed search, while propagation, conflict analysis, learning
+and restarts stay the solver's. It propagates nothing, so it cannot change which models exist,
+only the order they are found in. Measured on 6x10 up to symmetry: 2.2M conflicts and 107 s with
+CaDiCaL's own heuristic, 0.51M conflicts and 35 s with first-cell decisions.
+`search="solver"` keeps the solver's own heuristic (the only choice for the other solvers).
 """
 from __future__ import annotations
 
 
+from pysat.engines import Propagator
+
 from models import _sat
+from models.pentomino_cpsat import scan_key
 from puzzles.core import Context, InputError, Outcome, Status, Task
 from puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
+
+SEARCHES = ("auto", "first-cell", "solver")
+DECIDER_SOLVERS = ("cadical195",)  # the python-sat solvers with IPASIR-UP (connect_propagator)
 
 
 def build(inst: Tiling, *, encoding: str = "pairwise", breaking: bool = False):
@@ -56,6 +72,100 @@ def build(inst: Tiling, *, encoding: str = "pairwise", breaking: bool = False):
     return clauses, pool.top, x, notes
 
 
+class FirstCellDecider(Propagator):
+    """IPASIR-UP decision heuristic: decide true an open placement at the first uncovered cell.
+
+    It only observes the placement variables, mirrors the solver's trail (assignments, decision
+    levels, backtracks) to know which cells are covered, and never propagates or adds clauses.
+    """
+
+    def __init__(self, inst: Tiling, x: list[int]):
+        super().__init__()
+        key = scan_key(inst)
+        cells = sorted(inst.cells, key=key)
+        cid = {c: i for i, c in enumerate(cells)}
+        self.full = (1 << len(cells)) - 1
+        self.mask: dict[int, int] = {}
+        self.anchored: list[list[int]] = [[] for _ in cells]  # per cell: placements whose first cell it is
+        for v, p in zip(x, placements(inst)):
+            ids = [cid[c] for c in p.cells]
+            self.mask[v] = sum(1 << j for j in ids)
+            self.anchored[min(ids)].append(v)
+        self.covered = 0                          # cells covered by placements true on the trail
+        self.assigned: set[int] = set()           # observed variables on the trail
+        self.trail: list[tuple[int, int]] = []    # (variable, covered before it)
+        self.levels: list[int] = []               # trail length when each decision level began
+        self.fixed_covered = 0                    # root-level (permanent) assignments
+        self.fixed: set[int] = set()
+        self.decisions = 0
+
+    def on_assignment(self, lit: int, fixed: bool = False) -> None:
+        v = abs(lit)
+        if fixed:
+            self.fixed.add(v)
+            if lit > 0:
+                self.fixed_covered |= self.mask[v]
+            return
+        self.assigned.add(v)
+        self.trail.append((v, self.covered))
+        if lit > 0:
+            self.covered |= self.mask[v]
+
+    def on_new_level(self) -> None:
+        self.levels.append(len(self.trail))
+
+    def on_backtrack(self, to: int) -> None:
+        if to >= len(self.levels):
+            return
+        n = self.levels[to]
+        del self.levels[to:]
+        if n < len(self.trail):
+            self.covered = self.trail[n][1]
+            for v, _ in self.trail[n:]:
+                self.assigned.discard(v)
+            del self.trail[n:]
+
+    def decide(self) -> int:
+        free = self.full & ~(self.covered | self.fixed_covered)
+        if not free:
+            return 0
+        c = (free & -free).bit_length() - 1
+        for v in self.anchored[c]:
+            if v not in self.assigned and v not in self.fixed:
+                self.decisions += 1
+                return v
+        return 0  # every placement there is false: the solver's clauses see the conflict
+
+    def check_model(self, model) -> bool:
+        return True
+
+    def propagate(self) -> list[int]:
+        return []
+
+    def provide_reason(self, lit: int) -> list[int]:
+        return []
+
+    def has_clause(self) -> bool:
+        return False
+
+    def add_clause(self) -> list[int]:
+        return []
+
+
+def search_mode(options: dict) -> str:
+    """The search actually used for these options: 'first-cell' or 'solver'."""
+    solver = options.get("solver", _sat.DEFAULT_SOLVER)
+    search = options.get("search", "auto")
+    if search not in SEARCHES:
+        raise InputError(f"unknown search '{search}'; known: " + ", ".join(SEARCHES))
+    if search == "auto":
+        return "first-cell" if solver in DECIDER_SOLVERS else "solver"
+    if search == "first-cell" and solver not in DECIDER_SOLVERS:
+        raise InputError(f"search=first-cell needs a solver with a user-propagator interface "
+                         f"({', '.join(DECIDER_SOLVERS)}), not '{solver}'")
+    return search
+
+
 def _solve(s, name: str, ctx: Context, assume=()) -> bool | None:
     """One solver call within the time limit (None: time is up). CaDiCaL cannot be interrupted
     (its interrupt() raises in the timer thread), so it is called plainly and the time checked
@@ -85,7 +195,7 @@ def cube_literals(inst: Tiling, x: list[int], breaking: bool) -> list[int]:
 
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
-    solver, encoding, blocking, phase, cubes)."""
+    solver, encoding, blocking, phase, cubes, search)."""
     o = ctx.options
     up = bool(o.get("up_to_symmetry", False)) and task is Task.COUNT
     brk = up and bool(o.get("symmetry_breaking", True))
@@ -93,13 +203,20 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     pls = placements(inst)
     var_index = {v: i for i, v in enumerate(x)}
     blocking, phase = o.get("blocking", "placements"), o.get("phase", "default")
+    search = search_mode(o)
     params = {"solver": o.get("solver", _sat.DEFAULT_SOLVER), **notes, "blocking": blocking,
-              "phase": phase, "symmetry_breaking_applied": brk}
+              "phase": phase, "search": search, "symmetry_breaking_applied": brk}
 
     def solution(true_vars) -> Solution:
         return tuple(sorted(pls[var_index[v]].as_placement(inst) for v in true_vars))
 
     with _sat.new_solver(params["solver"], clauses) as s:
+        decider = None
+        if search == "first-cell":
+            decider = FirstCellDecider(inst, x)
+            s.connect_propagator(decider)
+            for v in x:
+                s.observe(v)
         if phase == "negative":
             try:
                 s.set_phases([-v for v in x])
@@ -145,6 +262,9 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         except TimeoutError:
             status = Status.UNKNOWN
         stats = _sat.stats(s, nvars, len(clauses))
+        if decider is not None:
+            stats["first_cell_decisions"] = decider.decisions
+            s.disconnect_propagator()
     stats["params"] = params
     if task is Task.FEASIBLE:
         return Outcome(status, solutions=tuple(sols), stats=stats)

@@ -314,11 +314,18 @@ def test_sat_encodings_and_blocking_agree():
     want = len(list(tilings(t)))
     assert want == 12
     for opts in ({"encoding": "pairwise"}, {"encoding": "totalizer", "blocking": "full"},
-                 {"encoding": "ladder", "phase": "default", "solver": "glucose4"}):
+                 {"encoding": "ladder", "phase": "default", "solver": "glucose4"},
+                 {"search": "solver"}, {"search": "first-cell", "cubes": "none", "phase": "negative"}):
         r = solve(FAM, t, "sat", "count", options=opts, time_limit=60)
         assert (r.status.value, r.count) == ("OPTIMAL", want), (opts, r.reason)
+        first_cell = opts.get("search", "auto") != "solver" and "solver" not in opts
+        assert r.params["search"] == ("first-cell" if first_cell else "solver"), opts
+        assert (r.stats.get("first_cell_decisions", 0) > 0) == first_cell, (opts, r.stats)
     r = solve(FAM, t, "cpsat", "count", options={"search": "auto"}, time_limit=60)
     assert r.count == want
+    with pytest.raises(InputError, match="first-cell needs a solver"):
+        solve(FAM, t, "sat", "count", options={"search": "first-cell", "solver": "glucose4"},
+              isolate=False)
 
 
 # ---- checker ----------------------------------------------------------------------------------

@@ -42,7 +42,11 @@ FAMILY = Family(
                        "used once with the fewest placements) in turn; none: in one go",
                        ("piece", "none")),
                 Option("phase", "default", "initial phase of placement variables: the solver's "
-                       "default, or all false", ("default", "negative"))),
+                       "default, or all false", ("default", "negative")),
+                Option("search", "auto", "first-cell: decide an open placement at the first "
+                       "uncovered cell (IPASIR-UP decider, cadical195 only); solver: the "
+                       "solver's own heuristic; auto: first-cell where supported",
+                       ("auto", "first-cell", "solver"))),
                "exact cover in CNF, cardinality encodings from PySAT, blocking-clause enumeration",
                aliases=("sat",)),
     ),
