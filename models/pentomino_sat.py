@@ -31,7 +31,7 @@ from __future__ import annotations
 from pysat.engines import Propagator
 
 from models import _sat
-from models.pentomino_cpsat import scan_key
+from models._tiling import cube_placements, scan_key
 from puzzles.core import Context, InputError, Outcome, Status, Task
 from puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
 
@@ -177,22 +177,6 @@ def _solve(s, name: str, ctx: Context, assume=()) -> bool | None:
     return _sat.solve_limited(s, ctx, assume)
 
 
-def cube_literals(inst: Tiling, x: list[int], breaking: bool) -> list[int]:
-    """Cube-and-conquer split: the placements of the piece used once with the fewest placements
-    (X for the pentominoes), each enumerated under that assumption in turn (then excluded).
-    With symmetry breaking, the placements the plan forbids at its root are left out."""
-    pls = placements(inst)
-    per: dict[int, list[int]] = {}
-    for i, p in enumerate(pls):
-        if inst.pieces[p.piece].count == 1:
-            per.setdefault(p.piece, []).append(i)
-    if not per:
-        return [None]
-    k = min(per, key=lambda k: (len(per[k]), k))
-    skip = set(symmetry_plan(inst).forbidden) if breaking and symmetry_plan(inst).piece == k else set()
-    return [x[i] for i in per[k] if i not in skip] or [None]
-
-
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
     solver, encoding, blocking, phase, cubes, search)."""
@@ -235,8 +219,9 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                     ctx.found(sols[0])
                 status = Status.FEASIBLE if sols else Status.INFEASIBLE
             else:
-                cubes = cube_literals(inst, x, brk) if o.get("cubes", "piece") == "piece" else [None]
-                params["cubes"] = len(cubes)
+                cubes = ([None if i is None else x[i] for i in cube_placements(inst, brk)]
+                         if o.get("cubes", "piece") == "piece" else [None])
+                cube_count = len(cubes)
                 for cube in cubes:
                     assume = [] if cube is None else [cube]
                     if blocking == "full":
@@ -262,6 +247,8 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         except TimeoutError:
             status = Status.UNKNOWN
         stats = _sat.stats(s, nvars, len(clauses))
+        if task is Task.COUNT:
+            stats["cubes"] = cube_count
         if decider is not None:
             stats["first_cell_decisions"] = decider.decisions
             s.disconnect_propagator()

@@ -30,6 +30,9 @@ FAMILY = Family(
                (*SYMMETRY_OPTIONS,
                 Option("search", "fixed", "fixed: decide placements in first-cell scan order "
                        "(value 1 first); auto: CP-SAT's default search", ("fixed", "auto")),
+                Option("cubes", "piece", "piece: enumerate under each placement of X (the piece "
+                       "used once with the fewest placements), one solve each; none: one solve",
+                       ("piece", "none")),
                 *CPSAT_OPTIONS),
                "exact cover: one Boolean per placement, exactly one per cell and piece copy",
                aliases=("cpsat",)),
@@ -47,7 +50,8 @@ FAMILY = Family(
                        "uncovered cell (IPASIR-UP decider, cadical195 only); solver: the "
                        "solver's own heuristic; auto: first-cell where supported",
                        ("auto", "first-cell", "solver"))),
-               "exact cover in CNF, cardinality encodings from PySAT, blocking-clause enumeration",
+               "exact cover in CNF, cardinality encodings from PySAT, blocking-clause enumeration, "
+               "first-cell decisions (IPASIR-UP, cadical195)",
                aliases=("sat",)),
     ),
 )

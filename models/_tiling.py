@@ -1,0 +1,35 @@
+"""Search-order helpers shared by the two tiling models (the native search has its own).
+
+Both models branch the way the native search does: on the first uncovered cell in a scan along
+the board's short side, and split the enumeration into cubes, one per placement of the piece
+used once that has the fewest placements (X for the pentominoes).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from puzzles.pentomino import Cell, Tiling, placements, symmetry_plan
+
+
+def scan_key(inst: Tiling) -> Callable[[Cell], tuple[int, int]]:
+    """Sort key of cells along the short side of the board (as the native search scans)."""
+    if inst.width <= inst.height:
+        return lambda x: (x[0], x[1])
+    return lambda x: (x[1], x[0])
+
+
+def cube_placements(inst: Tiling, breaking: bool) -> list[int | None]:
+    """Placement indices to enumerate under one at a time: those of the piece used once with the
+    fewest placements; every tiling uses exactly one of them, so the cubes partition the tilings.
+    With symmetry breaking, the placements its plan forbids at the root are left out. [None]
+    (one cube, no assumption) when no piece is used exactly once."""
+    per: dict[int, list[int]] = {}
+    for i, p in enumerate(placements(inst)):
+        if inst.pieces[p.piece].count == 1:
+            per.setdefault(p.piece, []).append(i)
+    if not per:
+        return [None]
+    k = min(per, key=lambda k: (len(per[k]), k))
+    plan = symmetry_plan(inst)
+    skip = set(plan.forbidden) if breaking and plan.piece == k else set()
+    return [i for i in per[k] if i not in skip] or [None]
