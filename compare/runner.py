@@ -113,13 +113,37 @@ def _call(eng: Engine, inst: Any, task: Task, ctx: Context) -> Outcome:
     return out
 
 
+class _FoundStream:
+    """Sends found solutions to the parent in batches: at once when the last send is older than
+    `every` seconds (a first solution, or a sparse stream, is never held back), else once
+    `batch` have gathered. A hard kill loses at most `every` seconds of solutions. One message
+    per solution cost the native 6x10 count (9356 tilings) 0.45 s of its 0.9 s."""
+
+    def __init__(self, conn, batch: int = 512, every: float = 0.05):
+        self.conn, self.batch, self.every = conn, batch, every
+        self.buf: list = []
+        self.last = float("-inf")
+
+    def __call__(self, solution: Any) -> None:
+        self.buf.append(solution)
+        if len(self.buf) >= self.batch or time.monotonic() - self.last >= self.every:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buf:
+            self.conn.send(("found", self.buf))
+            self.buf = []
+        self.last = time.monotonic()
+
+
 def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None) -> None:
-    ctx = Context(opts, time_limit, lambda f: conn.send(("progress", f)),
-                  lambda s: conn.send(("found", s)))
+    stream = _FoundStream(conn)
+    ctx = Context(opts, time_limit, lambda f: conn.send(("progress", f)), stream)
     try:
         out = _call(eng, inst, task, ctx)
     except InputError as e:
         out = Outcome(Status.ERROR, reason=str(e))
+    stream.flush()
     conn.send(("done", out))
     conn.close()
 
@@ -144,7 +168,7 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress) -> tuple[Outcome,
                 if kind == "progress" and progress is not None:
                     progress(payload)
                 elif kind == "found":
-                    streamed.append(payload)
+                    streamed.extend(payload)
                 elif kind == "done":
                     out = payload
             elif not proc.is_alive() and not parent.poll(0):
