@@ -248,6 +248,16 @@ def test_engines_count_8x8_centre_up_to_symmetry(engine):
     assert (r.status.value, r.count) == ("OPTIMAL", 65), r.reason
 
 
+@pytest.mark.parametrize("engine,name,up", [
+    ("cpsat", "4x15", False), ("cpsat", "4x15", True), ("cpsat", "5x12", True),
+    ("cpsat", "8x8-centre", False), ("sat", "4x15", True)])
+def test_models_reproduce_spec_counts(engine, name, up):
+    """The SPEC counts the models reach in seconds (the rest: the slow test and the benchmark)."""
+    want = SPEC_COUNTS[name][1 if up else 0]
+    r = solve(FAM, inst(name), engine, "count", options={"up_to_symmetry": up}, time_limit=300)
+    assert (r.status.value, r.count, r.checked) == ("OPTIMAL", want, want), r.reason
+
+
 @pytest.mark.parametrize("engine", ["native", "cpsat", "sat"])
 def test_engines_feasible(engine):
     r = solve(FAM, inst("6x10"), engine, "feasible", time_limit=120)
