@@ -17,15 +17,12 @@ conflict, and the split measured 6x10 all 136 s -> 22 s, up to symmetry 8.1 s ->
 """
 from __future__ import annotations
 
-
 from ortools.sat.python import cp_model
 
 from models import _cpsat
 from models._tiling import cube_placements, scan_key
 from puzzles.core import Context, Outcome, Status, Task
 from puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
-
-SEARCHES = ("fixed", "auto")
 
 
 def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed"):

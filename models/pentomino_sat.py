@@ -27,7 +27,6 @@ CaDiCaL's own heuristic, 0.51M conflicts and 35 s with first-cell decisions.
 """
 from __future__ import annotations
 
-
 from pysat.engines import Propagator
 
 from models import _sat
