@@ -184,31 +184,37 @@ class RankSpace:
 
     def paths_back(self, target, limit: int | None = None) -> list[tuple[int, ...]]:
         """Every shortest move list from the BFS root to `target` (tiles moved, in order)."""
-        d0 = int(self.dist[self.rank(target)])
-        out: list[tuple[int, ...]] = []
-        rev: list[int] = []
+        return _walk_back(list(target), int(self.dist[self.rank(target)]), self.nbr, self.nnbr,
+                          lambda board, d: self.dist[self.rank(board)] == d, limit)
 
-        def walk(board: list[int], d: int) -> bool:
-            if d == 0:
-                out.append(tuple(reversed(rev)))
-                return limit is not None and len(out) >= limit
-            b = board.index(0)
-            for k in range(int(self.nnbr[b])):
-                c = int(self.nbr[b, k])
-                t = board[c]
-                board[b], board[c] = t, 0
-                if self.dist[self.rank(board)] == d - 1:
-                    rev.append(t)  # going back, tile t moved from b to c; forward it moved c -> b
-                    stop = walk(board, d - 1)
-                    rev.pop()
-                    if stop:
-                        board[c], board[b] = t, 0
-                        return True
-                board[c], board[b] = t, 0
-            return False
 
-        walk(list(target), d0)
-        return out
+def _walk_back(board: list[int], depth: int, nbr, nnbr, at_depth, limit) -> list[tuple[int, ...]]:
+    """Every move list from the root (depth 0) to `board` (at `depth`): step back through the
+    neighbours for which `at_depth(board, d)` holds at each d below. Up to `limit` lists."""
+    out: list[tuple[int, ...]] = []
+    rev: list[int] = []
+
+    def walk(board: list[int], d: int) -> bool:
+        if d == 0:
+            out.append(tuple(reversed(rev)))
+            return limit is not None and len(out) >= limit
+        b = board.index(0)
+        for k in range(int(nnbr[b])):
+            c = int(nbr[b, k])
+            t = board[c]
+            board[b], board[c] = t, 0
+            if at_depth(board, d - 1):
+                rev.append(t)  # going back, tile t moved from b to c; forward it moved c -> b
+                stop = walk(board, d - 1)
+                rev.pop()
+                if stop:
+                    board[c], board[b] = t, 0
+                    return True
+            board[c], board[b] = t, 0
+        return False
+
+    walk(board, depth)
+    return out
 
 
 def bfs(inst: Sliding, count: bool = False, progress=None,
@@ -310,30 +316,8 @@ def _member(layer: np.ndarray, s: int) -> bool:
 
 def _paths(layers: list[np.ndarray], s: int, n: int, nbr, nnbr, limit) -> list[tuple[int, ...]]:
     """Move lists from layers[0]'s root to s (in layers[-1]), walking back through the layers."""
-    out: list[tuple[int, ...]] = []
-    rev: list[int] = []
-
-    def walk(board, d):
-        if d == 0:
-            out.append(tuple(reversed(rev)))
-            return limit is not None and len(out) >= limit
-        b = board.index(0)
-        for k in range(int(nnbr[b])):
-            c = int(nbr[b, k])
-            t = board[c]
-            board[b], board[c] = t, 0
-            if _member(layers[d - 1], pack(board)):
-                rev.append(t)
-                stop = walk(board, d - 1)
-                rev.pop()
-                if stop:
-                    board[c], board[b] = t, 0
-                    return True
-            board[c], board[b] = t, 0
-        return False
-
-    walk(unpack(s, n), len(layers) - 1)
-    return out
+    return _walk_back(unpack(s, n), len(layers) - 1, nbr, nnbr,
+                      lambda board, d: _member(layers[d], pack(board)), limit)
 
 
 def bidir(inst: Sliding, count: bool = False, progress=None,
