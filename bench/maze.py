@@ -19,13 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from compare.registry import family  # noqa: E402
-from compare.runner import solve  # noqa: E402
-from native_search import maze as N  # noqa: E402
-from puzzles import maze as M  # noqa: E402
-from puzzles.core import Status  # noqa: E402
+from puzzlesat.compare.registry import family  # noqa: E402
+from puzzlesat.compare.runner import solve  # noqa: E402
+from puzzlesat.native_search import maze as N  # noqa: E402
+from puzzlesat.puzzles import maze as M  # noqa: E402
+from puzzlesat.puzzles.core import Status  # noqa: E402
 
 FAM = family("maze")
 REF_USER_S = {"11_56": 0.6, "12_57": 25.5, "12_66": 31.0, "sample3": 67.0, "sample1": 0.0, "sample2": 0.0}

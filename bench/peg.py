@@ -13,8 +13,8 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from compare.instances import load_instance
-from compare.runner import solve
+from puzzlesat.compare.instances import load_instance
+from puzzlesat.compare.runner import solve
 
 
 def cases(ipc: range) -> list[tuple[str, str]]:

@@ -16,12 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from compare.registry import family  # noqa: E402
-from compare.runner import solve  # noqa: E402
-from puzzles.core import Status  # noqa: E402
-from puzzles.peg import catalogue  # noqa: E402
+from puzzlesat.compare.registry import family  # noqa: E402
+from puzzlesat.compare.runner import solve  # noqa: E402
+from puzzlesat.puzzles.core import Status  # noqa: E402
+from puzzlesat.puzzles.peg import catalogue  # noqa: E402
 
 BELL = [1, 1, 2, 9, 47, 263, 1452, 7772]
 BELL_TOTAL = 23_475_688

@@ -19,11 +19,10 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from compare.registry import family  # noqa: E402
-from compare.runner import solve  # noqa: E402
-from puzzles import pentomino as P  # noqa: E402
+from puzzlesat.compare.registry import family  # noqa: E402
+from puzzlesat.compare.runner import solve  # noqa: E402
+from puzzlesat.puzzles import pentomino as P  # noqa: E402
 
 SPEC = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20": (8, 2),
         "8x8-centre": (520, 65)}

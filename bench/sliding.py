@@ -15,11 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from compare.registry import family  # noqa: E402
-from compare.runner import solve  # noqa: E402
-from puzzles.sliding import Sliding, catalogue, default_goal, neighbours  # noqa: E402
+from puzzlesat.compare.registry import family  # noqa: E402
+from puzzlesat.compare.runner import solve  # noqa: E402
+from puzzlesat.puzzles.sliding import Sliding, catalogue, default_goal, neighbours  # noqa: E402
 
 
 def korf_ids(spec: str) -> list[int]:
@@ -47,7 +46,7 @@ def random_walk(seed: int, length: int, rows: int = 4, cols: int = 4) -> tuple[i
 
 
 def bench_korf(ids: list[int], pdb: str) -> bool:
-    from native_search.sliding_pdb import load
+    from puzzlesat.native_search.sliding_pdb import load
     fam = family("sliding")
     cat = catalogue()
     ok = True
@@ -78,7 +77,7 @@ def bench_korf(ids: list[int], pdb: str) -> bool:
 
 
 def bench_bfs() -> bool:
-    from native_search.sliding import explore
+    from puzzlesat.native_search.sliding import explore
     print("\n## native BFS of the whole 8-puzzle state space (from the goal)")
     explore(2, 2)  # compile
     t0 = time.perf_counter()
@@ -138,8 +137,8 @@ def bench_peer(sample8: int) -> None:
     except ImportError:
         print("not installed (pip install --no-deps --target DIR slidingpuzzle; PYTHONPATH=DIR)")
         return
-    from native_search.sliding import RankSpace
-    from puzzles.sliding import check
+    from puzzlesat.native_search.sliding import RankSpace
+    from puzzlesat.puzzles.sliding import check
     cat = catalogue()
     insts = [cat[nm]() for nm in ["8-hardest", "8-hardest-2", "15-easy-20", "15-easy-30", "15-easy-36",
                                   "15-easy-40"]]

@@ -16,7 +16,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from puzzles.core import InputError, Status, Task
+from puzzlesat.puzzles.core import InputError, Status, Task
 
 from .crossval import Verdict, compare as run_compare
 from .instances import load_instance
@@ -328,18 +328,8 @@ def _add_generators() -> None:
             generate.add_command(c, fam.name)
 
 
-def _unshadow() -> None:
-    """Drop the scripts directory from sys.path: python-sat installs a `models.py` script there,
-    which would shadow our `models` package when the `puzzlesat` console script runs."""
-    import os
-    here = os.path.dirname(os.path.abspath(sys.argv[0])) if sys.argv and sys.argv[0] else None
-    if here and os.path.isfile(os.path.join(here, "models.py")):
-        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
-
-
 def main() -> None:
     """Console entry point."""
-    _unshadow()
     try:
         _add_generators()
         cli.main(prog_name="puzzlesat", standalone_mode=True)

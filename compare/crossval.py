@@ -5,7 +5,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from puzzles.core import InputError, Status, Task
+from puzzlesat.puzzles.core import InputError, Status, Task
 
 from .registry import Engine, Family
 from .runner import Result, solve
@@ -61,7 +61,7 @@ def compare(fam: Family, inst: Any, engine_names: list[str], task: Task | str, *
             progress_for: Callable[[str], Callable[[dict], None] | None] | None = None) -> Comparison:
     """Run each engine in turn (one at a time, so timings are honest) and judge the results.
 
-    >>> from compare.instances import load_instance
+    >>> from puzzlesat.compare.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers-first06")
     >>> c = compare(fam, inst, ["native", "cpsat"], "count")
     >>> c.verdict.value, [r.count for r in c.results]

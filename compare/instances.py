@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from puzzles.core import InputError, Source, load_toml
+from puzzlesat.puzzles.core import InputError, Source, load_toml
 
 from .registry import Family, families, family, family_of_kind
 

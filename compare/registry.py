@@ -13,7 +13,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any, Callable
 
-from puzzles.core import InputError, Task
+from puzzlesat.puzzles.core import InputError, Task
 
 FAMILY_MODULES = ("peg", "pentomino", "sliding", "maze")
 
@@ -86,7 +86,7 @@ class Family:
     """A puzzle family: its puzzle module (rules, parser, checker) and its engines."""
 
     name: str
-    module: str  # e.g. "puzzles.peg"
+    module: str  # e.g. "puzzlesat.puzzles.peg"
     engines: tuple[Engine, ...]
     description: str = ""
     tasks: tuple[Task, ...] = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
@@ -115,7 +115,7 @@ def families() -> dict[str, Family]:
     """Every registered family by name."""
     out = {}
     for m in FAMILY_MODULES:
-        fam = importlib.import_module(f"compare.engines.{m}").FAMILY
+        fam = importlib.import_module(f"puzzlesat.compare.engines.{m}").FAMILY
         out[fam.name] = fam
     return out
 

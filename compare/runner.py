@@ -15,7 +15,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from puzzles.core import CheckError, Context, InputError, Outcome, Status, Task
+from puzzlesat.puzzles.core import CheckError, Context, InputError, Outcome, Status, Task
 
 from .registry import Engine, Family
 
@@ -66,7 +66,7 @@ def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str = Task.
           isolate: bool = True) -> Result:
     """Run `engine` on `inst` and return a checked Result.
 
-    >>> from compare.instances import load_instance
+    >>> from puzzlesat.compare.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers")
     >>> r = solve(fam, inst, "native", "optimize")
     >>> (r.status.value, r.objective)

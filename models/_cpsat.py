@@ -10,7 +10,7 @@ from typing import Any, Iterator, Sequence
 
 from ortools.sat.python import cp_model
 
-from puzzles.core import Context, InputError, Status
+from puzzlesat.puzzles.core import Context, InputError, Status
 
 _STATUS = {
     cp_model.OPTIMAL: Status.OPTIMAL,

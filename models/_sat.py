@@ -14,7 +14,7 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import CNF, IDPool
 from pysat.solvers import Solver, SolverNames
 
-from puzzles.core import Context, InputError
+from puzzlesat.puzzles.core import Context, InputError
 
 ENCODINGS: dict[str, int] = {
     name: getattr(EncType, name)

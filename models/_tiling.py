@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from puzzles.pentomino import Cell, Tiling, placements, symmetry_plan
+from puzzlesat.puzzles.pentomino import Cell, Tiling, placements, symmetry_plan
 
 
 def scan_key(inst: Tiling) -> Callable[[Cell], tuple[int, int]]:

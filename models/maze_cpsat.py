@@ -31,8 +31,8 @@ from typing import Any, Callable
 
 from ortools.sat.python import cp_model
 
-from puzzles.core import Context, Outcome, Status, Task
-from puzzles.maze import Maze, Walk
+from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.maze import Maze, Walk
 
 from . import _cpsat
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from pysat.formula import IDPool
 
-from puzzles.core import Context, Outcome, Status, Task
-from puzzles.peg import PegInstance, moves, start_lower_bound
+from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
 
 from . import _sat
 from .peg_time import TimeModel, build as build_time

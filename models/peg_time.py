@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Hashable
 
-from puzzles.peg import Jump, PegInstance
+from puzzlesat.puzzles.peg import Jump, PegInstance
 
 Key = tuple  # ('p', t, h) | ('j', t, l) | ('e', t, h) | ('m', t)
 Lit = tuple[Key, bool]  # (variable key, polarity)

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from models import _cpsat
-from models._tiling import cube_placements, scan_key
-from puzzles.core import Context, Outcome, Status, Task
-from puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
+from puzzlesat.models import _cpsat
+from puzzlesat.models._tiling import cube_placements, scan_key
+from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
 
 
 def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed"):

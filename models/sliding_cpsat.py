@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 
-from puzzles.core import Context, Outcome, Status, Task
-from puzzles.sliding import Sliding
+from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.sliding import Sliding
 
 from .sliding_sat import Plan, horizons, trivial
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from puzzles.core import Context, Outcome, Status, Task
-from puzzles.sliding import Sliding, infeasible_reason, manhattan, neighbours
+from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.sliding import Sliding, infeasible_reason, manhattan, neighbours
 
 
 @dataclass

@@ -38,8 +38,8 @@ from typing import Iterator
 import numpy as np
 from numba import njit
 
-from puzzles.core import Context, Outcome, Status, Task
-from puzzles.maze import Maze, Walk
+from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.maze import Maze, Walk
 
 WORD = 62          # used-edge set: bits per int64 word (kept positive for plain-Python runs)
 MAX_WORDS = 3      # dominance table for up to 186 edges
@@ -302,7 +302,7 @@ def _bound(s: int, P: int, PI: int, Z: int) -> int:
 class DFS:
     """The state of one pruned search on a maze, advanced in chunks by `run`.
 
-    >>> from puzzles.maze import catalogue
+    >>> from puzzlesat.puzzles.maze import catalogue
     >>> s = DFS(catalogue()["sample1"]())
     >>> s.run()
     True

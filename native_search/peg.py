@@ -17,8 +17,8 @@ import time
 import numpy as np
 from numba import njit
 
-from puzzles.core import Context, Outcome, Status, Task
-from puzzles.peg import PegInstance, start_lower_bound
+from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.peg import PegInstance, start_lower_bound
 
 MEMO_BITS = 22  # failed-state table: 4M slots (64 MiB); when full, it stops recording (still exact)
 
@@ -186,7 +186,7 @@ def _mask(holes) -> int:
 def iddfs(inst: PegInstance, count: bool = False, ctx: Context | None = None):
     """Yield (limit, solutions) per deepening step; the last one holds the optimum's solutions.
 
-    >>> from puzzles.peg import catalogue
+    >>> from puzzlesat.puzzles.peg import catalogue
     >>> [(k, len(s)) for k, s in iddfs(catalogue()["hoppers-first06"]())][-1]
     (7, 1)
     """

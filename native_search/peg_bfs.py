@@ -21,7 +21,7 @@ symmetries that map the start, the finish and the required first jump onto thems
 layer on both sides is closed under the group); forward-only searches need only the start's (and
 first jump's) stabiliser, and map the solution found onto the real finish at the end.
 
->>> from puzzles.peg import catalogue
+>>> from puzzlesat.puzzles.peg import catalogue
 >>> r = search(catalogue()["hoppers"]())
 >>> r.moves, r.layers_forward, r.layers_backward
 (7, [1, 1, 2, 9, 40], [1, 14, 35, 89])
@@ -36,8 +36,8 @@ from typing import Iterator
 import numpy as np
 from numba import njit
 
-from puzzles.core import Context, Outcome, Status, Task
-from puzzles.peg import Jump, PegInstance, Solution
+from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.peg import Jump, PegInstance, Solution
 
 Perm = tuple[int, ...]        # a symmetry as a hole permutation: hole h goes to perm[h]
 Chain = list[Jump]            # the jumps of one move, in playing order
@@ -296,7 +296,7 @@ def layers(space: Space, root: np.ndarray, backward: bool, counters: dict | None
     """BFS layers from `root` (a sorted canonical array): root first, then each next layer, ending
     with the first empty one (or after layer `limit`). counters["nodes"] counts successors.
 
-    >>> from puzzles.peg import catalogue
+    >>> from puzzlesat.puzzles.peg import catalogue
     >>> inst = catalogue()["english33"]()
     >>> sp = Space(inst, group_for(inst, symmetry=True, with_finish=False))
     >>> [len(x) for x in layers(sp, np.array([_bits(inst.start)], np.uint64), False, limit=7)]

@@ -10,7 +10,7 @@ Counting up to symmetry either follows the symmetry-breaking plan of `puzzles.pe
 (exact orbit counts, derived from the board's group) or, with breaking off, keeps the first
 tiling of each canonical form.
 
->>> from puzzles.pentomino import catalogue
+>>> from puzzlesat.puzzles.pentomino import catalogue
 >>> sum(1 for _ in tilings(catalogue()["3x20"](), up_to_symmetry=True))
 2
 """
@@ -23,8 +23,8 @@ from typing import Callable, Iterator
 import numba
 import numpy as np
 
-from puzzles.core import Context, Outcome, Status, Task
-from puzzles.pentomino import (PlanNode, Solution, Tiling, as_solution, canonical,
+from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.pentomino import (PlanNode, Solution, Tiling, as_solution, canonical,
                                placements, symmetry_plan)
 
 SCANS = ("short", "long")
@@ -368,7 +368,7 @@ def tilings(inst: Tiling, *, up_to_symmetry: bool = False, symmetry_breaking: bo
 
     `stats` (if given) receives 'nodes' (placements made) and 'branches' (searches run).
 
-    >>> from puzzles.pentomino import make
+    >>> from puzzlesat.puzzles.pentomino import make
     >>> len(list(tilings(make("2x5", "....." + chr(10) + ".....", "LP"))))
     4
     """

@@ -16,7 +16,7 @@ Counting (task count) finishes the last iteration / walks every shortest path: a
 sequence of tiles moved, and an optimal path never revisits a position, so paths are counted
 exactly without duplicate detection.
 
->>> from puzzles.sliding import catalogue
+>>> from puzzlesat.puzzles.sliding import catalogue
 >>> r = explore(3, 3)
 >>> r.positions, r.radius, len(r.farthest)
 (181440, 31, 2)
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzles.sliding import Sliding, infeasible_reason
+from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
+from puzzlesat.puzzles.sliding import Sliding, infeasible_reason
 
 BFS_MAX_CELLS = 12
 FARTHEST_SHOWN = 50  # farthest positions listed in the stats of an exhausting BFS
@@ -265,7 +265,7 @@ def explore(rows: int, cols: int, root=None, progress=None) -> Exploration:
     >>> e.positions, e.radius, e.farthest
     (360, 21, ((4, 5, 0, 1, 2, 3),))
     """
-    from puzzles.sliding import default_goal
+    from puzzlesat.puzzles.sliding import default_goal
     root = tuple(default_goal(rows, cols) if root is None else root)
     t0 = time.perf_counter()
     sp = RankSpace(rows, cols)

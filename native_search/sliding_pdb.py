@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from puzzles.sliding import Sliding
+from puzzlesat.puzzles.sliding import Sliding
 
 N = 16
 VERSION = 1

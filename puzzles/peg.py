@@ -285,7 +285,7 @@ def catalogue() -> dict[str, Callable[[], PegInstance]]:
                            "15-hole triangle, top hole empty, one peg left anywhere")
     cat["triangle15"] = tri15
 
-    data = json.loads(resources.files("puzzles").joinpath("data/peg/ipc2011_pegsol.json").read_text())
+    data = json.loads(resources.files(__package__).joinpath("data/peg/ipc2011_pegsol.json").read_text())
     for key, d in data.items():
         def ipc(key=key, d=d) -> PegInstance:
             return PegInstance(f"ipc-{key}", board(d["board"]), frozenset(d["start_full"]),

@@ -552,7 +552,7 @@ def catalogue() -> dict[str, Callable[[], Tiling]]:
     """The built-in boards of SPEC §2 (files in puzzles/data/pentomino/)."""
     def loader(short: str) -> Callable[[], Tiling]:
         def load() -> Tiling:
-            res = resources.files("puzzles").joinpath(f"data/pentomino/{short}.toml")
+            res = resources.files(__package__).joinpath(f"data/pentomino/{short}.toml")
             with resources.as_file(res) as path:
                 data = load_toml(path)
                 src = Source(f"pentomino/{short}", Path(path), Path(path).read_text(encoding="utf-8"))

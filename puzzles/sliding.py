@@ -274,7 +274,7 @@ def to_toml(inst: Sliding) -> str:
 @cache
 def korf100() -> tuple[dict, ...]:
     """Korf's 100 random 15-puzzle instances (blank-first goal) with optimal lengths."""
-    text = resources.files("puzzles").joinpath("data/sliding/korf100.json").read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath("data/sliding/korf100.json").read_text(encoding="utf-8")
     data = json.loads(text)
     return tuple(data["instances"])
 

@@ -9,7 +9,7 @@ import pytest
 
 
 def run(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "compare.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True, text=True,
                           timeout=600, cwd=cwd)
 
 

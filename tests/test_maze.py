@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from compare.instances import load_instance
-from puzzles import maze as M
-from puzzles.core import CheckError, InputError, Source
+from puzzlesat.compare.instances import load_instance
+from puzzlesat.puzzles import maze as M
+from puzzlesat.puzzles.core import CheckError, InputError, Source
 
 ROOT = Path(__file__).resolve().parents[1]
 OPTIMA = {"sample1": 36, "sample2": 198, "sample3": 854, "11_56": 452, "12_57": 924, "12_66": 15535}
@@ -194,7 +194,7 @@ def test_bad_toml_names_field(body, field, msg):
 def test_cli_bad_file_exit_2(tmp_path):
     p = tmp_path / "bad.txt"
     p.write_text("3 3\n+1 +2\n+4 -1 +1\n+3 *2\n*3 -2 +5\n-4 +1\n")
-    res = subprocess.run([sys.executable, "-m", "compare.cli", "solve", str(p)], capture_output=True,
+    res = subprocess.run([sys.executable, "-m", "puzzlesat", "solve", str(p)], capture_output=True,
                          text=True, cwd=ROOT, timeout=120)
     err = " ".join(res.stderr.split())  # the console may wrap the line
     assert res.returncode == 2
@@ -202,7 +202,7 @@ def test_cli_bad_file_exit_2(tmp_path):
 
 
 def test_cli_generate(tmp_path):
-    cmd = [sys.executable, "-m", "compare.cli", "generate", "maze", "--rows", "3", "--cols", "4",
+    cmd = [sys.executable, "-m", "puzzlesat", "generate", "maze", "--rows", "3", "--cols", "4",
            "--seed", "5"]
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert res.returncode == 0, res.stderr

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from compare.registry import family
-from compare.runner import solve
-from native_search import maze as N
-from puzzles import maze as M
-from puzzles.core import Status, Task
+from puzzlesat.compare.registry import family
+from puzzlesat.compare.runner import solve
+from puzzlesat.native_search import maze as N
+from puzzlesat.puzzles import maze as M
+from puzzlesat.puzzles.core import Status, Task
 
 ROOT = Path(__file__).resolve().parents[1]
 MAZE = family("maze")
@@ -191,7 +191,7 @@ def test_brute_counts_all_trails_of_sample1():
 
 def test_kernel_runs_without_jit():
     """The numba kernels run as plain Python under NUMBA_DISABLE_JIT=1 (same optimum)."""
-    code = ("from puzzles.maze import catalogue\nfrom native_search.maze import optimize\n"
+    code = ("from puzzlesat.puzzles.maze import catalogue\nfrom native_search.maze import optimize\n"
             "b, w, s = optimize(catalogue()['sample2']())\nprint(b, len(w) - 1, s['complete'])")
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,

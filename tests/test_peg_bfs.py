@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compare.registry import family
-from compare.runner import solve
-from native_search import peg_bfs
-from puzzles.core import Context, Status, Task
-from puzzles.peg import PegInstance, catalogue, check, infeasible_reason
+from puzzlesat.compare.registry import family
+from puzzlesat.compare.runner import solve
+from puzzlesat.native_search import peg_bfs
+from puzzlesat.puzzles.core import Context, Status, Task
+from puzzlesat.puzzles.peg import PegInstance, catalogue, check, infeasible_reason
 
 CAT = catalogue()
 BELL = [1, 1, 2, 9, 47, 263, 1452, 7772]  # G. Bell: english33 central start, n = 0..7 moves
@@ -224,8 +224,8 @@ def test_random_instances_match_brute_force(inst, symmetry, bidirectional):
 
 # ---- numba off -------------------------------------------------------------------------------
 def test_runs_as_plain_python():
-    code = ("from puzzles.peg import catalogue, check\n"
-            "from native_search.peg_bfs import search\n"
+    code = ("from puzzlesat.puzzles.peg import catalogue, check\n"
+            "from puzzlesat.native_search.peg_bfs import search\n"
             "from numba.core import config; assert config.DISABLE_JIT\n"
             "i = catalogue()['hoppers-first06']()\n"
             "r = search(i)\n"

@@ -10,12 +10,12 @@ import textwrap
 
 import pytest
 
-from compare.instances import load_instance
-from compare.registry import family
-from compare.runner import solve
-from native_search.pentomino import tilings
-from puzzles import pentomino as P
-from puzzles.core import CheckError, InputError, Source
+from puzzlesat.compare.instances import load_instance
+from puzzlesat.compare.registry import family
+from puzzlesat.compare.runner import solve
+from puzzlesat.native_search.pentomino import tilings
+from puzzlesat.puzzles import pentomino as P
+from puzzlesat.puzzles.core import CheckError, InputError, Source
 
 SPEC_COUNTS = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20": (8, 2),
                "8x8-centre": (520, 65)}
@@ -119,8 +119,8 @@ def test_scan_orders_agree():
 
 
 def test_numba_disabled_kernel_runs_as_python():
-    code = ("from puzzles.pentomino import catalogue, make\n"
-            "from native_search.pentomino import tilings\n"
+    code = ("from puzzlesat.puzzles.pentomino import catalogue, make\n"
+            "from puzzlesat.native_search.pentomino import tilings\n"
             "print(len(list(tilings(catalogue()['3x20']()))),"
             " len(list(tilings(catalogue()['3x20'](), up_to_symmetry=True))),"
             " len(list(tilings(make('bars', ('.' * 13 + chr(10)) * 5, 'I' * 13)))))\n")
@@ -409,10 +409,10 @@ def test_bad_input_raises_input_error(tmp_path, body, match):
 
 
 def test_bad_input_exits_2_from_the_cli(tmp_path):
-    pytest.importorskip("compare.cli")
+    pytest.importorskip("puzzlesat.compare.cli")
     f = tmp_path / "bad.toml"
     f.write_text('kind = "pentomino"\nboard = "....."\npieces = "IL"\n')
-    out = subprocess.run([sys.executable, "-m", "compare.cli", "solve", str(f), "--engine",
+    out = subprocess.run([sys.executable, "-m", "puzzlesat", "solve", str(f), "--engine",
                           "native", "--task", "count"], capture_output=True, text=True,
                          cwd=os.path.dirname(os.path.dirname(__file__)))
     assert out.returncode == 2 and "pieces" in out.stderr

@@ -5,11 +5,11 @@ import time
 
 import pytest
 
-from compare.crossval import Verdict, judge
-from compare.instances import load_instance
-from compare.registry import Engine, Option, family
-from compare.runner import solve
-from puzzles.core import InputError, Outcome, Status, Task
+from puzzlesat.compare.crossval import Verdict, judge
+from puzzlesat.compare.instances import load_instance
+from puzzlesat.compare.registry import Engine, Option, family
+from puzzlesat.compare.runner import solve
+from puzzlesat.puzzles.core import InputError, Outcome, Status, Task
 
 PEG = family("peg")
 FAM, HOP = load_instance("peg/hoppers-first06")

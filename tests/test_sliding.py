@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compare.instances import load_instance
-from compare.registry import family
-from compare.runner import solve
-from puzzles.core import CheckError, InputError, Status
-from puzzles.sliding import (Sliding, catalogue, check, default_goal, describe, infeasible_reason,
+from puzzlesat.compare.instances import load_instance
+from puzzlesat.compare.registry import family
+from puzzlesat.compare.runner import solve
+from puzzlesat.puzzles.core import CheckError, InputError, Status
+from puzzlesat.puzzles.sliding import (Sliding, catalogue, check, default_goal, describe, infeasible_reason,
                              korf100, manhattan, parse_inline, render, solution_json, solvable)
 
 FAM = family("sliding")
@@ -160,7 +160,7 @@ def test_8_hardest_2_is_31(engine):
 
 
 def test_bfs_finds_both_antipodes():
-    from native_search.sliding import explore
+    from puzzlesat.native_search.sliding import explore
     e = explore(3, 3)
     assert e.positions == 181440 and e.radius == 31
     assert set(e.farthest) == {HARDEST, HARDEST_2}
@@ -170,7 +170,7 @@ def test_bfs_finds_both_antipodes():
 def test_explore_command():
     from click.testing import CliRunner
 
-    from compare.engines.sliding import explore
+    from puzzlesat.compare.engines.sliding import explore
     res = CliRunner().invoke(explore, ["2x3", "--json"])
     assert res.exit_code == 0
     d = json.loads(res.output)
@@ -179,7 +179,7 @@ def test_explore_command():
     assert res.exit_code == 2
     res = CliRunner().invoke(explore, ["2x2", "--root", "1,2,3,3"])
     assert res.exit_code == 2
-    assert FAM.extra["commands"][0] == "compare.engines.sliding:explore"
+    assert FAM.extra["commands"][0] == "puzzlesat.compare.engines.sliding:explore"
 
 
 def test_bfs_proves_unsolvable_by_exhaustion():
@@ -233,7 +233,7 @@ def test_ida_linear_without_pdb_agrees():
 
 
 def test_pdb_canonical_relabel_maps_korf_goal():
-    from native_search.sliding_pdb import canonical
+    from puzzlesat.native_search.sliding_pdb import canonical
     inst = catalogue()["korf-001"]()
     start, goal, relabel = canonical(inst)
     assert list(goal) == list(range(1, 16)) + [0]
@@ -290,8 +290,8 @@ def test_engines_agree_with_bfs_oracle(shape, data):
 
 def test_kernels_run_as_plain_python():
     code = (
-        "from puzzles.sliding import parse_inline\n"
-        "from native_search import sliding as S\n"
+        "from puzzlesat.puzzles.sliding import parse_inline\n"
+        "from puzzlesat.native_search import sliding as S\n"
         "i = parse_inline(2, 3, [4, 5, 0, 1, 2, 3])\n"
         "print(len(S.bfs(i, True)[1]), len(S.deepen(i, 'linear', True)[1][0]),"
         " len(S.deepen(i, 'none', False)[1][0]), len(S.bidir(i, True)[1]))\n")
@@ -383,8 +383,8 @@ def test_pdb_on_other_4x4_goals(seed):
 def test_generate_round_trips_and_is_solvable(tmp_path):
     from click.testing import CliRunner
 
-    from compare.engines.sliding import generate as gen_cmd
-    from puzzles.sliding import generate, to_toml
+    from puzzlesat.compare.engines.sliding import generate as gen_cmd
+    from puzzlesat.puzzles.sliding import generate, to_toml
     for r, c in ((2, 2), (3, 3), (2, 5), (4, 4)):
         for seed in range(5):
             inst = generate(r, c, seed)

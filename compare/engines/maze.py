@@ -3,7 +3,7 @@ from pathlib import Path
 
 import click
 
-from puzzles.core import Task
+from puzzlesat.puzzles.core import Task
 
 from ..registry import CPSAT_OPTIONS, Engine, Family, Option
 
@@ -17,13 +17,13 @@ def _cpsat_options(**defaults) -> tuple[Option, ...]:
 
 FAMILY = Family(
     name="maze",
-    module="puzzles.maze",
+    module="puzzlesat.puzzles.maze",
     description="calculation maze (Paper Challeran): the highest score of a trail from start to goal",
     tasks=TASKS,
     default_engines=("native", "cpsat:segments"),
-    extra={"generate": "compare.engines.maze:generate"},
+    extra={"generate": "puzzlesat.compare.engines.maze:generate"},
     engines=(
-        Engine("native:dfs", "native_search.maze:run_dfs", TASKS, aliases=("native",),
+        Engine("native:dfs", "puzzlesat.native_search.maze:run_dfs", TASKS, aliases=("native",),
                options=(
                    Option("tt_bits", 20, "dominance table of 2^tt_bits states (vertex, used edges); 0: off"),
                    Option("refine", True, "bound over live edges (dead-end peeling) minus a parity loss"),
@@ -34,14 +34,14 @@ FAMILY = Family(
                    Option("chunk", 2_000_000, "vertices per kernel call (progress and time-limit checks)"),
                ),
                description="trail DFS: dead-vertex rule, goal stop, corrected op bound, dominance table"),
-        Engine("native:brute", "native_search.maze:run_brute", TASKS,
+        Engine("native:brute", "puzzlesat.native_search.maze:run_brute", TASKS,
                options=(Option("max_trails", 10_000_000, "give up (FEASIBLE/UNKNOWN) after this many trails"),),
                description="every trail to the goal, no pruning (an oracle for tiny grids)"),
-        Engine("cpsat:time", "models.maze_cpsat:run_time", TASKS, aliases=("cpsat",),
+        Engine("cpsat:time", "puzzlesat.models.maze_cpsat:run_time", TASKS, aliases=("cpsat",),
                options=(*CPSAT_OPTIONS,
                         Option("steps", 0, "maximum trail length in edges (0: every unused edge)")),
                description="time-indexed edge choice x[t][e], score s[t] = m*s[t-1] + c under the literal"),
-        Engine("cpsat:segments", "models.maze_cpsat:run_segments", TASKS,
+        Engine("cpsat:segments", "puzzlesat.models.maze_cpsat:run_segments", TASKS,
                options=(*_cpsat_options(linearization_level=2),
                         Option("segments", 0, "maximum segments (0: one more than the unused multipliers)")),
                description="multiplications split the trail into connected add-segments; order-free inside"),
@@ -65,7 +65,7 @@ FAMILY = Family(
               help="write to FILE instead of stdout")
 def generate(rows, cols, seed, start, goal, mul_rate, sub_rate, fmt, output):
     """A random calculation maze (same arguments, same maze)."""
-    from puzzles import maze as M
+    from puzzlesat.puzzles import maze as M
     n = rows * cols
     for what, v in (("start", start), ("goal", goal)):
         if v is not None and not 0 <= v < n:

@@ -1,5 +1,5 @@
 """Peg solitaire engines."""
-from puzzles.core import Task
+from puzzlesat.puzzles.core import Task
 
 from ..registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
 
@@ -9,12 +9,12 @@ INVARIANTS = Option("invariants", True, "add the board's GF(2) position-class pa
 
 FAMILY = Family(
     name="peg",
-    module="puzzles.peg",
+    module="puzzlesat.puzzles.peg",
     description="peg solitaire: minimum moves (a multi-jump is one move), optimal sequence counts",
     engines=(
-        Engine("native:iddfs", "native_search.peg:run", ALL, aliases=("native",),
+        Engine("native:iddfs", "puzzlesat.native_search.peg:run", ALL, aliases=("native",),
                description="iterative deepening on moves, corner lower bound, failed-state table"),
-        Engine("native:bfs", "native_search.peg_bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
+        Engine("native:bfs", "puzzlesat.native_search.peg_bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
                options=(
                    Option("exhaust", False, "forward BFS over all positions reachable from the start; "
                           "reports layer sizes (up to symmetry) and their total"),
@@ -22,12 +22,12 @@ FAMILY = Family(
                    Option("bidirectional", True, "grow forward and backward layers, the smaller side first"),
                ),
                description="breadth-first search by moves over symmetry-reduced bitboard layers"),
-        Engine("cpsat:time", "models.peg_cpsat:run", ALL, aliases=("cpsat",),
+        Engine("cpsat:time", "puzzlesat.models.peg_cpsat:run", ALL, aliases=("cpsat",),
                options=(*CPSAT_OPTIONS, INVARIANTS,
                         Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
                                "minimize: CP-SAT's objective", ("descend", "minimize"))),
                description="time-indexed peg states, one jump per step, clause-style move counting"),
-        Engine("sat:time", "models.peg_sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
+        Engine("sat:time", "puzzlesat.models.peg_sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
                description="the same time-indexed model as CNF; moves<=K by a cardinality encoding"),
     ),
 )

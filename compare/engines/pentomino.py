@@ -1,5 +1,5 @@
 """Pentomino / polyomino tiling engines: native first-empty-cell DFS, CP-SAT and SAT exact cover."""
-from puzzles.core import Task
+from puzzlesat.puzzles.core import Task
 
 from ..registry import CPSAT_OPTIONS, SAT_ENCODINGS, SAT_OPTIONS, Engine, Family, Option
 
@@ -17,17 +17,17 @@ SYMMETRY_OPTIONS = (
 
 FAMILY = Family(
     name="pentomino",
-    module="puzzles.pentomino",
+    module="puzzlesat.puzzles.pentomino",
     description="Tile a board with pentominoes or custom polyominoes: count all tilings or orbits",
     tasks=TASKS,
     engines=(
-        Engine("native:dfs", "native_search.pentomino:run", TASKS,
+        Engine("native:dfs", "puzzlesat.native_search.pentomino:run", TASKS,
                (*SYMMETRY_OPTIONS,
                 Option("scan", "short", "cell scan order: along the short or the long side",
                        ("short", "long"))),
                "depth-first search filling the first empty cell, bitboards (numba)",
                aliases=("native",)),
-        Engine("cpsat:cover", "models.pentomino_cpsat:run", TASKS,
+        Engine("cpsat:cover", "puzzlesat.models.pentomino_cpsat:run", TASKS,
                (*SYMMETRY_OPTIONS,
                 Option("search", "fixed", "fixed: decide placements in first-cell scan order "
                        "(value 1 first); auto: CP-SAT's default search", ("fixed", "auto")),
@@ -37,7 +37,7 @@ FAMILY = Family(
                 *CPSAT_OPTIONS),
                "exact cover: one Boolean per placement, exactly one per cell and piece copy",
                aliases=("cpsat",)),
-        Engine("sat:cover", "models.pentomino_sat:run", TASKS,
+        Engine("sat:cover", "puzzlesat.models.pentomino_sat:run", TASKS,
                (*SYMMETRY_OPTIONS, *_SAT_OPTIONS,
                 Option("blocking", "placements", "blocking clause per solution: its chosen "
                        "placements only, or every placement variable ('full')",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from compare.registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
-from puzzles.core import InputError, Task
+from puzzlesat.compare.registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
+from puzzlesat.puzzles.core import InputError, Task
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 
@@ -24,10 +24,10 @@ PLAN_OPTIONS = (
 
 FAMILY = Family(
     name="sliding",
-    module="puzzles.sliding",
+    module="puzzlesat.puzzles.sliding",
     description="sliding-tile puzzles (8-puzzle, 15-puzzle, any r×c): fewest moves",
     engines=(
-        Engine("native:ida", "native_search.sliding:run_ida", ALL, (
+        Engine("native:ida", "puzzlesat.native_search.sliding:run_ida", ALL, (
             Option("heuristic", "auto", "auto: additive pattern databases on 4x4 (goal blank in a "
                    "corner), else Manhattan + linear conflicts", ("auto", "linear", "manhattan")),
             Option("pdb", "663", "4x4 pattern-database partition (built once, cached on disk); none: "
@@ -35,22 +35,22 @@ FAMILY = Family(
             Option("mirror", True, "with pattern databases, also look up the board's mirror image "
                    "about the main diagonal and take the larger value"),
         ), "IDA*: Manhattan + linear conflicts, additive pattern databases on 4x4", aliases=("native",)),
-        Engine("native:bfs", "native_search.sliding:run_bfs", ALL, (
+        Engine("native:bfs", "puzzlesat.native_search.sliding:run_bfs", ALL, (
             Option("exhaust", False, "search every position reachable from the start; the stats "
                    "get the distance histogram (layers), radius and farthest positions"),),
                "breadth-first search over a byte per arrangement (<= 12 cells); counts by layers"),
-        Engine("native:bidir", "native_search.sliding:run_bidir", ALL, (
+        Engine("native:bidir", "puzzlesat.native_search.sliding:run_bidir", ALL, (
             Option("memory_mb", 2000, "stop with UNKNOWN before the kept layers pass this size"),),
                "bidirectional BFS over sorted layers of packed boards (<= 16 cells)"),
-        Engine("native:iddfs", "native_search.sliding:run_iddfs", ALL, (),
+        Engine("native:iddfs", "puzzlesat.native_search.sliding:run_iddfs", ALL, (),
                "plain iterative deepening without immediate undo, depth step 2"),
-        Engine("cpsat:time", "models.sliding_cpsat:run", ALL, (*PLAN_OPTIONS, *CPSAT_OPTIONS),
+        Engine("cpsat:time", "puzzlesat.models.sliding_cpsat:run", ALL, (*PLAN_OPTIONS, *CPSAT_OPTIONS),
                "time-indexed planning in CP-SAT, horizon raised until SAT", aliases=("cpsat",)),
-        Engine("sat:time", "models.sliding_sat:run", ALL, (*PLAN_OPTIONS, *SAT_OPTIONS),
+        Engine("sat:time", "puzzlesat.models.sliding_sat:run", ALL, (*PLAN_OPTIONS, *SAT_OPTIONS),
                "time-indexed planning in CNF (python-sat), horizon raised until SAT", aliases=("sat",)),
     ),
-    extra={"commands": ["compare.engines.sliding:explore", "compare.engines.sliding:sliding_pdb"],
-           "generate": "compare.engines.sliding:generate"},
+    extra={"commands": ["puzzlesat.compare.engines.sliding:explore", "puzzlesat.compare.engines.sliding:sliding_pdb"],
+           "generate": "puzzlesat.compare.engines.sliding:generate"},
 )
 
 
@@ -72,9 +72,9 @@ def _shape(text: str) -> tuple[int, int]:
 def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
     """Explore a sliding puzzle's whole state space by BFS (boards up to 12 cells): distance
     histogram, radius and farthest positions. Example: puzzlesat explore 3x3"""
-    from native_search.sliding import explore as run
-    from puzzles.core import Source
-    from puzzles.sliding import from_toml, render_board
+    from puzzlesat.native_search.sliding import explore as run
+    from puzzlesat.puzzles.core import Source
+    from puzzlesat.puzzles.sliding import from_toml, render_board
     try:
         rows, cols = _shape(board)
         if root is not None:
@@ -109,7 +109,7 @@ def sliding_pdb(partition: str, rebuild: bool) -> None:
     """Build (or load) the 15-puzzle's additive pattern databases and show where they are cached."""
     import time
 
-    from native_search.sliding_pdb import load, path
+    from puzzlesat.native_search.sliding_pdb import load, path
     t0 = time.perf_counter()
     arr, tiles, lens = load(partition, rebuild=rebuild)
     click.echo(f"pattern databases {partition}: {arr.nbytes / 1e6:.1f} MB at {path(partition)} "
@@ -128,8 +128,8 @@ def sliding_pdb(partition: str, rebuild: bool) -> None:
               help="write to FILE instead of stdout")
 def generate(rows, cols, seed, walk, output):
     """A random solvable sliding-tile position as TOML (same arguments, same position)."""
-    from puzzles.sliding import generate as gen
-    from puzzles.sliding import to_toml
+    from puzzlesat.puzzles.sliding import generate as gen
+    from puzzlesat.puzzles.sliding import to_toml
     text = to_toml(gen(rows, cols, seed, walk))
     if output is None:
         click.echo(text, nl=False)
