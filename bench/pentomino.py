@@ -23,6 +23,7 @@ import warnings
 from puzzlesat.compare.registry import family  # noqa: E402
 from puzzlesat.compare.runner import solve  # noqa: E402
 from puzzlesat.puzzles import pentomino as P  # noqa: E402
+from puzzlesat.puzzles.pentomino_breaking import symmetry_plan  # noqa: E402
 
 SPEC = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20": (8, 2),
         "8x8-centre": (520, 65)}
@@ -44,7 +45,7 @@ def matrices(inst, up: bool):
     if not up:
         return [(options((), {}), False)]
     out = []
-    for node in P.symmetry_plan(inst).nodes():
+    for node in symmetry_plan(inst).nodes():
         if node.piece < 0:
             out.append((options(node.fixed, {}), node.residual > 1))
         elif node.free:

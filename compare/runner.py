@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import time
+from array import array
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -86,12 +87,17 @@ def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str = Task.
         return Result(name, fam.name, eng.name, task, Status.INFEASIBLE, None,
                       0 if task is Task.COUNT else None, [], time.perf_counter() - t0, params,
                       {}, reason, 0)
+    tally = (_StreamCount(fam.puzzle, inst, bool(opts.get("up_to_symmetry", False)))
+             if task is Task.COUNT and fam.extra.get("streamed_count") else None)
     if isolate:
-        out, streamed = _run_isolated(eng, inst, task, opts, time_limit, progress)
+        out, streamed = _run_isolated(eng, inst, task, opts, time_limit, progress, tally)
     else:
         streamed = []
-        ctx = Context(opts, time_limit, progress, streamed.append)
+        sink = (lambda s: tally.extend([s])) if tally else streamed.append
+        ctx = Context(opts, time_limit, progress, sink)
         out = _call(eng, inst, task, ctx)
+    if tally is not None:
+        return _tallied(fam, inst, eng, task, out, tally, time.perf_counter() - t0, params)
     seconds = time.perf_counter() - t0
     stats = dict(out.stats)
     params.update(stats.pop("params", {}))
@@ -136,6 +142,38 @@ class _FoundStream:
         self.last = time.monotonic()
 
 
+class _StreamCount:
+    """Checks streamed solutions as they arrive and keeps only a tally (for families whose engines
+    stream a count, Family.extra["streamed_count"]): each solution goes through the checker, its
+    key (canonical form up to symmetry) is kept as a 64-bit hash for the repeat test, and only
+    the first `keep` solutions are kept. Exact: a count is accepted only if it equals the number
+    of streamed solutions that passed the checker with distinct hashes; a true repeat always
+    has an equal hash, and a hash collision can only reject a right count, never accept a wrong one."""
+
+    def __init__(self, puzzle, inst, up: bool, keep: int = 100):
+        self.puzzle, self.inst, self.up, self.keep = puzzle, inst, up, keep
+        self.kept: list = []
+        self.hashes = array("q")
+        self.problems: list[str] = []
+        self.n = 0
+
+    def extend(self, sols: list) -> None:
+        for s in sols:
+            try:
+                self.puzzle.check(self.inst, s)
+            except CheckError as e:
+                self.problems.append(f"solution {self.n} fails the checker: {e}")
+            else:
+                self.hashes.append(hash(self.puzzle.solution_key(self.inst, s, self.up)))
+                if len(self.kept) < self.keep:
+                    self.kept.append(s)
+            self.n += 1
+
+    def distinct(self) -> int:
+        import numpy as np
+        return len(np.unique(np.frombuffer(self.hashes, dtype=np.int64))) if self.hashes else 0
+
+
 def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None) -> None:
     stream = _FoundStream(conn)
     ctx = Context(opts, time_limit, lambda f: conn.send(("progress", f)), stream)
@@ -148,7 +186,7 @@ def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: flo
     conn.close()
 
 
-def _run_isolated(eng, inst, task, opts, time_limit, progress) -> tuple[Outcome, list]:
+def _run_isolated(eng, inst, task, opts, time_limit, progress, tally=None) -> tuple[Outcome, list]:
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, eng, inst, task, opts, time_limit), daemon=True)
@@ -168,7 +206,7 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress) -> tuple[Outcome,
                 if kind == "progress" and progress is not None:
                     progress(payload)
                 elif kind == "found":
-                    streamed.extend(payload)
+                    (tally or streamed).extend(payload)
                 elif kind == "done":
                     out = payload
             elif not proc.is_alive() and not parent.poll(0):
@@ -238,6 +276,33 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
         objective = None if status is not Status.ERROR else objective
     return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, status, objective, count,
                   sols, seconds, params, stats, reason, len(sols))
+
+
+def _tallied(fam, inst, eng, task, out: Outcome, tally: _StreamCount, seconds, params) -> Result:
+    """The Result of a streamed count: the engine's claimed count against the checked tally (an
+    engine that returns its solutions instead is checked on those, as usual)."""
+    stats = dict(out.stats)
+    params.update(stats.pop("params", {}))
+    if out.solutions:  # the engine returned its solutions after all: check those
+        return _checked(fam, inst, eng, task, out, tally.kept, seconds, params, stats)
+    status, count, reason = out.status, out.count, out.reason
+    distinct = tally.distinct()
+    problems = list(tally.problems[:5])
+    if distinct != tally.n - len(tally.problems):
+        problems.append(f"{tally.n - len(tally.problems) - distinct} solutions repeat earlier ones")
+    if status is Status.INFEASIBLE and tally.n:
+        problems.append("claims INFEASIBLE but returned a solution")
+    if status is Status.OPTIMAL and count != tally.n:
+        problems.append(f"claims count {count} but streamed {tally.n} solutions")
+    stats["streamed_checked"] = tally.n
+    if status is not Status.OPTIMAL:
+        if distinct:
+            stats["count_lower_bound"] = distinct
+        count = 0 if status is Status.INFEASIBLE else None
+    if problems:
+        status, reason = Status.ERROR, "; ".join(problems)
+    return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, status, None, count,
+                  tally.kept, seconds, params, stats, reason, tally.n)
 
 
 def default_workers() -> int:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import Callable
 
-from puzzlesat.puzzles.pentomino import Cell, Tiling, placements, symmetry_plan
+from puzzlesat.puzzles.pentomino import Cell, Tiling, placements
+from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
 
 
-def scan_key(inst: Tiling) -> Callable[[Cell], tuple[int, int]]:
-    """Sort key of cells along the short side of the board (as the native search scans)."""
-    if inst.width <= inst.height:
-        return lambda x: (x[0], x[1])
-    return lambda x: (x[1], x[0])
+def scan_key(inst: Tiling) -> Callable[[Cell], tuple[int, ...]]:
+    """Sort key of cells for a scan that runs fastest along the board's shortest side (as the
+    native search scans): coordinates ordered from the longest axis to the shortest."""
+    axes = sorted(range(inst.dim), key=lambda a: (-inst.extent[a], a))
+    return lambda x: tuple(x[a] for a in axes)
 
 
 def cube_placements(inst: Tiling, breaking: bool) -> list[int | None]:

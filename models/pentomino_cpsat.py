@@ -9,7 +9,7 @@ is one assignment (SPEC §2). Enumeration is projected on the x_p with one worke
 Options: `search="fixed"` decides the placements in first-cell scan order (short side first),
 value 1 first — the native search's order — which is far faster than CP-SAT's default search
 here; `search="auto"` keeps CP-SAT's own. `symmetry_breaking` adds the plan of
-`puzzles.pentomino.symmetry_plan` (X restricted to one placement per orbit, and so on) as clauses.
+`puzzles.pentomino_breaking.symmetry_plan` (X restricted to one placement per orbit, and so on) as clauses.
 `cubes="piece"` (default) enumerates under each placement of X (the piece used once with the
 fewest placements) as an assumption, one solve each: one long enumeration slows down per
 conflict, and the split measured 6x10 all 136 s -> 22 s, up to symmetry 8.1 s -> 4.8 s;
@@ -22,7 +22,8 @@ from ortools.sat.python import cp_model
 from puzzlesat.models import _cpsat
 from puzzlesat.models._tiling import cube_placements, scan_key
 from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
+from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
 
 
 def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed"):

@@ -32,7 +32,8 @@ from pysat.engines import Propagator
 from puzzlesat.models import _sat
 from puzzlesat.models._tiling import cube_placements, scan_key
 from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
+from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
 
 SEARCHES = ("auto", "first-cell", "solver")
 DECIDER_SOLVERS = ("cadical195",)  # the python-sat solvers with IPASIR-UP (connect_propagator)
