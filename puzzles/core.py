@@ -74,6 +74,16 @@ class InputError(Exception):
         return where + self.message
 
 
+class Instance:
+    """Base of every family's instance dataclass: `to_json()` gives its kind and summary."""
+
+    def to_json(self) -> dict[str, Any]:
+        """{"kind", "name", ...}: the family's `describe(instance)`, JSON-able."""
+        import importlib
+        mod = importlib.import_module(type(self).__module__)
+        return {"kind": mod.KIND, **mod.describe(self)}
+
+
 class CheckError(Exception):
     """A solution broke the puzzle's rules (raised by the independent checkers)."""
 

@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from .core import CheckError, Source, load_toml, require
+from .core import CheckError, Instance, Source, load_toml, require
 
 # ---- vocabulary -------------------------------------------------------------------------------
 Cell = tuple[int, int]                     # (row, col); row grows downwards
@@ -111,7 +111,7 @@ class Piece:
 
 
 @dataclass(frozen=True)
-class Tiling:
+class Tiling(Instance):
     """A tiling problem: the board's cells (normalised to start at row 0, column 0) and the pieces."""
 
     name: str
