@@ -97,7 +97,7 @@ class Canvas:
     def text(self, x: float, y: float, s: str, size: float = 12, anchor: str = "middle",
              weight: str | None = None, fill: str = INK, **kw) -> None:
         """Text with its baseline at y; the viewBox grows by an estimate of its extent."""
-        w = 0.56 * size * len(s)
+        w = (0.68 if weight == "bold" else 0.58) * size * len(s)   # DejaVu Sans widths
         left = x - (w / 2 if anchor == "middle" else w if anchor == "end" else 0)
         self.grow(left, y - size, left + w, y + 0.3 * size)
         a = attrs(x=float(x), y=float(y), font_size=float(size), text_anchor=anchor,

@@ -137,9 +137,10 @@ def _strip(inst: PegInstance, solution: Solution) -> str:
     most = max(1, min(len(mvs) + 1, int((STRIP_WIDTH + gap) // (pw + gap))))
     cols = math.ceil((len(mvs) + 1) / math.ceil((len(mvs) + 1) / most))  # balanced rows
     c = Canvas()
-    c.text(0, -8, f"{inst.name}: {moves(solution)} moves, {len(solution)} jumps  "
-                  f"(orange: the moving peg and its jumps; red: pegs jumped over)",
-           size=14, anchor="start", weight="bold")
+    c.text(0, -26, f"{inst.name}: {moves(solution)} moves, {len(solution)} jumps", size=15,
+           anchor="start", weight="bold")
+    c.text(0, -8, "each move: the position before it; orange the moving peg and its jumps, "
+                  "red the pegs jumped over", size=12, anchor="start", fill=MUTED)
     pegs = set(inst.start)
     panels = [(i, mv) for i, mv in enumerate(mvs)] + [(len(mvs), None)]
     for k, (i, mv) in enumerate(panels):

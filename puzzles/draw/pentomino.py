@@ -21,8 +21,8 @@ BOARD, BOARD_EDGE = "#edf2f7", "#a0aec0"
 COLOURS = {"F": "#e6194b", "I": "#3cb44b", "L": "#ffe119", "N": "#4363d8", "P": "#f58231",
            "T": "#911eb4", "U": "#42d4f4", "V": "#f032e6", "W": "#bfef45", "X": "#fabed4",
            "Y": "#469990", "Z": "#dcbeff"}
-PALETTE = ("#9a6324", "#fffac8", "#800000", "#aaffc3", "#808000", "#ffd8b1", "#000075", "#a9a9a9",
-           "#e6beff", "#46f0f0", "#d2f53c", "#fabebe")
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf")         # mid tones, so that lighter and darker shades still read
 SHADES = (0.0, 0.45, -0.3, 0.7, -0.5)    # copies of a piece: lighter (> 0) or darker (< 0)
 
 
@@ -205,7 +205,7 @@ def _piece_set(c: Canvas, inst: Tiling, colours: dict[str, str], top: float) -> 
         f = Frame(p.shape, u, x, y)
         draw_cells(c, f, (), [(p.name, list(p.shape))], colours, layer_labels=False)
         if p.count > 1:
-            c.text(x + f.width + 4, y + f.height, f"×{p.count}", size=12, anchor="start")
+            c.text(x + f.width + 4, y + f.height / 2 + 4, f"×{p.count}", size=12, anchor="start")
         x += f.width + u * (2.5 if p.count > 1 else 1)
         row_h = max(row_h, f.height)
         if x > max(600.0, 20 * u) and p is not inst.pieces[-1]:
