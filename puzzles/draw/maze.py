@@ -58,8 +58,8 @@ def draw(m: Maze, walk=None) -> str:
         c.text(x - 7, y - 8, str(v), size=9, anchor="end", fill=MUTED)
     for v, label, colour in ((m.start, "S", START), (m.goal, "G", GOAL)):
         x, y = _xy(m, v)
-        c.circle(x, y, 12, fill=colour, stroke="#ffffff", stroke_width=2, class_="endpoint")
-        c.text(x, y + 5, label, size=13, weight="bold", fill="#ffffff")
+        c.circle(x, y, 10.5, fill=colour, stroke="#ffffff", stroke_width=2, class_="endpoint")
+        c.text(x, y + 4.5, label, size=12, weight="bold", fill="#ffffff")
     bottom = (m.height - 1) * L + 34
     if walk is None:
         note = "start S, goal G; the score starts at 1 and each edge's operation applies in walking order"
@@ -87,9 +87,9 @@ def _step_line(c: Canvas, m: Maze, a: int, b: int, colour: str) -> None:
 
 def _step_number(c: Canvas, m: Maze, a: int, b: int, k: int, colour: str) -> None:
     x, y, dx, dy = _unit(m, a, b)
-    px, py = x + dx * 0.2 * EDGE_LEN, y + dy * 0.2 * EDGE_LEN
-    c.circle(px, py, 8.5, fill=colour, stroke="#ffffff", stroke_width=1)
-    c.text(px, py + 3.3, str(k), size=9 if k < 100 else 7.5, weight="bold", fill="#ffffff")
+    px, py = x + dx * 0.25 * EDGE_LEN, y + dy * 0.25 * EDGE_LEN
+    c.circle(px, py, 7.5, fill=colour, stroke="#ffffff", stroke_width=1)
+    c.text(px, py + 3.3, str(k), size=8.5 if k < 100 else 7, weight="bold", fill="#ffffff")
 
 
 def _trace(c: Canvas, m: Maze, steps, eid, top: float, npre: int) -> None:
