@@ -164,6 +164,18 @@ def catalogue(family_name: str | None = None) -> list[str]:
     return [f"{f.name}/{n}" for f in fams for n in f.puzzle.catalogue()]
 
 
+def svg(instance: Any, solution: Any = None) -> str:
+    """The instance (and a solution, in the family's type or JSON form) drawn as SVG text.
+
+    >>> svg(load("sliding/8-easy")).startswith("<svg")
+    True
+    """
+    from puzzlesat.compare.solutions import from_json
+    from puzzlesat.puzzles.draw import svg as draw
+    fam = family_of(instance)
+    return draw(instance, None if solution is None else from_json(fam.puzzle.KIND, solution))
+
+
 def check(instance: Any, solution: Any) -> Any:
     """Run the family's independent checker on a solution (its own type or its JSON form): the
     recomputed objective (None where there is none), or CheckError.
@@ -177,6 +189,6 @@ def check(instance: Any, solution: Any) -> Any:
     return fam.puzzle.check(instance, from_json(fam.puzzle.KIND, solution))
 
 
-__all__ = ["load", "solve", "compare", "engines", "catalogue", "check", "family_of", "register_engine",
+__all__ = ["load", "solve", "compare", "engines", "catalogue", "check", "svg", "family_of", "register_engine",
            "unregister_engine", "UserEngine", "Option", "EngineInfo", "Result", "Comparison", "Verdict",
            "Status", "Task", "Outcome", "Context", "InputError", "CheckError", "Config", "__version__"]

@@ -202,9 +202,13 @@ def list_cmd(family_name: str | None, as_json: bool) -> None:
 @cli.command()
 @click.argument("instance")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
-def show(instance: str, as_json: bool) -> None:
+@click.option("--svg", "picture", default=None, metavar="FILE",
+              help="also draw the instance into FILE (.svg; .png with puzzlesat[png])")
+def show(instance: str, as_json: bool, picture: str | None) -> None:
     """Describe and draw an instance."""
     fam, inst = load_instance(instance)
+    if picture is not None:
+        _save_picture(picture, inst)
     d = fam.puzzle.describe(inst)
     if as_json:
         print(json.dumps(d, indent=1, default=str))
@@ -276,14 +280,24 @@ def _memory(memory_limit):
     return "default" if memory_limit is None else memory_limit
 
 
+def _save_picture(path: str, inst, solution=None) -> None:
+    """Draw into `path` (.svg or .png); bad paths were rejected before any work (check_target)."""
+    from puzzlesat.puzzles.draw import save, svg
+    p = save(path, svg(inst, solution))
+    err.print(f"picture: {p}", markup=False)
+
+
 @cli.command()
 @click.argument("instance")
 @click.option("--engine", "-e", default="native", show_default=True,
               help="engine or configuration (sat:time[encoding=totalizer]), or your own "
                    "path/to/file.py:function / package.module:function")
+@click.option("--picture", default=None, metavar="FILE",
+              help="draw the first solution (or, without one, the instance) into FILE "
+                   "(.svg; .png with puzzlesat[png])")
 @common
-def solve(instance, engine, task, time_limit, memory_limit, as_json, option_pairs, up_to_symmetry,
-          exhaust, no_precheck, max_solutions) -> None:
+def solve(instance, engine, picture, task, time_limit, memory_limit, as_json, option_pairs,
+          up_to_symmetry, exhaust, no_precheck, max_solutions) -> None:
     """Solve INSTANCE with one engine; every solution is checked before it is shown.
 
     Exit status: 0, or 1 if the result is ERROR, 2 on bad input, 130 when interrupted.
@@ -292,6 +306,9 @@ def solve(instance, engine, task, time_limit, memory_limit, as_json, option_pair
     from .runner import validate
     fam, inst = load_instance(instance)
     task = task or fam.tasks[0].value
+    if picture is not None:
+        from puzzlesat.puzzles.draw import check_target
+        check_target(picture)  # a bad path fails now, not after a long search
     opts = _options(option_pairs, up_to_symmetry, exhaust)
     [(cfg, eng, eopts)] = plan(fam, [engine], task, opts)
     validate(fam, inst, eng, eopts)
@@ -310,6 +327,10 @@ def solve(instance, engine, task, time_limit, memory_limit, as_json, option_pair
         if r.solutions:
             out.print(_render_solution(fam, inst, r.solutions[0]), markup=False)
         out.print(f"params: {json.dumps(r.params, default=str)}", markup=False)
+    if picture is not None:
+        if not r.solutions:
+            err.print(f"no solution ({r.status}): the picture shows the instance", markup=False)
+        _save_picture(picture, inst, r.solutions[0] if r.solutions else None)
     sys.exit(1 if r.status is Status.ERROR else 0)
 
 

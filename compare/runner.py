@@ -59,6 +59,13 @@ class Result:
             return self.status in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE)
         return self.status in (Status.OPTIMAL, Status.INFEASIBLE)
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter: the instance with the first solution drawn."""
+        if self.inst is None:
+            return None
+        from puzzlesat.puzzles.draw import svg
+        return svg(self.inst, self.solutions[0] if self.solutions else None)
+
     def to_outcome(self) -> Outcome:
         """This result as an engine's Outcome (e.g. for an engine that wraps another)."""
         return Outcome(self.status, self.objective, self.count, tuple(self.solutions),

@@ -65,6 +65,10 @@ class Maze(Instance):
         """The pre-walked nodes, at least (start,)."""
         return self.prefix if self.prefix else (self.start,)
 
+    def _repr_svg_(self) -> str:
+        from .draw import svg
+        return svg(self)
+
 
 def op_apply(op: Op, s: int) -> int:
     """The score after applying `op` to `s`."""

@@ -111,6 +111,10 @@ class PegInstance(Instance):
         """Every jump removes one peg: the fixed number of jumps of any solution."""
         return len(self.start) - (1 if self.finish is None else len(self.finish))
 
+    def _repr_svg_(self) -> str:
+        from .draw import svg
+        return svg(self)
+
 
 # ---- the independent checker ------------------------------------------------------------------
 def check(inst: PegInstance, solution: Solution) -> int:

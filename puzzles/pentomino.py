@@ -131,6 +131,10 @@ class Tiling(Instance):
     def piece(self) -> dict[str, Piece]:
         return {p.name: p for p in self.pieces}
 
+    def _repr_svg_(self) -> str:
+        from .draw import svg
+        return svg(self)
+
 
 # ---- placements, symmetry, canonical forms ---------------------------------------------------
 @dataclass(frozen=True)

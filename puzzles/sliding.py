@@ -48,6 +48,10 @@ class Sliding(Instance):
     def cells(self) -> int:
         return self.rows * self.cols
 
+    def _repr_svg_(self) -> str:
+        from .draw import svg
+        return svg(self)
+
 
 def default_goal(rows: int, cols: int) -> Board:
     """Tiles in row-major order, blank last."""
