@@ -77,7 +77,7 @@ def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str = Task.
     if task not in eng.tasks:
         raise InputError(f"engine {eng.name} does not do task '{task}' (it does: "
                          + ", ".join(map(str, eng.tasks)) + ")")
-    opts = eng.resolve_options(options)
+    opts = eng.resolve_options(options, task)
     params = {**opts, "time_limit": time_limit, "precheck": precheck}
     name = getattr(inst, "name", "?")
     t0 = time.perf_counter()
