@@ -319,6 +319,12 @@ def generate() -> None:
     """Generate random instances (per family)."""
 
 
+from .export import export_cmd, stats_cmd  # noqa: E402  (formulation lab commands)
+
+cli.add_command(export_cmd)
+cli.add_command(stats_cmd)
+
+
 def _add_generators() -> None:
     for fam in families().values():
         target = fam.extra.get("generate")
