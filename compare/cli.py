@@ -95,6 +95,9 @@ def _progress(label: str):
 
 def _table(title: str, results: list[Result]) -> Table:
     t = Table(title=title, title_justify="left")
+    configs = any(getattr(r, "config", r.engine) != r.engine for r in results)
+    if configs:
+        t.add_column("config")
     for col, just in (("engine", "left"), ("status", "left"), ("objective", "right"), ("count", "right"),
                       ("checked", "right"), ("time (s)", "right"), ("model / search size", "left"),
                       ("note", "left")):
@@ -106,7 +109,7 @@ def _table(title: str, results: list[Result]) -> Table:
             note = (note + f"; ≥{r.stats['count_lower_bound']} found").strip("; ")
         color = {Status.OPTIMAL: "green", Status.INFEASIBLE: "green", Status.FEASIBLE: "yellow",
                  Status.UNKNOWN: "yellow", Status.ERROR: "red"}[r.status]
-        t.add_row(r.engine, f"[{color}]{r.status}[/]", _s(r.objective), _s(r.count), str(r.checked),
+        t.add_row(*((getattr(r, "config", r.engine),) if configs else ()), r.engine, f"[{color}]{r.status}[/]", _s(r.objective), _s(r.count), str(r.checked),
                   f"{r.seconds:.3f}", size, note[:120])
     return t
 
@@ -231,7 +234,8 @@ def _render_solution(fam: Family, inst, sol) -> str:
 @cli.command()
 @click.argument("instances", nargs=-1, required=True)
 @click.option("--engines", "engine_list", default=None,
-              help="comma-separated engines (default: the family's native, cpsat, sat)")
+              help="comma-separated engines or configurations, e.g. 'sat[encoding=seqcounter]',"
+                   "'tot=sat[encoding=totalizer]',native (default: the family's native, cpsat, sat)")
 @common
 def compare(instances, engine_list, task, time_limit, as_json, option_pairs, up_to_symmetry, exhaust,
             no_precheck, max_solutions) -> None:
@@ -244,15 +248,13 @@ def compare(instances, engine_list, task, time_limit, as_json, option_pairs, up_
     opts = _options(option_pairs, up_to_symmetry, exhaust)
     worst = 0
     for fam, inst in loaded:
-        names = engine_list.split(",") if engine_list else \
-            [n for n in fam.default_engines if n in fam.engine_names()]
-        names = [n.strip() for n in names if n.strip()]
+        configs = parse_many(engine_list) if engine_list else default_configs(fam)
         label = f"{fam.name}/{inst.name}"
         status, update = _progress(label)
         if status:
             status.start()
         try:
-            c = run_compare(fam, inst, names, task, time_limit=time_limit, options=opts,
+            c = compare_configs(fam, inst, configs, task, time_limit=time_limit, options=opts,
                             precheck=not no_precheck,
                             progress_for=lambda e: (lambda f: update({"engine": e, **f})) if update else None)
         finally:
@@ -319,10 +321,13 @@ def generate() -> None:
     """Generate random instances (per family)."""
 
 
+from .config import parse_many  # noqa: E402
 from .export import export_cmd, stats_cmd  # noqa: E402  (formulation lab commands)
+from .lab import compare_configs, default_configs, lab_cmd  # noqa: E402
 
 cli.add_command(export_cmd)
 cli.add_command(stats_cmd)
+cli.add_command(lab_cmd)
 
 
 def _add_generators() -> None:

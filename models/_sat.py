@@ -217,12 +217,13 @@ def enumerate_projected(s: Solver, proj: Sequence[int], ctx: Context, limit: int
 
 
 def add_stats(into: dict[str, Any], s: Solver, cnf_vars: int, cnf_clauses: int) -> None:
-    """Record the model size of the latest call and add its conflicts/decisions to the totals."""
+    """Record the model size of the latest call and add its conflicts and decisions to the totals
+    (`conflicts`, `sat_decisions`) over every call."""
     new = stats(s, cnf_vars, cnf_clauses)
     into["model_size"] = new["model_size"]
-    for k in ("conflicts", "decisions"):
+    for k, key in (("conflicts", "conflicts"), ("decisions", "sat_decisions")):
         if k in new:
-            into[k] = into.get(k, 0) + new[k]
+            into[key] = into.get(key, 0) + new[k]
     into["solver_calls"] = into.get("solver_calls", 0) + 1
 
 

@@ -74,8 +74,8 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         """(True/False/None, solution) for moves <= k (None: no bound)."""
         extra = pc.bounded(k) if k is not None else []
         with _sat.new_solver(opts["solver"], pc.clauses + extra) as s:
-            _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses) + len(extra))
             res = _sat.solve_limited(s, ctx)
+            _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses) + len(extra))
             if res:
                 model = s.get_model()
                 return True, pc.decode({v for v in pc.jump_ids if model[v - 1] > 0})
