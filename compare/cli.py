@@ -342,7 +342,8 @@ def _render_solution(fam: Family, inst, sol) -> str:
 @cli.command()
 @click.argument("instances", nargs=-1, required=True)
 @click.option("--engines", "engine_list", default=None,
-              help="comma-separated engines (default: the family's native, cpsat, sat)")
+              help="comma-separated engines or configurations, e.g. 'sat[encoding=seqcounter]',"
+                   "'tot=sat[encoding=totalizer]',native (default: the family's native, cpsat, sat)")
 @common
 def compare(instances, engine_list, task, time_limit, memory_limit, as_json, option_pairs,
             up_to_symmetry, exhaust, no_precheck, max_solutions) -> None:
@@ -465,6 +466,15 @@ def bench(instances, engine_list, task, time_limit, memory_limit, as_json, optio
 @cli.group()
 def generate() -> None:
     """Generate random instances (per family)."""
+
+
+from .config import parse_many  # noqa: E402
+from .export import export_cmd, stats_cmd  # noqa: E402  (formulation lab commands)
+from .lab import lab_cmd  # noqa: E402
+
+cli.add_command(export_cmd)
+cli.add_command(stats_cmd)
+cli.add_command(lab_cmd)
 
 
 def _add_generators() -> None:
