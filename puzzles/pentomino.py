@@ -20,7 +20,7 @@ derived from the pieces; such a symmetry renames each chiral piece to its mirror
 (60, 63, 4)
 >>> soma = catalogue()["soma"]()
 >>> len(board_symmetries(soma)), len(symmetries(soma)), sum(len(p.orientations) for p in soma.pieces)
-(48, 48, 144)
+(48, 48, 92)
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from .core import CheckError, Source, load_toml, require
+from .core import CheckError, Instance, Source, load_toml, require
 
 # ---- vocabulary -------------------------------------------------------------------------------
 Cell = tuple[int, ...]                     # (row, col) in 2D, (layer, row, col) in 3D
@@ -175,7 +175,7 @@ class Piece:
 
 
 @dataclass(frozen=True)
-class Tiling:
+class Tiling(Instance):
     """A tiling problem: the board's cells (normalised to start at coordinate 0) and the pieces."""
 
     name: str
@@ -203,6 +203,10 @@ class Tiling:
     @cached_property
     def piece(self) -> dict[str, Piece]:
         return {p.name: p for p in self.pieces}
+
+    def _repr_svg_(self) -> str:
+        from .draw import svg
+        return svg(self)
 
 
 # ---- placements, symmetry, canonical forms ---------------------------------------------------

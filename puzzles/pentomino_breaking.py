@@ -11,7 +11,7 @@ The argument needs no property of the board beyond its group.
 
 >>> from puzzlesat.puzzles.pentomino import catalogue
 >>> plan_summary(catalogue()["6x10"]())
-'X: 7 of 28'
+'X: 8 of 32'
 """
 from __future__ import annotations
 

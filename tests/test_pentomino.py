@@ -348,8 +348,9 @@ def test_models_cut_short_are_unknown_never_a_count(engine):
     part-way, and what it found is a checked lower bound, not a count."""
     r = solve(FAM, inst("6x10"), engine, "count", time_limit=4)
     assert r.status.value == "UNKNOWN" and r.count is None, (r.status, r.count)
-    assert 0 < r.stats["count_lower_bound"] == len(r.solutions) < 9356
-    assert r.checked == len(r.solutions)
+    # counts stream to the runner's checker; it returns the first solutions, all were checked
+    assert 0 < r.stats["count_lower_bound"] < 9356
+    assert r.checked >= r.stats["count_lower_bound"] and r.checked >= len(r.solutions) > 0
 
 
 # ---- checker ----------------------------------------------------------------------------------
