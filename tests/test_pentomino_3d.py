@@ -341,3 +341,15 @@ def test_bad_3d_input_exits_2_from_the_cli(tmp_path):
     out = subprocess.run([sys.executable, "-m", "puzzlesat", "solve", str(f), "--engine",
                           "native", "--task", "count"], capture_output=True, text=True)
     assert out.returncode == 2 and "layer 2" in out.stderr and len(out.stderr.splitlines()) == 1
+
+
+def test_one_sided_unique_counts_use_reflections_that_swap_chiral_partners():
+    """Which definition Polyform Puzzler's 46 counts: the 184 tilings of 3x30 form 46 orbits
+    under the 4 symmetries of the rectangle (a reflection renaming F<->f, ...), 92 under its
+    2 rotations; 46 is the published number, so the published count uses the full group."""
+    t = inst("one-sided-3x30")
+    every = list(tilings(t))
+    rotations = [g for g in P.symmetries(t) if g.proper]
+    assert len(every) == 184 and len(rotations) == 2
+    assert len({P.canonical(t, s) for s in every}) == 46
+    assert len({P.canonical(t, s, rotations) for s in every}) == 92
