@@ -172,21 +172,26 @@ def test_native_reproduces_published_counts(name):
 def test_soma_all_11520_through_the_runner():
     r = solve(FAM, inst("soma"), "native", "count", time_limit=300)
     assert (r.status.value, r.count, r.checked) == ("OPTIMAL", 11520, 11520), r.reason
-    assert r.stats["streamed_checked"] == 11520 and len(r.solutions) <= 100
+    assert r.stats["streamed_checked"] == 11520 and len(r.solutions) == 1000  # the first kept
 
 
-@pytest.mark.parametrize("engine", ["cpsat", "sat"])
-@pytest.mark.parametrize("name", ["soma", "8x8-holes-2-5", "2x3x10"])
+@pytest.mark.parametrize("engine,name", [("cpsat", "soma"), ("sat", "soma"),
+                                         ("cpsat", "8x8-holes-2-5"), ("sat", "8x8-holes-2-5"),
+                                         ("cpsat", "2x3x10")])
 def test_models_reproduce_small_published_counts(engine, name):
     want = PUBLISHED[name][1]
     r = solve(FAM, inst(name), engine, "count", options={"up_to_symmetry": True}, time_limit=300)
     assert (r.status.value, r.count, r.checked) == ("OPTIMAL", want, want), r.reason
 
 
-def test_cpsat_one_sided_3x30():
-    r = solve(FAM, inst("one-sided-3x30"), "cpsat", "count", options={"up_to_symmetry": True},
-              time_limit=300)
-    assert (r.status.value, r.count) == ("OPTIMAL", 46), r.reason
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["cpsat", "sat"])
+def test_models_one_sided_3x30_and_2x3x10(engine):
+    """Tens of seconds each (SAT on one-sided 3x30: about 90 s)."""
+    for name in ("one-sided-3x30", "2x3x10"):
+        r = solve(FAM, inst(name), engine, "count", options={"up_to_symmetry": True},
+                  time_limit=600)
+        assert (r.status.value, r.count) == ("OPTIMAL", PUBLISHED[name][1]), r.reason
 
 
 @pytest.mark.slow
@@ -198,9 +203,9 @@ def test_native_3x4x5_3940():
 
 # ---- processes, kernels -------------------------------------------------------------------------
 def test_two_processes_find_the_same_tilings():
-    for name in ("6x10", "soma"):
+    for name, modes in (("6x10", (True,)), ("soma", (False, True))):
         t = inst(name)
-        for up in (False, True):
+        for up in modes:
             one = list(tilings(t, up_to_symmetry=up))
             two = list(tilings_parallel(t, 2, up_to_symmetry=up))
             assert len(two) == len(one) and set(two) == set(one), (name, up)
@@ -353,3 +358,30 @@ def test_one_sided_unique_counts_use_reflections_that_swap_chiral_partners():
     assert len(every) == 184 and len(rotations) == 2
     assert len({P.canonical(t, s) for s in every}) == 46
     assert len({P.canonical(t, s, rotations) for s in every}) == 92
+
+
+def _lying_engine(inst_, task, ctx):
+    """Streams the 12 tilings of 2x3x10 up to symmetry, then the first one mirrored (a repeat up
+    to symmetry) or with two placements' names swapped (a broken tiling), per ctx.options."""
+    from puzzlesat.puzzles.core import Outcome, Status
+    sols = list(tilings(inst_, up_to_symmetry=True))
+    for s in sols:
+        ctx.found(s)
+    g = next(g for g in P.symmetries(inst_) if not g.proper)
+    if ctx.options["lie"] == "repeat":
+        ctx.found(P.transform(sols[0], g))
+    else:
+        (a, ca), (b, cb), *rest = sols[0]
+        ctx.found(tuple(sorted([(a, cb), (b, ca), *rest])))
+    return Outcome(Status.OPTIMAL, count=len(sols) + 1, stats={})
+
+
+@pytest.mark.parametrize("lie,reason", [("repeat", "repeat earlier"), ("broken", "fails the checker")])
+def test_streamed_count_rejects_repeats_and_broken_tilings(lie, reason):
+    from puzzlesat.compare.registry import Engine, Option
+    from puzzlesat.puzzles.core import Task
+    eng = Engine("lying", f"{__name__}:_lying_engine", (Task.COUNT,),
+                 (Option("up_to_symmetry", False), Option("lie", "repeat")))
+    r = solve(FAM, inst("2x3x10"), eng, "count", options={"up_to_symmetry": True, "lie": lie},
+              isolate=False)
+    assert r.status.value == "ERROR" and reason in r.reason, (r.status, r.reason)
