@@ -1,14 +1,18 @@
 """Native tiling search: depth-first, always filling the first empty cell, over bitboards (numba).
 
-Cells are numbered in a scan order; each placement is filed under its first cell in that order, so
-the first empty cell can only be covered by a placement filed under it. Scanning along the board's
-short side (down the 6-cell columns of 6x10) is much faster than along the long side. Each
-tiling is produced once: the search picks placements per piece *kind* with a count of copies left,
-so swapping identical copies never yields a second tiling (SPEC §2).
+Positions of the board's bounding box (2D or 3D) are numbered in a scan order that runs fastest
+along the shortest side; each placement is filed under its first position in that order, so the
+first empty cell can only be covered by a placement filed under it. A placement is stored relative
+to that first position, and the kernel tests it against the 64 positions from the current first
+empty cell on (a window): one word per test whatever the board's size (90 cells for one-sided
+6x15); a placement spanning more than a window falls back to the multi-word search `_dfs`. Each
+tiling is produced once: the search picks placements per piece *kind* with a count of copies
+left, so swapping identical copies never yields a second tiling (SPEC §2).
 
-Counting up to symmetry either follows the symmetry-breaking plan of `puzzles.pentomino`
-(exact orbit counts, derived from the board's group) or, with breaking off, keeps the first
-tiling of each canonical form.
+Counting up to symmetry either follows the symmetry-breaking plan of `puzzles.pentomino_breaking`
+(exact orbit counts, derived from the problem's group) or, with breaking off, keeps the first
+tiling of each canonical form. The plan's branches, split by the choice their first step takes,
+are independent subtrees: `tilings_parallel` runs them on several forked processes.
 
 >>> from puzzlesat.puzzles.pentomino import catalogue
 >>> sum(1 for _ in tilings(catalogue()["3x20"](), up_to_symmetry=True))
@@ -427,6 +431,7 @@ def _pattern(occ: np.ndarray, c: int) -> int:
 
 
 def _solutions(inst: Tiling, search: _Search, br: Branch, rows):
+    """Solution rows (table entries) as tilings: sorted placements, the fixed ones included."""
     for row in rows:
         yield tuple(sorted(search.fixed_sol + [search.as_pl[j] for j in row]))
 

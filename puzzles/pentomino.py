@@ -300,8 +300,10 @@ def symmetries(inst: Tiling) -> tuple[Sym, ...]:
 def transform(sol: Solution, g: Sym | dict) -> Solution:
     """The image of a tiling under a symmetry."""
     names = getattr(g, "names", None)
-    return tuple(sorted(((names[name] if names else name), tuple(sorted(g[x] for x in cells)))
-                        for name, cells in sol))
+    get = g.__getitem__
+    if names is None:
+        return tuple(sorted((name, tuple(sorted(map(get, cells)))) for name, cells in sol))
+    return tuple(sorted((names[name], tuple(sorted(map(get, cells)))) for name, cells in sol))
 
 
 def canonical(inst: Tiling, sol: Solution, group: Sequence[Sym] | None = None) -> Solution:
@@ -334,32 +336,31 @@ def check(inst: Tiling, solution) -> None:
     Accepts the solution tuple or its JSON form ({"placements": [[piece, [[r, c], ...]], ...]})."""
     if isinstance(solution, dict):
         solution = solution.get("placements", ())
+    board = inst.cells
     covered: set = set()
     used: dict[str, int] = {}
     forms = _chk_forms(inst.pieces)
-    dim = len(next(iter(inst.cells)))
     for i, pl in enumerate(solution):
         try:
             name, cells = pl
-            cells = [tuple(int(v) for v in x) for x in cells]
+            cells = [x if type(x) is tuple else tuple(int(v) for v in x) for x in cells]
         except (TypeError, ValueError):
             raise CheckError(f"placement {i}: {pl!r} is not (piece, [cell, ...])") from None
         if name not in forms:
             raise CheckError(f"placement {i}: unknown piece {name!r}")
-        if any(len(x) != dim for x in cells):
-            raise CheckError(f"placement {i} ({name}): a cell has not {dim} coordinates")
+        for x in cells:
+            if x not in board:
+                raise CheckError(f"placement {i} ({name}): cell {x} is not on the board")
+            if x in covered:
+                raise CheckError(f"cell {x} is covered twice (placement {i} and an earlier one "
+                                 "or itself)")
+            covered.add(x)
         if not cells or _chk_key(cells) not in forms[name]:
             raise CheckError(f"placement {i} ({name}): cells {sorted(cells)} are not an allowed "
                              f"orientation of piece {name}")
-        for x in cells:
-            if x not in inst.cells:
-                raise CheckError(f"placement {i} ({name}): cell {x} is not on the board")
-            if x in covered:
-                raise CheckError(f"cell {x} is covered twice (by placement {i} and an earlier one)")
-            covered.add(x)
         used[name] = used.get(name, 0) + 1
-    if len(covered) != len(inst.cells):
-        missing = inst.cells - covered
+    if len(covered) != len(board):
+        missing = board - covered
         raise CheckError(f"{len(missing)} cells not covered, e.g. {min(missing)}")
     for p in inst.pieces:
         if used.get(p.name, 0) != p.count:
@@ -394,18 +395,24 @@ def _chk_forms(pieces: tuple[Piece, ...]) -> dict[str, frozenset[tuple]]:
 
 
 def _chk_key(pts) -> tuple:
-    """Checker-only: the cells translated to the origin, sorted (distinct cells: a listed-twice
-    cell makes the key longer than every allowed form)."""
+    """Checker-only: distinct cells translated to the origin, sorted."""
+    if len(pts[0]) == 2:
+        r0 = min(r for r, _ in pts)
+        c0 = min(c for _, c in pts)
+        return tuple(sorted([(r - r0, c - c0) for r, c in pts]))
     lo = [min(col) for col in zip(*pts)]
-    return tuple(sorted(set(tuple(v - o for v, o in zip(q, lo)) for q in pts))) + \
-        (() if len(set(pts)) == len(pts) else (None,))
+    return tuple(sorted(tuple(v - o for v, o in zip(q, lo)) for q in pts))
 
 
 # ---- identity, JSON, description, rendering ---------------------------------------------------
 def solution_key(inst: Tiling, solution: Solution, up_to_symmetry: bool = False) -> Hashable:
     """A tiling is its set of placements (SPEC §2); up to symmetry, the canonical form of its orbit."""
-    sol = as_solution(solution)
-    return canonical(inst, sol) if up_to_symmetry else sol
+    if up_to_symmetry:
+        try:  # every image is sorted afresh: no need to normalise first
+            return canonical(inst, solution)
+        except (KeyError, TypeError):  # cells given as lists, or off the board
+            return canonical(inst, as_solution(solution))
+    return as_solution(solution)
 
 
 def grid(inst: Tiling, solution: Solution) -> list:
