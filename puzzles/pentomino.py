@@ -356,8 +356,8 @@ def check(inst: Tiling, solution) -> None:
                                  "or itself)")
             covered.add(x)
         if not cells or _chk_key(cells) not in forms[name]:
-            raise CheckError(f"placement {i} ({name}): cells {sorted(cells)} are not an allowed "
-                             f"orientation of piece {name}")
+            raise CheckError(f"placement {i} ({name}): cells {sorted(cells)} are not an orientation "
+                             f"of piece {name} that it may take")
         used[name] = used.get(name, 0) + 1
     if len(covered) != len(board):
         missing = board - covered
