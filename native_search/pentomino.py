@@ -218,6 +218,78 @@ def _dfsw(rel, piece_of, bstart, bent, bskip, kbits, wtest, wnbr, strides, count
 
 
 @numba.njit(cache=True)
+def _dfs1(m, piece_of, bstart, bent, bskip, kbits, full, nbr, strides, counts, occ, d, cell_st,
+          pos_st, end_st, pl_st, ncells, out, node_limit):  # pragma: no cover - compiled
+    """_dfsw for boxes of at most 64 positions: the whole board is one word kept in a register and
+    placements are absolute masks `m` (the same buckets; nbr[2a] / nbr[2a+1]: positions with a
+    neighbour at +/- strides[a]; full: the board's cells). Same state and returns as _dfsw."""
+    n_out = 0
+    nodes = 0
+    one = np.uint64(1)
+    pmask = np.uint64((1 << kbits) - 1)
+    nax = strides.shape[0]
+    board = occ[0]
+    while True:
+        i = pos_st[d]
+        end = end_st[d]
+        found = -1
+        while i < end:
+            j = bent[i]
+            if counts[piece_of[j]] == 0:
+                i = bskip[i]
+            elif m[j] & board:
+                i += 1
+            else:
+                if nax:
+                    e = full & ~(board | m[j])
+                    has = np.uint64(0)
+                    for a in range(nax):
+                        st = np.uint64(strides[a])
+                        has |= ((e >> st) & nbr[2 * a]) | ((e << st) & nbr[2 * a + 1])
+                    if e & ~has:
+                        i += 1
+                        continue
+                found = j
+                break
+        if found >= 0:
+            pos_st[d] = i + 1
+            pl_st[d] = found
+            board |= m[found]
+            counts[piece_of[found]] -= 1
+            nodes += 1
+            nc = cell_st[d] + 1
+            while nc < ncells and (board >> np.uint64(nc)) & one:
+                nc += 1
+            if nc == ncells:
+                for k in range(d + 1):
+                    out[n_out, k] = pl_st[k]
+                n_out += 1
+                board ^= m[found]
+                counts[piece_of[found]] += 1
+                if n_out == out.shape[0]:
+                    occ[0] = board
+                    return 1, n_out, d, nodes
+            else:
+                d += 1
+                cell_st[d] = nc
+                pat = (board >> np.uint64(nc + 1)) & pmask if nc < 63 else np.uint64(0)
+                bk = (nc << kbits) | np.int64(pat)
+                pos_st[d] = bstart[bk]
+                end_st[d] = bstart[bk + 1]
+            if nodes >= node_limit:
+                occ[0] = board
+                return 2, n_out, d, nodes
+        else:
+            d -= 1
+            if d < 0:
+                occ[0] = board
+                return 0, n_out, d, nodes
+            p = pl_st[d]
+            board ^= m[p]
+            counts[piece_of[p]] += 1
+
+
+@numba.njit(cache=True)
 def _bucket_fill(rel, start, piece_of, ncells, kbits, bstart, bent, bskip):  # pragma: no cover
     """Fill bucket (cell << kbits | pattern) with the placements filed under the cell that avoid
     the pattern (the occupancy of the next kbits positions); returns the number of entries.
@@ -280,7 +352,10 @@ def _prune_masks(inst: Tiling, order: dict, strides: tuple[int, ...]):
                                                                (minus[a] >> c) & word)]
                      for c in range(n)], dtype=np.uint64).reshape(n, 2 * len(strides))
     ok = min(p.size for p in inst.pieces) >= 2 and max(strides) < 64
-    return wtest, wnbr, np.array(strides if ok else (), dtype=np.int64)
+    nbr = np.array([v & word for a in range(len(strides)) for v in (plus[a], minus[a])],
+                   dtype=np.uint64)
+    return (wtest, wnbr, np.array(strides if ok else (), dtype=np.int64), np.uint64(full & word),
+            nbr)
 
 
 @dataclass
@@ -367,7 +442,10 @@ class _Search:
                                 dtype=np.uint64)
             self.bstart, self.bent, self.bskip = _buckets(self.rel, self.start, self.piece_of,
                                                           ncells, _KBITS)
-            self.wtest, self.wnbr, self.strides = _prune_masks(inst, order, strides)
+            self.wtest, self.wnbr, self.strides, self.full, self.nbr = _prune_masks(inst, order,
+                                                                                    strides)
+            self.abs = (np.array([bits[i] for i in self.index] or [0], dtype=np.uint64)
+                        if ncells <= 64 else None)
         else:  # a placement spans more than a window: the multi-word search
             w64 = (1 << 64) - 1
             self.masks = np.array([[(bits[i] >> (64 * w)) & w64 for w in range(nwords - 2)]
@@ -401,10 +479,18 @@ class _Search:
             r = self.first_choices() if first is None else range(first, first + 1)
             pos_st[0], end_st[0] = r.start, r.stop
 
-            def step(d):
-                return _dfsw(self.rel, self.piece_of, self.bstart, self.bent, self.bskip, _KBITS,
-                             self.wtest, self.wnbr, self.strides, counts, occ, d, cell_st,
-                             pos_st, end_st, pl_st, self.ncells, out, _CHUNK_NODES)
+            if self.abs is not None:  # one word holds the board: the register version
+
+                def step(d):
+                    return _dfs1(self.abs, self.piece_of, self.bstart, self.bent, self.bskip,
+                                 _KBITS, self.full, self.nbr, self.strides, counts, occ, d,
+                                 cell_st, pos_st, end_st, pl_st, self.ncells, out, _CHUNK_NODES)
+            else:
+
+                def step(d):
+                    return _dfsw(self.rel, self.piece_of, self.bstart, self.bent, self.bskip,
+                                 _KBITS, self.wtest, self.wnbr, self.strides, counts, occ, d,
+                                 cell_st, pos_st, end_st, pl_st, self.ncells, out, _CHUNK_NODES)
         else:
             if first is not None:
                 raise ValueError("a first choice needs the windowed search")
