@@ -143,6 +143,56 @@ def test_exact_integers_beyond_int64():
     assert _agree(big, ("native:dfs", "native:brute"))[0] is Status.OPTIMAL
 
 
+# ---- grids of any size (issue 17: the used-edge set had a fixed 3 words = 186 edges) ------------
+def _snake(W, H, keep):
+    """A pre-walked path snaking through rows 0..H-3, then zig-zagging down the last two rows,
+    leaving a 2 x `keep` block (and dead-end columns) free: a big grid with a tiny search."""
+    assert (H - 3) % 2 == 1
+    p = []
+    for y in range(H - 2):
+        p += [y * W + x for x in (range(W) if y % 2 == 0 else range(W - 1, -1, -1))]
+    for x in range(W - keep):
+        col = [(H - 2) * W + x, (H - 1) * W + x]
+        p += col if x % 2 == 0 else col[::-1]
+    return tuple(p)
+
+
+@pytest.mark.parametrize("H,W", [(10, 11), (64, 64)])
+def test_native_on_grids_beyond_186_edges(H, W):
+    """Edge ids past 186 (the old fixed 3-word edge set) are walked in the prefix and searched:
+    optimum and count equal the brute force (10x11: 199 edges; 64x64: 8064, scores past int64)."""
+    g = M.generate(H, W, seed=3)
+    m = M.Maze("big", W, H, g.ops, 0, W * H - 1, _snake(W, H, 6))
+    b, _, n, complete = N.brute(m)
+    assert complete and len(m.ops) > 186
+    best = [s for _, s in N.trails(m)]
+    r = solve(MAZE, m, "native", Task.COUNT, isolate=False)
+    assert (r.status, r.objective, r.count) == (Status.OPTIMAL, b, best.count(b))
+    assert r.checked == r.count
+
+
+def test_native_on_a_generated_64x64_maze_stops_at_its_limit():
+    """`generate maze -r 64 -c 64` (the largest it makes): the default engine returns a checked walk
+    at its time limit (before: IndexError / memory corruption past 186 edges)."""
+    m = M.generate(64, 64, seed=0)
+    r = solve(MAZE, m, "native", Task.OPTIMIZE, time_limit=1.5)
+    assert r.status is Status.FEASIBLE and r.checked == 1, r.reason
+    assert r.stats["tt_bits_used"] < 20  # 131-word keys: a smaller table of the same memory
+
+
+def test_big_grid_kernel_runs_without_jit():
+    """The 10x11 case as plain Python (NUMBA_DISABLE_JIT=1): IndexError there before the fix."""
+    code = ("from puzzlesat.puzzles import maze as M\nfrom puzzlesat.native_search import maze as N\n"
+            "import sys; sys.path.insert(0, 'tests')\nfrom test_maze_engines import _snake\n"
+            "g = M.generate(10, 11, seed=3)\nm = M.Maze('big', 11, 10, g.ops, 0, 109, _snake(11, 10, 6))\n"
+            "b, w, s = N.optimize(m)\nprint(b == N.brute(m)[0], M.check(m, w) == b, s['complete'])")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True", "True"]
+
+
 # ---- infeasible and feasible ---------------------------------------------------------------------
 def test_stranding_prefix_infeasible_for_every_engine():
     m = M.parse_text("2 2\n+1\n+1 +1\n+1\n5 0 1 3 2 0 3\n")
@@ -191,7 +241,7 @@ def test_brute_counts_all_trails_of_sample1():
 
 def test_kernel_runs_without_jit():
     """The numba kernels run as plain Python under NUMBA_DISABLE_JIT=1 (same optimum)."""
-    code = ("from puzzlesat.puzzles.maze import catalogue\nfrom native_search.maze import optimize\n"
+    code = ("from puzzlesat.puzzles.maze import catalogue\nfrom puzzlesat.native_search.maze import optimize\n"
             "b, w, s = optimize(catalogue()['sample2']())\nprint(b, len(w) - 1, s['complete'])")
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
