@@ -172,7 +172,7 @@ def run(build: Callable, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcom
         mod.model.maximize(mod.objective)
     st, solver = _cpsat.solve(mod.model, p, ctx, Stream(mod, ctx) if task is Task.OPTIMIZE else None)
     stats.update(branches=solver.num_branches, conflicts=solver.num_conflicts,
-                 wall=round(solver.wall_time, 3))
+                 wall=round(solver.wall_time, 3), deterministic_time=round(solver.deterministic_time, 3))
     if st is Status.ERROR:
         return Outcome(Status.ERROR, stats=stats,
                        reason="CP-SAT: model invalid: " + (mod.model.validate() or "no message"))
