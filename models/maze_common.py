@@ -49,8 +49,9 @@ def _phi(y: int, adds: int, prod: int, reset: bool) -> int:
 @dataclass(frozen=True)
 class Free:
     """The maze after its pre-walked path: unused edges, the score s0 at v0 and bounds on every
-    score a walk can reach from there (pre-walked edges excluded; additions counted for the
-    upper bound, subtractions for the lower: x -> -f(-x) maps the one onto the other)."""
+    score a walk to the goal passes through (pre-walked and dead-end edges excluded; additions
+    counted for the upper bound, subtractions for the lower: x -> -f(-x) maps the one onto the
+    other)."""
 
     edges: tuple[int, ...]     # unused edge ids
     s0: int
@@ -74,6 +75,29 @@ class Free:
                 f"linear constraint would pass CP-SAT's int64 range (2^{need.bit_length() - 1})")
 
 
+def _live(m: Maze, free: tuple[int, ...], v0: int) -> set[int]:
+    """The unused edges a walk from v0 to the goal can use: an edge at a vertex (other than v0 and
+    the goal) with one unused edge left leads into a dead end — entered, it can never be left —
+    so it is dropped, repeatedly (this bounds scores, the models keep every edge)."""
+    inc: dict[int, set[int]] = {}
+    for e in free:
+        for v in m.edges[e]:
+            inc.setdefault(v, set()).add(e)
+    todo = [v for v, es in inc.items() if len(es) == 1 and v not in (v0, m.goal)]
+    live = set(free)
+    while todo:
+        v = todo.pop()
+        if len(inc[v]) != 1:
+            continue
+        e = inc[v].pop()
+        live.discard(e)
+        u = m.edges[e][0] + m.edges[e][1] - v
+        inc[u].discard(e)
+        if len(inc[u]) == 1 and u not in (v0, m.goal):
+            todo.append(u)
+    return live
+
+
 def free_part(m: Maze) -> Free:
     """The unused edges, the score after the pre-walked path, and exact score bounds."""
     walked = m.walked
@@ -83,10 +107,11 @@ def free_part(m: Maze) -> Free:
     for a, b in zip(walked, walked[1:]):
         s0 = apply(m.ops[eid[(min(a, b), max(a, b))]], s0)
     free = tuple(e for e, ab in enumerate(m.edges) if ab not in used)
-    P = sum(m.ops[e][1] for e in free if m.ops[e][0] == "+")
-    N = sum(m.ops[e][1] for e in free if m.ops[e][0] == "-")
+    live = _live(m, free, walked[-1])
+    P = sum(m.ops[e][1] for e in live if m.ops[e][0] == "+")
+    N = sum(m.ops[e][1] for e in live if m.ops[e][0] == "-")
     prod, kmax, reset = 1, 1, False
-    for e in free:
+    for e in live:
         c, k = m.ops[e]
         if c == "*":
             kmax = max(kmax, k)
@@ -137,6 +162,7 @@ def _count(build, m: Maze, best: int, ctx: Context, stats: dict, **kw: Any) -> O
     """Every walk scoring `best`: enumerate the model's solutions with objective == best,
     projected on the variables that define the walk, each expanded into the walks it stands for."""
     mod = build(m, **kw)
+    mod.model.clear_objective()  # enumerate the walks at the optimum, do not optimise again
     mod.model.add(mod.objective == best)
     proj = mod.projection()
     if mod.unique_aux:
@@ -158,8 +184,9 @@ def _count(build, m: Maze, best: int, ctx: Context, stats: dict, **kw: Any) -> O
 
 
 def run(build: Callable, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcome:
-    """Build, solve and decode one formulation: `build(m, **kw)` has .model, .objective, .decode,
-    .projection, .walks and .unique_aux. Scores past CP-SAT's range: UNKNOWN before building."""
+    """Build, solve and decode one formulation: `build(m, **kw)` has .formulation (the model as
+    data, models/formulation.py), .model (compiled), .objective, .decode, .projection, .walks and
+    .unique_aux. Scores past CP-SAT's range: UNKNOWN before building."""
     p = _cpsat.params(ctx.options)
     fp = free_part(m)
     stats: dict[str, Any] = {"params": {"cpsat": p, **kw}, "score_bounds": [fp.low, fp.high]}
@@ -168,8 +195,11 @@ def run(build: Callable, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcom
         return Outcome(Status.UNKNOWN, stats=stats, reason=why)
     mod = build(m, **kw)
     stats["model_size"] = _cpsat.model_size(mod.model)
+    stats["groups"] = {g: s["constraints"] for g, s in mod.cp.stats()["groups"].items()}
     if task in (Task.OPTIMIZE, Task.COUNT):
         mod.model.maximize(mod.objective)
+    else:
+        mod.model.clear_objective()
     st, solver = _cpsat.solve(mod.model, p, ctx, Stream(mod, ctx) if task is Task.OPTIMIZE else None)
     stats.update(branches=solver.num_branches, conflicts=solver.num_conflicts,
                  wall=round(solver.wall_time, 3), deterministic_time=round(solver.deterministic_time, 3))

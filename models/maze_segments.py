@@ -19,109 +19,135 @@ count is exact.
 """
 from __future__ import annotations
 
+import time
 from typing import Callable
-
-from ortools.sat.python import cp_model
 
 from puzzlesat.puzzles.core import Context, Outcome, Task
 from puzzlesat.puzzles.maze import Maze, Walk
 
+from .formulation import AtMostOne, Clause, ExactlyOne, Formulation, Linear, to_cpsat
 from .maze_common import free_part, limited, run
 
-FORMULATION = "segments between multiplications: Euler edge sets y[j][e] (parity + flow), S_j = k_j*S_{j-1} + A_j"
+SOURCE = ("segments between multiplications (puzzlesat's own, issue 5): Euler edge sets y[j][e] "
+          "(parity + flow), S_j = k_j*S_{j-1} + A_j")
+
+
+def formulation(m: Maze, segments: int = 0) -> Formulation:
+    """The segment formulation as data: Booleans ('y', j, e) (addition e in segment j),
+    ('p' | 'q', j, v) (segment ends), ('m', j, arc) and ('slot', j) (multiplication slots),
+    ('t', j, v) (touched); integers ('z', j, v) (half degree), ('f', j, u, w) (flow), ('S', j) and
+    ('T', j) (scores)."""
+    t0 = time.perf_counter()
+    fp = free_part(m)
+    f = Formulation("maze:segments", SOURCE)
+    edges = m.edges
+    n = m.nodes
+    adds = [e for e in fp.edges if m.ops[e][0] != "*"]
+    muls = [e for e in fp.edges if m.ops[e][0] == "*"]
+    J = len(muls) + 1 if segments <= 0 else min(segments, len(muls) + 1)
+    inc = {v: [] for v in range(n)}
+    for e in adds:
+        a, b = edges[e]
+        inc[a].append(e)
+        inc[b].append(e)
+    y = lambda j, e: ("y", j, e)  # noqa: E731
+    P = lambda j, v: ("p", j, v)  # noqa: E731
+    Q = lambda j, v: ("q", j, v)  # noqa: E731
+    mx = lambda j, i: ("m", j, i)  # noqa: E731
+    slot = lambda j: ("slot", j)  # noqa: E731
+    marcs = [(a, b, e) for e in muls for a, b in (edges[e], edges[e][::-1])]
+    for j in range(J):
+        f.add("segment ends", ExactlyOne(tuple(P(j, v) for v in range(n))),
+              ExactlyOne(tuple(Q(j, v) for v in range(n))))
+    f.add("start and goal", Clause(((P(0, fp.v0), True),)), Clause(((Q(J - 1, m.goal), True),)))
+    f.add("each addition once", *(AtMostOne(tuple(y(j, e) for j in range(J))) for e in adds))
+    by_mul = {e: [] for e in muls}
+    for i, (a, b, e) in enumerate(marcs):
+        by_mul[e].append(i)
+    f.add("each multiplication once",
+          *(AtMostOne(tuple(mx(j, i) for j in range(1, J) for i in idx)) for idx in by_mul.values()))
+    for j in range(1, J):
+        f.add("slot: one multiplication or none",
+              Linear(tuple((1, mx(j, i)) for i in range(len(marcs))) + ((-1, slot(j)),), 0, 0))
+        if j > 1:
+            f.add("used slots first", Clause(((slot(j), False), (slot(j - 1), True))))
+        for i, (a, b, e) in enumerate(marcs):
+            f.add("multiplication joins segments", Clause(((mx(j, i), False), (Q(j - 1, a), True))),
+                  Clause(((mx(j, i), False), (P(j, b), True))))
+        for v in range(n):
+            f.add("empty slot keeps the end", Linear(((1, P(j, v)), (-1, Q(j - 1, v))), 0, 0,
+                                                     ((slot(j), False),)))
+        f.add("empty slot, empty segment", *(Clause(((y(j, e), False), (slot(j), True))) for e in adds))
+    for j in range(J):
+        for v in range(n):
+            z = f.int_var(("z", j, v), 0, 3)
+            f.add("degree parity", Linear(tuple((1, y(j, e)) for e in inc[v])
+                                          + ((1, P(j, v)), (1, Q(j, v)), (-2, z)), 0, 0))
+            t = ("t", j, v)
+            f.add("touched", *(Clause(((y(j, e), False), (t, True))) for e in inc[v]),
+                  Clause(((t, False),) + tuple((y(j, e), True) for e in inc[v])))
+        # connectivity: flow from p_j feeds one unit to every touched vertex
+        flow_in = {v: [] for v in range(n)}
+        flow_out = {v: [] for v in range(n)}
+        for e in adds:
+            a, b = edges[e]
+            for u, w in ((a, b), (b, a)):
+                fl = f.int_var(("f", j, u, w), 0, n)
+                f.add("flow only on used edges", Linear(((1, fl), (-n, y(j, e))), -n, 0))
+                flow_out[u].append(fl)
+                flow_in[w].append(fl)
+        for v in range(n):
+            big = n * (len(flow_in[v]) + len(flow_out[v]) + 2)
+            f.add("flow feeds touched vertices",
+                  Linear(tuple((1, k) for k in flow_in[v]) + tuple((-1, k) for k in flow_out[v])
+                         + ((-1, ("t", j, v)), (n, P(j, v))), 0, big))
+    # the score, segment by segment; every S_j and T_j is the score of a walk's prefix
+    for j in range(J):
+        A = tuple((-_add(m, e), y(j, e)) for e in adds)
+        S = f.int_var(("S", j), fp.low, fp.high)
+        if j == 0:
+            f.add("score", Linear(((1, S),) + A, fp.s0, fp.s0))
+        else:
+            T = f.int_var(("T", j), fp.low, fp.high)
+            for i, (a, b, e) in enumerate(marcs):
+                f.add("score", Linear(((1, T), (-m.ops[e][1], ("S", j - 1))), 0, 0, ((mx(j, i), True),)))
+            f.add("score", Linear(((1, T), (-1, ("S", j - 1))), 0, 0, ((slot(j), False),)),
+                  Linear(((1, S), (-1, T)) + A, 0, 0))
+    f.projection = (tuple(y(j, e) for j in range(J) for e in adds)
+                    + tuple(mx(j, i) for j in range(1, J) for i in range(len(marcs)))
+                    + tuple(Q(j, v) for j in range(J) for v in range(n)))
+    f.objective = ("max", ((1, ("S", J - 1)),))
+    f.build_seconds = time.perf_counter() - t0
+    return f
+
+
+def _add(m: Maze, e: int) -> int:
+    c, k = m.ops[e]
+    return k if c == "+" else -k
 
 
 class SegmentModel:
-    """The segment formulation (see the module docstring); `segments` <= 0: one more than the
-    unused multiplications."""
+    """The segment formulation compiled to CP-SAT; `segments` <= 0: one more than the unused
+    multiplications."""
 
     unique_aux = False  # flows are not unique: count by blocking clauses instead
 
     def __init__(self, m: Maze, segments: int = 0):
-        fp = free_part(m)
         self.maze = m
-        self.model = md = cp_model.CpModel()
+        self.formulation = f = formulation(m, segments)
+        self.cp = cp = to_cpsat(f)
+        self.model = cp.model
+        fp = free_part(m)
         self.edges = edges = m.edges
         n = m.nodes
         self.adds = [e for e in fp.edges if m.ops[e][0] != "*"]
         self.muls = [e for e in fp.edges if m.ops[e][0] == "*"]
-        J = len(self.muls) + 1 if segments <= 0 else min(segments, len(self.muls) + 1)
-        self.J = J
-        inc = {v: [] for v in range(n)}
-        for e in self.adds:
-            a, b = edges[e]
-            inc[a].append(e)
-            inc[b].append(e)
-        self.y = [{e: md.new_bool_var(f"y[{j}][{e}]") for e in self.adds} for j in range(J)]
-        self.P = [[md.new_bool_var(f"p[{j}][{v}]") for v in range(n)] for j in range(J)]
-        self.Q = [[md.new_bool_var(f"q[{j}][{v}]") for v in range(n)] for j in range(J)]
-        # slot j (1..J-1) joins segment j-1 to segment j by one multiplication arc, or nothing
+        self.J = J = len(self.muls) + 1 if segments <= 0 else min(segments, len(self.muls) + 1)
         self.marcs = [(a, b, e) for e in self.muls for a, b in (edges[e], edges[e][::-1])]
-        self.mx = [None] + [[md.new_bool_var(f"m[{j}][{i}]") for i in range(len(self.marcs))]
-                            for j in range(1, J)]
-        self.sact = [None] + [md.new_bool_var(f"slot[{j}]") for j in range(1, J)]
-        for j in range(J):
-            md.add_exactly_one(self.P[j])
-            md.add_exactly_one(self.Q[j])
-        md.add(self.P[0][fp.v0] == 1)
-        md.add(self.Q[J - 1][m.goal] == 1)
-        for e in self.adds:
-            md.add(sum(self.y[j][e] for j in range(J)) <= 1)
-        by_mul = {e: [] for e in self.muls}
-        for i, (a, b, e) in enumerate(self.marcs):
-            by_mul[e].append(i)
-        for e, idx in by_mul.items():
-            md.add(sum(self.mx[j][i] for j in range(1, J) for i in idx) <= 1)
-        for j in range(1, J):
-            md.add(sum(self.mx[j]) == self.sact[j])
-            if j > 1:
-                md.add_implication(self.sact[j], self.sact[j - 1])
-            for i, (a, b, e) in enumerate(self.marcs):
-                md.add_implication(self.mx[j][i], self.Q[j - 1][a])
-                md.add_implication(self.mx[j][i], self.P[j][b])
-            for v in range(n):
-                md.add(self.P[j][v] == self.Q[j - 1][v]).only_enforce_if(~self.sact[j])
-            for e in self.adds:  # an unused slot leaves its segment empty
-                md.add_implication(self.y[j][e], self.sact[j])
-        for j in range(J):
-            touched = []
-            for v in range(n):
-                z = md.new_int_var(0, 3, f"z[{j}][{v}]")
-                md.add(sum(self.y[j][e] for e in inc[v]) + self.P[j][v] + self.Q[j][v] == 2 * z)
-                t = md.new_bool_var(f"t[{j}][{v}]")
-                for e in inc[v]:
-                    md.add_implication(self.y[j][e], t)
-                md.add_bool_or([self.y[j][e] for e in inc[v]]).only_enforce_if(t)
-                touched.append(t)
-            # connectivity: flow from p_j feeds one unit to every touched vertex
-            flow_in = {v: [] for v in range(n)}
-            flow_out = {v: [] for v in range(n)}
-            for e in self.adds:
-                a, b = edges[e]
-                for u, w in ((a, b), (b, a)):
-                    f = md.new_int_var(0, n, f"f[{j}][{u}>{w}]")
-                    md.add(f <= n * self.y[j][e])
-                    flow_out[u].append(f)
-                    flow_in[w].append(f)
-            for v in range(n):
-                md.add(sum(flow_in[v]) - sum(flow_out[v]) >= touched[v] - n * self.P[j][v])
-        # the score, segment by segment; every S_j and T_j is the score of a walk's prefix
-        self.S = []
-        prev = None
-        for j in range(J):
-            A = sum(self._add(e) * self.y[j][e] for e in self.adds)
-            S = md.new_int_var(fp.low, fp.high, f"S[{j}]")
-            if j == 0:
-                md.add(S == fp.s0 + A)
-            else:
-                T = md.new_int_var(fp.low, fp.high, f"T[{j}]")
-                for i, (a, b, e) in enumerate(self.marcs):
-                    md.add(T == m.ops[e][1] * prev).only_enforce_if(self.mx[j][i])
-                md.add(T == prev).only_enforce_if(~self.sact[j])
-                md.add(S == T + A)
-            self.S.append(S)
-            prev = S
-        self.objective = self.S[-1]
+        self.y = [{e: cp.var(("y", j, e)) for e in self.adds} for j in range(J)]
+        self.Q = [[cp.var(("q", j, v)) for v in range(n)] for j in range(J)]
+        self.mx = [None] + [[cp.var(("m", j, i)) for i in range(len(self.marcs))] for j in range(1, J)]
+        self.objective = cp.var(("S", J - 1))
 
     def projection(self) -> list:
         return ([y for row in self.y for y in row.values()] + [x for row in self.mx[1:] for x in row]
@@ -146,10 +172,6 @@ class SegmentModel:
         for options in parts:
             out = [w + list(t) for w in out for t in options]
         return [tuple(w) for w in out]
-
-    def _add(self, e: int) -> int:
-        c, k = self.maze.ops[e]
-        return k if c == "+" else -k
 
     def decode(self, value: Callable) -> Walk:
         walk = list(self.maze.walked)

@@ -11,64 +11,86 @@ pos[T] = goal. Counting enumerates projected on the arcs: pos, act and s follow 
 """
 from __future__ import annotations
 
+import time
 from typing import Callable
-
-from ortools.sat.python import cp_model
 
 from puzzlesat.puzzles.core import Context, Outcome, Task
 from puzzlesat.puzzles.maze import Maze, Walk
 
+from .formulation import AtMostOne, Clause, ExactlyOne, Formulation, Linear, to_cpsat
 from .maze_common import affine, free_part, limited, run
 
-FORMULATION = "time-indexed trail: x[t][arc], pos[t][v], s[t+1] = m*s[t] + c under x[t][arc]"
+SOURCE = ("time-indexed trail (classic time-expanded path model; puzzlesat's first maze model, "
+          "issue 5): x[t][arc], pos[t][v], s[t+1] = m*s[t] + c under x[t][arc]")
+
+
+def formulation(m: Maze, steps: int = 0) -> Formulation:
+    """The time-indexed formulation as data (constraint groups by name, variables by key):
+    ('pos', t, v), ('x', t, arc), ('act', t) Booleans and ('s', t) integer scores."""
+    t0 = time.perf_counter()
+    fp = free_part(m)
+    f = Formulation("maze:time", SOURCE)
+    edges = m.edges
+    n = m.nodes
+    T = len(fp.edges) if steps <= 0 else min(steps, len(fp.edges))
+    arcs = [(a, b, e) for e in fp.edges for a, b in (edges[e], edges[e][::-1])]
+    pos = lambda t, v: ("pos", t, v)  # noqa: E731
+    x = lambda t, i: ("x", t, i)  # noqa: E731
+    act = lambda t: ("act", t)  # noqa: E731
+    for t in range(T + 1):
+        f.int_var(("s", t), fp.low, fp.high)
+    f.add("start", Clause(((pos(0, fp.v0), True),)), Linear(((1, ("s", 0)),), fp.s0, fp.s0))
+    f.add("one position per step", *(ExactlyOne(tuple(pos(t, v) for v in range(n))) for t in range(T + 1)))
+    f.add("goal", Clause(((pos(T, m.goal), True),)))
+    out = {v: [] for v in range(n)}
+    for i, (a, b, e) in enumerate(arcs):
+        out[a].append(i)
+    for t in range(T):
+        f.add("one arc per active step",
+              Linear(tuple((1, x(t, i)) for i in range(len(arcs))) + ((-1, act(t)),), 0, 0))
+        if t > 0:
+            f.add("stopped steps are a suffix", Clause(((act(t), False), (act(t - 1), True))))
+        for v in range(n):
+            # leaving v at step t needs being at v; being at v and active means leaving v
+            f.add("active at v: leave v",
+                  Linear(tuple((1, x(t, i)) for i in out[v]) + ((-1, pos(t, v)), (-1, act(t))),
+                         -1, len(out[v])))
+            f.add("stopped: stay", Linear(((1, pos(t + 1, v)), (-1, pos(t, v))), 0, 0,
+                                          ((act(t), False),)))
+        for i, (a, b, e) in enumerate(arcs):
+            f.add("arc from here to there", Clause(((x(t, i), False), (pos(t, a), True))),
+                  Clause(((x(t, i), False), (pos(t + 1, b), True))))
+            mul, c = affine(m.ops[e])
+            f.add("score step", Linear(((1, ("s", t + 1)), (-mul, ("s", t))), c, c, ((x(t, i), True),)))
+        f.add("stopped: score stays", Linear(((1, ("s", t + 1)), (-1, ("s", t))), 0, 0,
+                                             ((act(t), False),)))
+    by_edge = {e: [] for e in fp.edges}
+    for i, (a, b, e) in enumerate(arcs):
+        by_edge[e].append(i)
+    f.add("each edge once", *(AtMostOne(tuple(x(t, i) for t in range(T) for i in idx))
+                               for idx in by_edge.values()))
+    f.projection = tuple(x(t, i) for t in range(T) for i in range(len(arcs)))
+    f.objective = ("max", ((1, ("s", T)),))
+    f.build_seconds = time.perf_counter() - t0
+    return f
 
 
 class TimeModel:
-    """The time-indexed formulation (see the module docstring); `steps` <= 0: every free edge."""
+    """The time-indexed formulation compiled to CP-SAT; `steps` <= 0: every free edge."""
 
     unique_aux = True  # pos, act and s follow from the arcs: CP-SAT's enumeration is exact
 
     def __init__(self, m: Maze, steps: int = 0):
-        fp = free_part(m)
         self.maze = m
-        self.model = md = cp_model.CpModel()
+        self.formulation = f = formulation(m, steps)
+        self.cp = cp = to_cpsat(f)
+        self.model = cp.model
+        fp = free_part(m)
         edges = m.edges
-        n = m.nodes
-        T = len(fp.edges) if steps <= 0 else min(steps, len(fp.edges))
-        self.T = T
+        self.T = T = len(fp.edges) if steps <= 0 else min(steps, len(fp.edges))
         self.arcs = [(a, b, e) for e in fp.edges for a, b in (edges[e], edges[e][::-1])]
-        self.pos = [[md.new_bool_var(f"pos[{t}][{v}]") for v in range(n)] for t in range(T + 1)]
-        self.x = [[md.new_bool_var(f"x[{t}][{i}]") for i in range(len(self.arcs))] for t in range(T)]
-        self.act = [md.new_bool_var(f"act[{t}]") for t in range(T)]
-        self.s = [md.new_int_var(fp.low, fp.high, f"s[{t}]") for t in range(T + 1)]
-        md.add(self.pos[0][fp.v0] == 1)
-        md.add(self.s[0] == fp.s0)
-        for t in range(T + 1):
-            md.add_exactly_one(self.pos[t])
-        md.add(self.pos[T][m.goal] == 1)
-        out = {v: [] for v in range(n)}
-        for i, (a, b, e) in enumerate(self.arcs):
-            out[a].append(i)
-        for t in range(T):
-            md.add(sum(self.x[t]) == self.act[t])
-            if t > 0:
-                md.add_implication(self.act[t], self.act[t - 1])
-            for v in range(n):
-                # leaving v at step t needs being at v; being at v and active means leaving v
-                md.add(sum(self.x[t][i] for i in out[v]) >= self.pos[t][v] + self.act[t] - 1)
-                md.add(self.pos[t + 1][v] == self.pos[t][v]).only_enforce_if(~self.act[t])
-            for i, (a, b, e) in enumerate(self.arcs):
-                md.add_implication(self.x[t][i], self.pos[t][a])
-                md.add_implication(self.x[t][i], self.pos[t + 1][b])
-                mul, c = affine(m.ops[e])
-                md.add(self.s[t + 1] == mul * self.s[t] + c).only_enforce_if(self.x[t][i])
-            md.add(self.s[t + 1] == self.s[t]).only_enforce_if(~self.act[t])
-        by_edge = {e: [] for e in fp.edges}
-        for i, (a, b, e) in enumerate(self.arcs):
-            by_edge[e].append(i)
-        for e, idx in by_edge.items():
-            md.add(sum(self.x[t][i] for t in range(T) for i in idx) <= 1)
-        self.objective = self.s[T]
+        self.x = [[cp.var(("x", t, i)) for i in range(len(self.arcs))] for t in range(T)]
+        self.objective = cp.var(("s", T))
 
     def projection(self) -> list:
         return [x for row in self.x for x in row]

@@ -384,8 +384,8 @@ def test_native_dfs_equals_brute_force(m):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_mazes(max_nodes=9))
 def test_cpsat_score_bounds_hold_every_prefix(m):
-    """Every score on the way of every trail (a prefix of a walk to anywhere) lies inside the
-    models' variable domains [low, high] (the tightened bound is still a bound)."""
+    """Every score on the way of every walk to the goal lies inside the models' variable domains
+    [low, high] (the tightened bound — unused, live edges only — is still a bound)."""
     from puzzlesat.models.maze_common import free_part
     fp = free_part(m)
     assert fp.low <= fp.s0 <= fp.high
@@ -393,19 +393,32 @@ def test_cpsat_score_bounds_hold_every_prefix(m):
     eid = {e: i for i, e in enumerate(m.edges)}
     seen = set(zip(m.walked, m.walked[1:]))
     used = {eid[(min(a, b), max(a, b))] for a, b in seen}
+    path = [fp.s0]
 
-    def go(v, s):
-        assert fp.low <= s <= fp.high, (s, fp)
+    def go(v):
+        if v == m.goal:
+            assert all(fp.low <= s <= fp.high for s in path), (path, fp)
         y, x = divmod(v, W)
         for u in (v - W, v + W, v - 1 if x > 0 else -1, v + 1 if x < W - 1 else -1):
             if 0 <= u < m.nodes:
                 e = eid[(min(u, v), max(u, v))]
                 if e not in used:
                     used.add(e)
-                    go(u, M.op_apply(m.ops[e], s))
+                    path.append(M.op_apply(m.ops[e], path[-1]))
+                    go(u)
+                    path.pop()
                     used.discard(e)
 
-    go(fp.v0, fp.s0)
+    go(fp.v0)
+
+
+def test_cpsat_bound_drops_dead_end_edges():
+    """A *1000000 spur into a dead end (node 2 of a 3x1 row with goal 1) can never be walked to
+    the goal: the bound leaves it out and the models solve the maze."""
+    m = _maze(3, 1, "+5 *1000000", 0, 1)
+    from puzzlesat.models.maze_common import free_part
+    assert free_part(m).high == 6
+    _agree(m, (Status.OPTIMAL, 6))
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
