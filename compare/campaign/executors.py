@@ -51,7 +51,7 @@ class DaskExecutor:
 
     name = "dask"
 
-    def __init__(self, jobs: int, scheduler: str | None = None, connect_timeout: float = 10.0):
+    def __init__(self, jobs: int, scheduler: str | None = None, connect_timeout: float = 5.0):
         try:
             from distributed import Client, LocalCluster
         except ImportError:

@@ -63,8 +63,12 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def _read_meta(path: Path) -> dict[str, str]:
     """The meta table of an existing store, read-only; InputError if it is not a campaign store."""
+    # Without a WAL file the database file holds everything: read it as immutable, which creates
+    # no -wal/-shm files beside it (a plain read-only open would).
+    wal = Path(f"{path}-wal")
+    flags = "mode=ro" if wal.exists() and wal.stat().st_size else "mode=ro&immutable=1"
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = sqlite3.connect(f"file:{path}?{flags}", uri=True)
         try:
             rows = con.execute("SELECT key, value FROM meta").fetchall()
             con.execute("SELECT key FROM runs LIMIT 1").fetchall()
