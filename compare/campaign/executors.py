@@ -81,7 +81,7 @@ class DaskExecutor:
             futures.append(f)
         seen: set[str] = set()
         try:
-            for f in as_completed(futures):
+            for f in as_completed(futures, loop=self.client.loop):
                 if f.key in seen:
                     continue
                 seen.add(f.key)
