@@ -62,6 +62,14 @@ def rows(db: Path) -> list[dict]:
         con.close()
 
 
+def stored(db: Path) -> int:
+    """Jobs stored so far (0 while the store is being created)."""
+    try:
+        return len(rows(db)) if db.exists() else 0
+    except sqlite3.Error:
+        return 0
+
+
 def digest(*paths: Path) -> str:
     h = hashlib.sha256()
     for p in paths:
@@ -221,13 +229,7 @@ def test_sigkill_of_the_campaign_keeps_a_consistent_store_and_resume_completes(t
     proc = subprocess.Popen([sys.executable, "-m", "puzzlesat", "campaign", "run", str(sp), "--jobs", "2",
                              "--store", str(db)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if db.exists():
-            try:
-                if len(rows(db)) >= 3:
-                    break
-            except sqlite3.Error:
-                pass
+    while time.monotonic() < deadline and stored(db) < 3:
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -312,3 +314,23 @@ def _live_members(pgid: int, wait: float = 5.0) -> list[int]:
         if not live or time.monotonic() > deadline:
             return live
         time.sleep(0.1)
+
+
+def test_ctrl_c_kills_running_jobs_and_keeps_a_consistent_store(tmp_path):
+    boards(tmp_path / "boards", 8, seed=9)
+    sp = spec(tmp_path, 'name = "int"\ninstances = ["boards/*.toml"]\ntask = "count"\ntime_limit = 60\n'
+                        '[configs]\ncpsat = "cpsat"\n')
+    db = tmp_path / "i.db"
+    proc = subprocess.Popen([sys.executable, "-m", "puzzlesat", "campaign", "run", str(sp), "--jobs", "2",
+                             "--store", str(db)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and stored(db) < 1:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGINT)  # what Ctrl-C sends to the campaign (its jobs have their own groups)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted: running jobs killed" in err, err
+    assert _job_processes_of(proc.pid) == []
+    kept = rows(db)
+    assert 1 <= len(kept) < 8 and all(r["termination"] == "done" for r in kept)
+    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db))
+    assert p.returncode == 0 and len(rows(db)) == 8

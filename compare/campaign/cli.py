@@ -15,6 +15,7 @@ import click
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
+from rich.markup import escape
 from rich.table import Table
 
 from puzzlesat.puzzles.core import InputError
@@ -110,7 +111,7 @@ def status(store_path) -> None:
     for r in rows:
         by.setdefault(r["config"], []).append(r)
     for c, rs in by.items():
-        t.add_row(c, str(len(rs)), *(str(sum(r["termination"] == x for r in rs)) for x in terms),
+        t.add_row(escape(c), str(len(rs)), *(str(sum(r["termination"] == x for r in rs)) for x in terms),
                   max((r["finished"] or "") for r in rs))
     out.print(t)
 
@@ -133,25 +134,26 @@ def report(store_path, as_json) -> None:
         sys.exit(1 if bad else 0)
     for inst in rep["instances"]:
         if inst["verdict"] == "DISAGREE":
-            out.print(f"[red]DISAGREE[/] {inst['instance']}: " + "; ".join(inst["reasons"]))
+            out.print(f"[red]DISAGREE[/] {escape(inst['instance'])}: " + escape("; ".join(inst["reasons"])))
     t = Table(title=f"campaign {rep['campaign']}: {rep['jobs']} jobs", title_justify="left")
     for col in ("config", "spec", "jobs", "solved", "unknown", "errors", "PAR-2 (s)", "median (s)"):
         t.add_column(col, justify="left" if col in ("config", "spec") else "right")
     for name, c in rep["configs"].items():
-        t.add_row(name, c["spec"], str(c["jobs"]), str(c["solved"]), str(c["unknown"]), str(c["errors"]),
+        t.add_row(escape(name), escape(c["spec"]), str(c["jobs"]), str(c["solved"]), str(c["unknown"]), str(c["errors"]),
                   f"{c['par2']:.3f}", "" if c["median_seconds"] is None else f"{c['median_seconds']:.3f}")
     out.print(t)
     configs = list(rep["configs"])
     it = Table(title="instances (value and seconds per configuration)", title_justify="left")
     for col in ("instance", "verdict", *configs):
-        it.add_column(col)
+        it.add_column(escape(col))
     by: dict[tuple, list] = {}
     for r in rows:
         by.setdefault((r["instance"], r["config"]), []).append(r)
     colors = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}
     for inst in rep["instances"]:
         cells = [" / ".join(dict.fromkeys(cell(r) for r in by.get((inst["instance"], c), []))) for c in configs]
-        it.add_row(inst["instance"], f"[{colors[inst['verdict']]}]{inst['verdict']}[/]", *cells)
+        it.add_row(escape(inst["instance"]), f"[{colors[inst['verdict']]}]{inst['verdict']}[/]",
+                   *map(escape, cells))
     out.print(it)
     counts = {v: sum(i["verdict"] == v for i in rep["instances"]) for v in ("AGREE", "INCOMPLETE", "DISAGREE")}
     out.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()), markup=False)

@@ -113,8 +113,11 @@ def cell(r: dict[str, Any]) -> str:
     if r["status"] == "OPTIMAL":
         return f"{val if val is not None else 'ok'} ({r['seconds']:.2f}s)"
     if r["status"] == "FEASIBLE":
-        return f"≥{r['objective']}?" if r["task"] == "optimize" and r["objective"] is not None else \
-            ("found" if r["task"] == "feasible" else "feasible")
+        if r["task"] == "optimize" and r["objective"] is not None:  # a bound on the optimum
+            fam = families().get(r["family"])
+            sense = getattr(fam.puzzle, "SENSE", None) if fam else None
+            return f"{'≤' if sense == 'min' else '≥'}{r['objective']} (feasible)"
+        return "found" if r["task"] == "feasible" else "feasible"
     if r.get("count_lower_bound"):
         return f"≥{r['count_lower_bound']} found"
     return "timeout"
@@ -148,7 +151,7 @@ def plot(rows: list[dict[str, Any]], meta: dict[str, str], kind: str, path: str,
     if kind == "cactus":
         for c in configs:
             ts = sorted(t for t in times[c].values() if math.isfinite(t))
-            ax.step(ts, range(1, len(ts) + 1), where="post", marker=".", label=f"{c} ({len(ts)})")
+            ax.plot(ts, range(1, len(ts) + 1), marker=".", label=f"{c} ({len(ts)})")
         ax.set_xscale("log")
         ax.axvline(limit, color="grey", linestyle="--", linewidth=1)
         ax.set_xlabel("time (s, log)")
