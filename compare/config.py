@@ -4,7 +4,8 @@ Grammar (whitespace around tokens is ignored):
 
     config  := [NAME "="] ENGINE ["[" [KEY "=" VALUE ("," KEY "=" VALUE)*] "]"]
     NAME    := a letter or "_", then letters, digits, "_", "-", "."
-    ENGINE  := letters, digits, "_", "-", ":"           e.g. native, sat:time, cpsat:segments
+    ENGINE  := letters, digits, "_", "-", ":", ".", "/"  e.g. native, sat:time, cpsat:segments,
+               my_model.py:run (a user engine file), my_pkg.models:run
     KEY     := letters, digits, "_"
     VALUE   := any text without "," "[" "]" "="        e.g. totalizer, 2, true
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from puzzlesat.puzzles.core import InputError
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-ENGINE = re.compile(r"[A-Za-z0-9_\-:]+")
+ENGINE = re.compile(r"[A-Za-z0-9_\-:./~]+")
 KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 VALUE = re.compile(r"[^,\[\]=]+")
 

@@ -15,33 +15,26 @@ from pysat.formula import IDPool
 from puzzlesat.puzzles.core import Context, Outcome, Status, Task
 from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
 
+from ._ext import Decision
+
 from . import _sat
+from .formulation import to_cnf
 from .peg_time import TimeModel, build as build_time
 
 
 class PegCnf:
-    """The CNF of the time model, with its IDPool; `bounded(k)` adds moves <= k."""
+    """The CNF of the time model (`cnf`, over an IDPool of domain keys); `bounded(k)` adds moves <= k."""
 
     def __init__(self, inst: PegInstance, encoding: str, invariants: bool = True):
         self.tm: TimeModel = build_time(inst, invariants)
-        self.pool = IDPool()
-        self.encoding = encoding
-        lit = self.lit
-        self.clauses: list[list[int]] = [[lit(k, p)] for k, p in self.tm.fixed]
-        self.clauses += [[lit(k, p) for k, p in c] for c in self.tm.clauses]
-        for group in self.tm.exactly_one:
-            self.clauses += _sat.exactly_one([self.pool.id(k) for k in group], self.pool, encoding)
-        for keys, parity in self.tm.parities:
-            self.clauses += _sat.xor([self.pool.id(k) for k in keys], parity, self.pool)
+        self.cnf = to_cnf(self.tm.f, encoding)
+        self.pool = self.cnf.pool
+        self.clauses: list[list[int]] = self.cnf.clauses
         self.jump_ids = [self.pool.id(k) for k in self.tm.jump_vars]
 
-    def lit(self, key: tuple, pol: bool) -> int:
-        v = self.pool.id(key)
-        return v if pol else -v
-
     def bounded(self, k: int) -> list[list[int]]:
-        """Clauses for moves <= k (first jump always starts a move)."""
-        return _sat.at_most([self.pool.id(m) for m in self.tm.move_vars], k - 1, self.pool, self.encoding)
+        """Clauses for moves <= k (first jump always starts a move), group 'move counting'."""
+        return self.cnf.extra("move counting", self.tm.bound(k))
 
     def decode(self, true_ids: set[int]):
         return self.tm.decode({k for k, v in zip(self.tm.jump_vars, self.jump_ids) if v in true_ids})
@@ -50,6 +43,21 @@ class PegCnf:
 def build(inst: PegInstance, **options: Any) -> PegCnf:
     """The CNF model of `inst` with options['encoding'] for its cardinality constraints."""
     return PegCnf(inst, options.get("encoding", "seqcounter"), options.get("invariants", True))
+
+
+def decision(inst: PegInstance, task: Task, options: dict, bound: int | None) -> Decision:
+    """Formulation hook of sat:time and cpsat:time: the time model with moves <= bound (default:
+    the known optimum, else the corner lower bound; FEASIBLE: no bound)."""
+    tm = build_time(inst, options.get("invariants", True))
+    lb = start_lower_bound(inst)
+    if bound is None and task is not Task.FEASIBLE:
+        bound = inst.known_min_moves if inst.known_min_moves is not None else lb
+    f = tm.f.copy()
+    if bound is not None and tm.horizon:
+        f.add("move counting", tm.bound(bound))
+    return Decision(f, tm.decode, bound, "no bound" if bound is None else f"moves <= {bound}",
+                    lb, tm.horizon, True, 1, moves, ("min", tuple((1, k) for k in tm.move_vars),
+                                                     1 if tm.horizon else 0))
 
 
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
@@ -66,8 +74,8 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         """(True/False/None, solution) for moves <= k (None: no bound)."""
         extra = pc.bounded(k) if k is not None else []
         with _sat.new_solver(opts["solver"], pc.clauses + extra) as s:
-            stats.update(_sat.stats(s, pc.pool.top, len(pc.clauses) + len(extra)))
             res = _sat.solve_limited(s, ctx)
+            _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses) + len(extra))
             if res:
                 model = s.get_model()
                 return True, pc.decode({v for v in pc.jump_ids if model[v - 1] > 0})

@@ -251,7 +251,7 @@ def test_sigkill_of_the_campaign_keeps_a_consistent_store_and_resume_completes(t
 
 def test_memory_limit_is_recorded_as_memory_and_time_limit_as_time(tmp_path):
     # maze native with tt_bits=27 allocates a 1 GiB table: over a 512 MB RLIMIT_AS, fine under 4 GB;
-    # english33 by SAT does not finish in 1 s (cadical195 ignores interrupts: the runner kills it).
+    # english33 by SAT does not prove its optimum in 1 s.
     a = spec(tmp_path, 'name = "mem"\ninstances = ["maze/sample1"]\ntime_limit = 20\nmemory_limit_mb = 512\n'
                        '[configs]\nbig = "native[tt_bits=27]"\n', "a.toml")
     b = spec(tmp_path, 'name = "mem"\ninstances = ["maze/sample1"]\ntime_limit = 20\nmemory_limit_mb = 4096\n'
@@ -263,15 +263,16 @@ def test_memory_limit_is_recorded_as_memory_and_time_limit_as_time(tmp_path):
         assert p.returncode == 0, p.stderr
     small, large = sorted(rows(tmp_path / "m.db"), key=lambda r: r["memory_limit_mb"])
     assert (small["status"], small["termination"]) == ("UNKNOWN", "memory")
-    assert "memory limit 512 MB" in small["reason"] and "MemoryError" in small["reason"]
+    assert "ran out of memory" in small["reason"] and "memory_limit_mb=512" in small["reason"]
     assert (large["status"], large["objective"], large["termination"]) == ("OPTIMAL", 36, "done")
     (t,) = rows(tmp_path / "t.db")
-    assert (t["status"], t["objective"], t["termination"]) == ("UNKNOWN", None, "time")
+    assert t["termination"] == "time" and t["status"] in ("UNKNOWN", "FEASIBLE")  # a limit, never an answer
+    assert t["status"] == "UNKNOWN" or t["objective"] >= 18  # English-33's optimum is 18 moves (SPEC)
     assert t["seconds"] < 30
 
 
 def test_outer_limit_kills_the_whole_process_group(monkeypatch):
-    """At the supervisor's own limit the job's whole group dies: job process and engine worker."""
+    """At the supervisor's own limit the job dies with everything it started (the engine worker)."""
     from puzzlesat.compare.campaign import execute as ex
     from puzzlesat.compare.campaign.spec import Job, content_hash
     import base64
@@ -285,32 +286,30 @@ def test_outer_limit_kills_the_whole_process_group(monkeypatch):
 
     def at_limit_once_the_engine_runs(proc, hard, cancel):
         deadline = time.monotonic() + 30
-        while len(_live_members(proc.pid, wait=0)) < 2 and time.monotonic() < deadline:
+        while not ex.descendants(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.05)  # the job process has forked its engine worker
-        seen.append((proc.pid, _live_members(proc.pid, wait=0)))
+        seen.append([proc.pid, *ex.descendants(proc.pid)])
         return real_wait(proc, time.monotonic(), cancel)  # the outer limit passes now
     monkeypatch.setattr(ex, "_wait", at_limit_once_the_engine_runs)
     rec = ex.execute(job.payload())
     assert (rec["status"], rec["termination"]) == ("UNKNOWN", "time")
     assert "job process group killed" in rec["reason"]
-    pgid, members = seen[0]
-    assert len(members) >= 2
-    assert _live_members(pgid) == []  # nothing of the group is left
+    assert len(seen[0]) >= 2
+    assert _alive(seen[0]) == []  # nothing the job started is left
 
 
-def _live_members(pgid: int, wait: float = 5.0) -> list[int]:
-    """Processes of group `pgid` that are not zombies, after waiting up to `wait` s for them to go."""
+def _alive(pids: list[int], wait: float = 5.0) -> list[int]:
+    """The processes of `pids` that still run (not zombies), after waiting up to `wait` s."""
     deadline = time.monotonic() + wait
     while True:
         live = []
-        for d in Path("/proc").iterdir():
+        for pid in pids:
             try:
-                stat = (d / "stat").read_text()
-            except (OSError, ValueError):
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+            except OSError:
                 continue
-            fields = stat.rsplit(")", 1)[-1].split()
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                live.append(int(d.name))
+            if state != "Z":
+                live.append(pid)
         if not live or time.monotonic() > deadline:
             return live
         time.sleep(0.1)

@@ -40,11 +40,40 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid` (Linux /proc; [] elsewhere)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                continue
+            out.extend(kids)
+            todo.extend(kids)
+    return out
+
+
 def _killpg(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """SIGKILL the job's process group and the groups of all its descendants (the runner's engine
+    worker leads its own group; it also dies with its parent by its death signal)."""
+    groups = {pid}
+    for d in descendants(pid):
+        try:
+            groups.add(os.getpgid(d))
+        except OSError:
+            pass
+    for g in groups:
+        try:
+            os.killpg(g, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def execute(job: dict[str, Any], cancel: threading.Event | None = None,
@@ -142,6 +171,11 @@ def _outcome(result: dict | None, why: str, exit_code: int, stderr_tail: str, wa
            "reason": result["reason"], "stats": json.dumps(stats, sort_keys=True, default=str),
            "params": json.dumps(result.get("params") or {}, sort_keys=True, default=str)}
     reason = result["reason"] or ""
+    term = stats.get("termination")  # the runner's own: time, memory, killed, error
+    if term in (TIME, MEMORY, KILLED) and result["status"] != "ERROR":
+        if term == MEMORY:
+            out["reason"] = f"{reason} (memory_limit_mb={job['memory_limit_mb']})"
+        return {**out, "termination": term}
     engine_failed = reason.startswith("engine raised") or reason.startswith("engine process died")
     if result["status"] == "ERROR" and engine_failed and any(s in reason + stderr_tail for s in MEMORY_SIGNS):
         # a limit, not a wrong answer: nothing is claimed (checked solutions stay counted)

@@ -49,7 +49,8 @@ def main(argv: list[str]) -> int:
     fam = family(job["family"])
     inst = pickle.loads(base64.b64decode(job["blob"]))
     r = solve(fam, inst, job["engine"], job["task"], time_limit=job["time_limit"],
-              options=json.loads(job["options"]), precheck=job["precheck"])
+              options=json.loads(job["options"]), precheck=job["precheck"],
+              memory_limit_mb=job["memory_limit_mb"])
     out = {"status": str(r.status), "objective": r.objective, "count": r.count,
            "solutions_checked": r.checked, "seconds": r.seconds, "reason": r.reason,
            "finished": r.finished(), "stats": r.stats, "params": r.params}
