@@ -148,10 +148,11 @@ def report(store_path, as_json) -> None:
         it.add_column(escape(col))
     by: dict[tuple, list] = {}
     for r in rows:
-        by.setdefault((r["instance"], r["config"]), []).append(r)
+        by.setdefault((r["instance"], r["task"], r["config"]), []).append(r)
     colors = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}
     for inst in rep["instances"]:
-        cells = [" / ".join(dict.fromkeys(cell(r) for r in by.get((inst["instance"], c), []))) for c in configs]
+        cells = [" / ".join(dict.fromkeys(cell(r) for r in by.get((inst["instance"], inst["task"], c), [])))
+                 for c in configs]
         it.add_row(escape(inst["instance"]), f"[{colors[inst['verdict']]}]{inst['verdict']}[/]",
                    *map(escape, cells))
     out.print(it)

@@ -71,12 +71,13 @@ def config_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def verdicts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per instance: the verdict across every configuration and repeat, DISAGREE first."""
-    by: dict[str, list[dict]] = defaultdict(list)
+    """Per instance (and task, if a spec changed its task): the verdict across every configuration
+    and repeat, DISAGREE first."""
+    by: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in rows:
-        by[r["instance"]].append(r)
+        by[(r["instance"], r["task"])].append(r)
     out = []
-    for inst, rs in by.items():
+    for (inst, task_name), rs in by.items():
         fam = families().get(rs[0]["family"])
         sense = getattr(fam.puzzle, "SENSE", None) if fam else None
         task = Task(rs[0]["task"])
@@ -87,7 +88,8 @@ def verdicts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 res.engine = f"{r['config']}#{r['repeat']}"
             results.append(res)
         v, reasons = judge(results, sense, task)
-        out.append({"instance": inst, "family": rs[0]["family"], "verdict": str(v), "reasons": reasons,
+        out.append({"instance": inst, "family": rs[0]["family"], "task": task_name, "verdict": str(v),
+                    "reasons": reasons,
                     "results": {f"{r['config']}" + (f"#{r['repeat']}" if r["repeat"] else ""):
                                 {"status": r["status"], "objective": r["objective"], "count": r["count"],
                                  "seconds": r["seconds"], "termination": r["termination"]} for r in rs}})
