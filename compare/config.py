@@ -4,7 +4,8 @@ Grammar (whitespace around tokens is ignored):
 
     config  := [NAME "="] ENGINE ["[" [KEY "=" VALUE ("," KEY "=" VALUE)*] "]"]
     NAME    := a letter or "_", then letters, digits, "_", "-", "."
-    ENGINE  := letters, digits, "_", "-", ":"           e.g. native, sat:time, cpsat:segments
+    ENGINE  := letters, digits, "_", "-", ":", ".", "/"  e.g. native, sat:time, cpsat:segments,
+               my_model.py:run (a user engine file), my_pkg.models:run
     KEY     := letters, digits, "_"
     VALUE   := any text without "," "[" "]" "="        e.g. totalizer, 2, true
 
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterable
 
 from puzzlesat.puzzles.core import InputError
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-ENGINE = re.compile(r"[A-Za-z0-9_\-:]+")
+ENGINE = re.compile(r"[A-Za-z0-9_\-:./~]+")
 KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 VALUE = re.compile(r"[^,\[\]=]+")
 
@@ -93,6 +95,21 @@ def parse(text: str, name: str | None = None) -> Config:
     if name is not None and not given and not NAME.fullmatch(name):
         raise InputError(f"configuration name '{name}': a letter or _, then letters, digits, _ - .")
     return Config(final, engine, cfg.options)
+
+
+def parse_pairs(pairs: "Iterable[str]") -> dict[str, str]:
+    """`-o key=value` options as a dict (values stay strings; the engines convert them).
+
+    >>> parse_pairs(["encoding=totalizer", "sat.solver = glucose4"])
+    {'encoding': 'totalizer', 'sat.solver': 'glucose4'}
+    """
+    opts: dict[str, str] = {}
+    for p in pairs:
+        if "=" not in p:
+            raise InputError(f"option '{p}': expected key=value (e.g. -o encoding=totalizer)")
+        k, _, v = p.partition("=")
+        opts[k.strip()] = v.strip()
+    return opts
 
 
 def parse_many(text: str) -> list[Config]:
