@@ -1,39 +1,36 @@
-"""Calculation maze as a circuit in the line graph (arc-use and successor literals), in CP-SAT.
+"""Calculation maze as a circuit over the line graph (arc-use and successor literals), in CP-SAT.
 
-Formulation: every grid edge gives two arcs (one per direction); the walk is a path through arcs.
-  skip[a]      arc a is not used (its self-loop in the circuit), at most one arc per edge used;
-  nxt[a, b]    arc b follows arc a (head(a) = tail(b), another edge); first[a] / last[a] join a
-               depot: the walk's first arc leaves the start, its last arc enters the goal.
-AddCircuit on (depot + arcs) is the flow (in-degree = out-degree = 1 for used arcs) with subtour
-elimination, so the used arcs form one trail. The score is indexed by arc, not by time:
-  sc[a] = op_a(sc[prev]) under nxt[prev, a] (op_a(start score) under first[a]), sc[a] = 0 if skipped;
-the objective is sc of the last arc. Counting fixes the optimum and enumerates projected on the
-circuit literals (they are the walk). Scores must fit 64 bits; a bound decides that first.
+Every grid edge gives two arcs; a walk is a path through arcs closed by a depot. AddCircuit over
+(depot + arcs), with the self-loop skip[a] = "arc a unused", is the flow (in = out = 1 on used
+arcs) plus subtour elimination; at most one arc per edge is used. Literal (a, b): arc b follows
+arc a; (depot, a): the walk starts with a (at the start); (a, depot): it ends with a (at the goal).
+The score is indexed by arc, not by time: sc[b] = op_b(sc[a]) under (a, b), 0 if b is unused.
+Counting fixes the optimum and enumerates projected on the circuit literals (they are the walk).
+Scores must fit CP-SAT's 64-bit integers: a bound checks that first (UNKNOWN otherwise).
 """
+import math
+
 from ortools.sat.python import cp_model
 
 from puzzlesat.engine import Outcome, Status, Task, CPSAT_DEFAULTS, cpsat_enumerate, cpsat_solve
 from puzzlesat.puzzles.maze import op_apply
 
-TASKS = ("optimize", "count", "feasible")
 LIMIT = 1 << 60
 
 
-def model(inst, optimum=None, maximise=False):
-    """(CpModel, arcs, circuit literals [(from, to, lit)], score bound) for walks of `inst`."""
-    walked = inst.walked
-    done = {frozenset(p) for p in zip(walked, walked[1:])}
-    s0 = 1
-    for p in zip(walked, walked[1:]):
-        s0 = op_apply(inst.ops[inst.edges.index(tuple(sorted(p)))], s0)
-    arcs = [(u, v, e) for e, (a, b) in enumerate(inst.edges) if frozenset((a, b)) not in done
+def model(inst):
+    """(CpModel, arcs, circuit literals [(from, to, lit)], final score F, score bound)."""
+    walked, s0 = inst.walked, 1
+    done = [tuple(sorted(p)) for p in zip(walked, walked[1:])]
+    for e in done:
+        s0 = op_apply(inst.ops[inst.edges.index(e)], s0)
+    arcs = [(u, v, e) for e, (a, b) in enumerate(inst.edges) if (a, b) not in done
             for u, v in ((a, b), (b, a))]
-    bound = abs(s0) + sum(k for c, k in inst.ops if c != "*")
-    for c, k in inst.ops:
-        bound *= max(k, 1) if c == "*" else 1
-    m, lits = cp_model.CpModel(), []
-    sc = [m.new_int_var(-min(bound, LIMIT), min(bound, LIMIT), f"sc{i}") for i in range(len(arcs))]
-    F = m.new_int_var(-min(bound, LIMIT), min(bound, LIMIT), "F")
+    bound = (abs(s0) + sum(k for c, k in inst.ops if c != "*")) * math.prod(
+        max(k, 1) for c, k in inst.ops if c == "*")   # |s + k| <= |s| + k, |s * k| <= |s| * k
+    B, m, lits = min(bound, LIMIT), cp_model.CpModel(), []
+    sc = [m.new_int_var(-B, B, f"sc{i}") for i in range(len(arcs))]
+    F = m.new_int_var(-B, B, "F")
 
     def lit(i, j):  # circuit node 0 = depot, arc i = node i + 1
         x = m.new_bool_var(f"{i}>{j}")
@@ -56,16 +53,12 @@ def model(inst, optimum=None, maximise=False):
     if walked[-1] == inst.goal:  # the empty walk
         m.add(F == s0).only_enforce_if(lit(0, 0))
     m.add_circuit(lits)
-    if optimum is not None:
-        m.add(F == optimum)
-    if maximise:
-        m.maximize(F)
-    return m, arcs, lits, bound
+    return m, arcs, lits, F, bound
 
 
 def run(inst, task, ctx):
     """Best score / every best walk / any walk."""
-    m, arcs, lits, bound = model(inst, maximise=task is not Task.FEASIBLE)
+    m, arcs, lits, F, bound = model(inst)
     stats = {"params": {"cpsat": CPSAT_DEFAULTS}, "score_bound": bound}
     if bound >= LIMIT:
         return Outcome(Status.UNKNOWN, stats=stats, reason="scores may exceed CP-SAT's 64-bit integers")
@@ -77,15 +70,18 @@ def run(inst, task, ctx):
             walk.append(arcs[i - 1][1])
             i = nxt[i]
         return {"walk": walk}
+    if task is not Task.FEASIBLE:
+        m.maximize(F)
     st, solver = cpsat_solve(m, ctx)
     if st not in (Status.OPTIMAL, Status.FEASIBLE):
         return Outcome(st, stats=stats)
     sol = decode([solver.boolean_value(x) for _, _, x in lits])
     ctx.found(sol)
-    best = int(solver.objective_value) if task is not Task.FEASIBLE else None
+    best = solver.value(F)
     if task is not Task.COUNT or st is not Status.OPTIMAL:
         return Outcome(Status.FEASIBLE if task is Task.FEASIBLE else st, best, None, (sol,), stats)
-    m, arcs, lits, _ = model(inst, optimum=best)
+    m, arcs, lits, F, _ = model(inst)
+    m.add(F == best)
     st, projs = cpsat_enumerate(m, [x for _, _, x in lits], ctx)
     sols = tuple(decode(pr) for pr in projs)
     if st is Status.OPTIMAL:
@@ -93,4 +89,4 @@ def run(inst, task, ctx):
     return Outcome(Status.UNKNOWN, best, None, sols, stats, reason="enumeration stopped by the limit")
 
 
-run.TASKS = TASKS
+run.TASKS = ("optimize", "count", "feasible")

@@ -4,23 +4,19 @@ Formulation: K moves, each with L = J - K + 1 jump slots (J = jumps needed); slo
   x[k,s,l]  jump line l is made in slot s of move k (at most one per slot; slot 0 always used,
             used slots first), p[k,s,h] the pegs before the slot, pos[k,s] the moving peg's hole.
 A jump in slot s > 0 starts where slot s-1 ended (one peg per move); an unused slot keeps pos, so
-pos[k,L-1] is where move k ends and move k+1 must start elsewhere (moves are maximal). A jump
-sequence then has exactly one assignment of the x, so counting projected on x is exact. The
-minimum is the first K, ascending from the corner bound, that is feasible.
+pos[k,L-1] is where move k ends and move k+1 must start elsewhere (moves are maximal): a jump
+sequence has exactly one assignment of the x, so counting projected on x is exact. The minimum is
+the first feasible K, ascending from the corner bound.
 """
 from ortools.sat.python import cp_model
 
 from puzzlesat.engine import Outcome, Status, Task, CPSAT_DEFAULTS, cpsat_enumerate, cpsat_solve
 from puzzlesat.puzzles.peg import start_lower_bound
 
-TASKS = ("optimize", "count", "feasible")
-
-
 def model(inst, K):
     """(CpModel, x[k][s][l]) for exactly K maximal moves."""
     b, J, m = inst.board, inst.jumps_needed, cp_model.CpModel()
     lines, n, L = b.lines, b.n, J - K + 1
-    slots = [(k, s) for k in range(K) for s in range(L)]    # slot t = k * L + s
     p = [[m.new_bool_var("") for _ in range(n)] for _ in range(K * L + 1)]
     x = [[[m.new_bool_var("") for _ in lines] for _ in range(L)] for _ in range(K)]
     pos = [[m.new_int_var(0, n - 1, "") for _ in range(L)] for _ in range(K)]
@@ -29,9 +25,8 @@ def model(inst, K):
         if inst.finish is not None:
             m.add(p[-1][h] == (h in inst.finish))
     m.add(sum(v for xk in x for xs in xk for v in xs) == J)  # J jumps: one peg left if no finish
-    for t, (k, s) in enumerate(slots):
-        used = sum(x[k][s])
-        m.add(used == 1) if s == 0 else m.add(used <= sum(x[k][s - 1]))
+    for t, (k, s) in enumerate((k, s) for k in range(K) for s in range(L)):  # slot t = k L + s
+        m.add(sum(x[k][s]) == 1) if s == 0 else m.add(sum(x[k][s]) <= sum(x[k][s - 1]))  # used first
         for l, (a, o, c) in enumerate(lines):
             xl = x[k][s][l]
             m.add_bool_and([p[t][a], p[t][o], ~p[t][c], ~p[t + 1][a], ~p[t + 1][o], p[t + 1][c]]
@@ -48,7 +43,7 @@ def model(inst, K):
     if inst.first_jump is not None:
         m.add_bool_or([x[0][0][l] for l, (a, _, c) in enumerate(lines) if (a, c) == inst.first_jump])
     m.add_decision_strategy([v for xk in x for xs in xk for v in xs], cp_model.CHOOSE_FIRST,
-                            cp_model.SELECT_MAX_VALUE)   # jumps in slot order, first line first
+                            cp_model.SELECT_MAX_VALUE)   # jumps in slot order
     return m, x
 
 
@@ -56,7 +51,7 @@ def run(inst, task, ctx):
     """Minimum moves / every minimum-move jump sequence / any solution, one move per step."""
     lines, J = inst.board.lines, inst.jumps_needed
     if J == 0:
-        ok = inst.finish is None or inst.start == inst.finish
+        ok = inst.finish in (None, inst.start)
         return Outcome(Status.OPTIMAL, 0, 1, ((),)) if ok else Outcome(Status.INFEASIBLE)
     params = {"search_branching": cp_model.FIXED_SEARCH}   # measured: K=9 on triangle15 34 s, not >60
     stats = {"calls": [], "params": {"cpsat": {**CPSAT_DEFAULTS, "search_branching": "FIXED_SEARCH"}}}
@@ -66,11 +61,10 @@ def run(inst, task, ctx):
         decode = lambda vals: {"jumps": [list(lines[l]) for (_, l), b in zip(flat, vals) if b]}  # noqa
         st, solver = cpsat_solve(m, ctx, **params)
         stats["calls"].append({"moves_eq": K, "status": str(st)})
-        ctx.progress(moves=K, status=str(st))
+        if st in (Status.UNKNOWN, Status.ERROR):
+            return Outcome(st, stats=stats, reason=f"time limit while trying {K} moves")
         if st is Status.INFEASIBLE:
             continue
-        if st is Status.UNKNOWN:
-            return Outcome(Status.UNKNOWN, stats=stats, reason=f"time limit while trying {K} moves")
         sol = decode([solver.boolean_value(v) for v, _ in flat])
         ctx.found(sol)
         if task is not Task.COUNT:
@@ -84,4 +78,4 @@ def run(inst, task, ctx):
     return Outcome(Status.INFEASIBLE, stats=stats)
 
 
-run.TASKS = TASKS
+run.TASKS = ("optimize", "count", "feasible")

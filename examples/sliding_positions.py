@@ -15,9 +15,6 @@ from ortools.sat.python import cp_model
 from puzzlesat.engine import Outcome, Status, Task, CPSAT_DEFAULTS, cpsat_enumerate, cpsat_solve
 from puzzlesat.puzzles.sliding import infeasible_reason, manhattan, neighbours
 
-TASKS = ("optimize", "count", "feasible")
-
-
 def model(inst, T):
     """(CpModel, mv[t][k]) for plans of exactly T moves."""
     m, n = cp_model.CpModel(), inst.cells
@@ -62,9 +59,8 @@ def run(inst, task, ctx):
         decode = lambda vals: {"moves": [k for (_, k, _), b in zip(flat, vals) if b]}  # noqa: E731
         st, solver = cpsat_solve(m, ctx)
         stats["horizons"].append({"moves": T, "status": str(st)})
-        ctx.progress(horizon=T, status=str(st))
-        if st is Status.UNKNOWN:
-            return Outcome(Status.UNKNOWN, stats=stats, reason=f"time limit at horizon {T}")
+        if st in (Status.UNKNOWN, Status.ERROR):
+            return Outcome(st, stats=stats, reason=f"time limit at horizon {T}")
         if st is Status.INFEASIBLE:
             T += 2
             continue
@@ -80,4 +76,4 @@ def run(inst, task, ctx):
         return Outcome(Status.UNKNOWN, T, None, sols, stats, reason="enumeration stopped by the limit")
 
 
-run.TASKS = TASKS
+run.TASKS = ("optimize", "count", "feasible")
