@@ -77,7 +77,7 @@ def bench_korf(ids: list[int], pdb: str) -> bool:
 
 
 def bench_bfs() -> bool:
-    from puzzlesat.native_search.sliding import explore
+    from puzzlesat.native_search.sliding_bfs import explore
     print("\n## native BFS of the whole 8-puzzle state space (from the goal)")
     explore(2, 2)  # compile
     t0 = time.perf_counter()
@@ -137,7 +137,7 @@ def bench_peer(sample8: int) -> None:
     except ImportError:
         print("not installed (pip install --no-deps --target DIR slidingpuzzle; PYTHONPATH=DIR)")
         return
-    from puzzlesat.native_search.sliding import RankSpace
+    from puzzlesat.native_search.sliding_bfs import RankSpace
     from puzzlesat.puzzles.sliding import check
     cat = catalogue()
     insts = [cat[nm]() for nm in ["8-hardest", "8-hardest-2", "15-easy-20", "15-easy-30", "15-easy-36",
