@@ -16,32 +16,23 @@ from puzzlesat.puzzles.core import Context, Outcome, Status, Task
 from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
 
 from . import _sat
+from .formulation import to_cnf
 from .peg_time import TimeModel, build as build_time
 
 
 class PegCnf:
-    """The CNF of the time model, with its IDPool; `bounded(k)` adds moves <= k."""
+    """The CNF of the time model (`cnf`, over an IDPool of domain keys); `bounded(k)` adds moves <= k."""
 
     def __init__(self, inst: PegInstance, encoding: str, invariants: bool = True):
         self.tm: TimeModel = build_time(inst, invariants)
-        self.pool = IDPool()
-        self.encoding = encoding
-        lit = self.lit
-        self.clauses: list[list[int]] = [[lit(k, p)] for k, p in self.tm.fixed]
-        self.clauses += [[lit(k, p) for k, p in c] for c in self.tm.clauses]
-        for group in self.tm.exactly_one:
-            self.clauses += _sat.exactly_one([self.pool.id(k) for k in group], self.pool, encoding)
-        for keys, parity in self.tm.parities:
-            self.clauses += _sat.xor([self.pool.id(k) for k in keys], parity, self.pool)
+        self.cnf = to_cnf(self.tm.f, encoding)
+        self.pool = self.cnf.pool
+        self.clauses: list[list[int]] = self.cnf.clauses
         self.jump_ids = [self.pool.id(k) for k in self.tm.jump_vars]
 
-    def lit(self, key: tuple, pol: bool) -> int:
-        v = self.pool.id(key)
-        return v if pol else -v
-
     def bounded(self, k: int) -> list[list[int]]:
-        """Clauses for moves <= k (first jump always starts a move)."""
-        return _sat.at_most([self.pool.id(m) for m in self.tm.move_vars], k - 1, self.pool, self.encoding)
+        """Clauses for moves <= k (first jump always starts a move), group 'move counting'."""
+        return self.cnf.extra("move counting", self.tm.bound(k))
 
     def decode(self, true_ids: set[int]):
         return self.tm.decode({k for k, v in zip(self.tm.jump_vars, self.jump_ids) if v in true_ids})
