@@ -52,12 +52,17 @@ def check_pdb_option(inst: Sliding, pdb: str) -> None:
                          f"{inst.rows}x{inst.cols} boards (there: {', '.join(('auto', *known, 'none'))})")
 
 
+def validate_ida(inst: Sliding, options: dict) -> None:
+    """native:ida's options for this instance: the partition exists for the board, processes >= 1."""
+    check_pdb_option(inst, options["pdb"])
+    if options["processes"] < 1:
+        raise InputError(f"option processes={options['processes']} of engine native:ida: at least 1")
+
+
 def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     """native:ida — IDA* with additive pattern databases (3x3 on request, 4x4, 5x5; goal blank in a
     corner) or Manhattan + linear conflicts; over several processes with `processes`."""
     o = ctx.options
-    check_pdb_option(inst, o["pdb"])
-    if o["processes"] < 1:
-        raise InputError(f"option processes={o['processes']} of engine native:ida: at least 1")
+    validate_ida(inst, o)
     return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
                                  mirror=o["mirror"], processes=o["processes"]))

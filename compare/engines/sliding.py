@@ -40,7 +40,7 @@ FAMILY = Family(
             Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
                    "processes (node counts add up; 1: one process)"),
         ), "IDA*: additive pattern databases on 4x4/5x5, else Manhattan + linear conflicts",
-            aliases=("native",)),
+            aliases=("native",), validate="puzzlesat.native_search.sliding:validate_ida"),
         Engine("native:bfs", "puzzlesat.native_search.sliding:run_bfs", ALL, (
             Option("exhaust", False, "search every position reachable from the start; the stats "
                    "get the distance histogram (layers), radius and farthest positions"),),
