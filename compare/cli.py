@@ -83,12 +83,8 @@ def cli() -> None:
 
 
 def _options(pairs: tuple[str, ...], up_to_symmetry: bool = False, exhaust: bool = False) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    for p in pairs:
-        if "=" not in p:
-            raise InputError(f"option '{p}': expected key=value (e.g. -o encoding=totalizer)")
-        k, _, v = p.partition("=")
-        opts[k.strip()] = v.strip()
+    from .config import parse_pairs
+    opts: dict[str, Any] = parse_pairs(pairs)
     if up_to_symmetry:
         opts["up_to_symmetry"] = "true"
     if exhaust:
@@ -342,7 +338,8 @@ def _render_solution(fam: Family, inst, sol) -> str:
 @cli.command()
 @click.argument("instances", nargs=-1, required=True)
 @click.option("--engines", "engine_list", default=None,
-              help="comma-separated engines (default: the family's native, cpsat, sat)")
+              help="comma-separated engines or configurations, e.g. 'sat[encoding=seqcounter]',"
+                   "'tot=sat[encoding=totalizer]',native (default: the family's native, cpsat, sat)")
 @common
 def compare(instances, engine_list, task, time_limit, memory_limit, as_json, option_pairs,
             up_to_symmetry, exhaust, no_precheck, max_solutions) -> None:
@@ -467,6 +464,15 @@ def generate() -> None:
     """Generate random instances (per family)."""
 
 
+from .config import parse_many  # noqa: E402
+from .export import export_cmd, stats_cmd  # noqa: E402  (formulation lab commands)
+from .lab import lab_cmd  # noqa: E402
+
+cli.add_command(export_cmd)
+cli.add_command(stats_cmd)
+cli.add_command(lab_cmd)
+
+
 def _add_generators() -> None:
     for fam in families().values():
         target = fam.extra.get("generate")
@@ -474,6 +480,10 @@ def _add_generators() -> None:
             mod, attr = target.split(":")
             c = getattr(importlib.import_module(mod), attr)
             generate.add_command(c, fam.name)
+
+
+from .campaign.cli import campaign as _campaign  # noqa: E402  (the campaign command group)
+cli.add_command(_campaign)
 
 
 def main() -> None:

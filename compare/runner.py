@@ -117,10 +117,11 @@ def check_memory_limit(memory_mb: float | None) -> float | None:
     return m
 
 
-def validate(fam: Family, inst: Any, eng: Engine, options: dict[str, Any]) -> dict[str, Any]:
-    """Every option of `eng` resolved and validated for `inst` (the engine's own check included),
-    before anything runs; InputError otherwise."""
-    opts = eng.resolve_options(options)
+def validate(fam: Family, inst: Any, eng: Engine, options: dict[str, Any],
+             task: Task | str | None = None) -> dict[str, Any]:
+    """Every option of `eng` resolved and validated for `inst` and `task` (the engine's own check
+    included), before anything runs; InputError otherwise."""
+    opts = eng.resolve_options(options, None if task is None else Task(task))
     if eng.validate is not None:
         eng.validator()(inst, opts)
     return opts
@@ -152,7 +153,7 @@ def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str | None 
     if memory_limit_mb == "default":
         memory_limit_mb = procs.default_memory_mb()
     memory_limit_mb = check_memory_limit(memory_limit_mb)
-    opts = validate(fam, inst, eng, options or {})
+    opts = validate(fam, inst, eng, options or {}, task)
     params = {**opts, "time_limit": time_limit, "memory_limit_mb": memory_limit_mb, "precheck": precheck}
     if config is not None and config in (eng.name, *eng.aliases):
         config = None

@@ -15,6 +15,8 @@ from pysat.formula import IDPool
 from puzzlesat.puzzles.core import Context, Outcome, Status, Task
 from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
 
+from ._ext import Decision
+
 from . import _sat
 from .formulation import to_cnf
 from .peg_time import TimeModel, build as build_time
@@ -43,6 +45,21 @@ def build(inst: PegInstance, **options: Any) -> PegCnf:
     return PegCnf(inst, options.get("encoding", "seqcounter"), options.get("invariants", True))
 
 
+def decision(inst: PegInstance, task: Task, options: dict, bound: int | None) -> Decision:
+    """Formulation hook of sat:time and cpsat:time: the time model with moves <= bound (default:
+    the known optimum, else the corner lower bound; FEASIBLE: no bound)."""
+    tm = build_time(inst, options.get("invariants", True))
+    lb = start_lower_bound(inst)
+    if bound is None and task is not Task.FEASIBLE:
+        bound = inst.known_min_moves if inst.known_min_moves is not None else lb
+    f = tm.f.copy()
+    if bound is not None and tm.horizon:
+        f.add("move counting", tm.bound(bound))
+    return Decision(f, tm.decode, bound, "no bound" if bound is None else f"moves <= {bound}",
+                    lb, tm.horizon, True, 1, moves, ("min", tuple((1, k) for k in tm.move_vars),
+                                                     1 if tm.horizon else 0))
+
+
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `sat:time`."""
     opts = ctx.options
@@ -57,8 +74,8 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         """(True/False/None, solution) for moves <= k (None: no bound)."""
         extra = pc.bounded(k) if k is not None else []
         with _sat.new_solver(opts["solver"], pc.clauses + extra) as s:
-            stats.update(_sat.stats(s, pc.pool.top, len(pc.clauses) + len(extra)))
             res = _sat.solve_limited(s, ctx)
+            _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses) + len(extra))
             if res:
                 model = s.get_model()
                 return True, pc.decode({v for v in pc.jump_ids if model[v - 1] > 0})

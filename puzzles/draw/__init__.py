@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import importlib
 import os
-import tempfile
 from pathlib import Path
 
-from ..core import InputError
+from ..core import InputError, writable, write_atomic
 from .canvas import Canvas
 
 __all__ = ["svg", "save", "check_target", "Canvas", "FORMATS", "FAMILIES"]
@@ -45,9 +44,7 @@ def check_target(path: str | os.PathLike) -> Path:
     if suffix not in FORMATS:
         raise InputError(f"a picture file ends in {' or '.join(FORMATS)}, not {p.suffix or '(none)'!r}",
                          file=p)
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError(f"cannot write the picture: folder {str(parent)!r} does not exist", file=p)
+    writable(p, "picture")
     if suffix == ".png":
         _png_converter()
     return p
@@ -69,17 +66,4 @@ def save(path: str | os.PathLike, text: str) -> Path:
     data = text.encode("utf-8")
     if p.suffix.lower() == ".png":
         data = _png_converter().svg2png(bytestring=data, scale=PNG_SCALE)
-    parent = p.parent if str(p.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
-    except OSError as e:
-        raise InputError(f"cannot write the picture ({e.strerror})", file=p) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, p)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise InputError(f"cannot write the picture ({e.strerror})", file=p) from None
-    return p
+    return write_atomic(p, data, "picture")
