@@ -83,12 +83,8 @@ def cli() -> None:
 
 
 def _options(pairs: tuple[str, ...], up_to_symmetry: bool = False, exhaust: bool = False) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    for p in pairs:
-        if "=" not in p:
-            raise InputError(f"option '{p}': expected key=value (e.g. -o encoding=totalizer)")
-        k, _, v = p.partition("=")
-        opts[k.strip()] = v.strip()
+    from .config import parse_pairs
+    opts: dict[str, Any] = parse_pairs(pairs)
     if up_to_symmetry:
         opts["up_to_symmetry"] = "true"
     if exhaust:
@@ -484,6 +480,10 @@ def _add_generators() -> None:
             mod, attr = target.split(":")
             c = getattr(importlib.import_module(mod), attr)
             generate.add_command(c, fam.name)
+
+
+from .campaign.cli import campaign as _campaign  # noqa: E402  (the campaign command group)
+cli.add_command(_campaign)
 
 
 def main() -> None:

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from typing import Any
 
 import click
 
-from puzzlesat.puzzles.core import InputError, Task
+from puzzlesat.puzzles.core import InputError, Task, write_atomic
 
 from .config import Config, parse as parse_config
 from .instances import load_instance
@@ -238,29 +237,6 @@ def write_lp(fmt: str, fam, inst, cfg, d) -> tuple[str, dict[int, Any]]:
     return head + text, numbers
 
 
-def _write_atomic(path: str, data, suffix: str = "") -> None:
-    """Write `data` (text, bytes, or a function writing a given path) to a temporary file beside
-    `path`, then rename it: `path` is complete or untouched."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".puzzlesat-", suffix=suffix, dir=d)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if not callable(data):
-                fh.write(data.encode() if isinstance(data, str) else data)
-        if callable(data):
-            data(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def export(fam: Family, inst: Any, cfg: Config, fmt: str, path: str, task: Task | str = Task.OPTIMIZE,
            bound: int | None = None) -> dict[str, Any]:
     """Write the model of `cfg` on `inst` in format `fmt` to `path`, and `path`.map.json; returns a
@@ -304,8 +280,8 @@ def export(fam: Family, inst: Any, cfg: Config, fmt: str, path: str, task: Task 
             "numbering": "proto index (from 0)" if fmt.startswith("cpsat") else "from 1",
             "projection": [_jsonable(k) for k in d.formulation.projection],
             "variables": {str(n): _jsonable(k) for n, k in sorted(numbers.items())}}
-    _write_atomic(path, data, suffix if fmt.startswith("cpsat") else "")
-    _write_atomic(path + ".map.json", json.dumps(meta))
+    write_atomic(path, data, "export", (suffix if fmt.startswith("cpsat") else "") or ".tmp")
+    write_atomic(path + ".map.json", json.dumps(meta), "variable map")
     return {k: meta[k] for k in ("instance", "config", "format", "bound", "bound_text")} | size | \
         {"file": path, "map": path + ".map.json"}
 

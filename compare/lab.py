@@ -27,7 +27,7 @@ import click
 
 from puzzlesat.puzzles.core import InputError, Task
 
-from .config import Config, parse_many
+from .config import Config, parse_many, parse_pairs
 from .crossval import Verdict, judge, plan
 from .instances import load_instance
 from .registry import Family
@@ -170,12 +170,7 @@ def lab_cmd(instances, config_list, task, repeat, seeds, time_limit, option_pair
         seed_list = [int(s) for s in seeds.split(",") if s.strip()] if seeds else None
     except ValueError:
         raise InputError(f"--seeds '{seeds}': expected comma-separated integers") from None
-    opts: dict[str, Any] = {}
-    for p in option_pairs:
-        if "=" not in p:
-            raise InputError(f"option '{p}': expected key=value")
-        k, _, v = p.partition("=")
-        opts[k.strip()] = v.strip()
+    opts = parse_pairs(option_pairs)
     loaded = [load_instance(i) for i in instances]
     for fam, _ in loaded:  # every configuration error before any run
         plan(fam, configs, task, opts)
