@@ -60,8 +60,9 @@ class PegCpModel:
 
 
 def build(inst: PegInstance, **options: Any) -> PegCpModel:
-    """The CP-SAT model of `inst`; option `invariants` adds the position-class parities."""
-    return PegCpModel(inst, options.get("invariants", True))
+    """The CP-SAT model of `inst`; option `invariants` adds the position-class parities (the
+    engine's options, defaults filled in by the registry)."""
+    return PegCpModel(inst, options["invariants"])
 
 
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
@@ -76,6 +77,7 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
                        1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats)
     if task is Task.FEASIBLE:
         st, solver = _cpsat.solve(pm.model, p, ctx)
+        stats.update(conflicts=solver.num_conflicts, branches=solver.num_branches)
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             return Outcome(Status.FEASIBLE, None, None, (pm.decode(solver),), stats)
         return Outcome(st, stats=stats)
@@ -89,7 +91,10 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     model = pm.bounded(best)
     proj = [model.get_bool_var_from_proto_index(pm.vars[k].index) for k in pm.tm.jump_vars]
     st, projs, est = _cpsat.enumerate_projected(model, proj, opts, ctx)
-    stats.update({k: v for k, v in est.items() if k != "params"})
+    stats.update({k: v for k, v in est.items() if k not in ("params", "conflicts", "branches")})
+    for k in ("conflicts", "branches"):  # totals over every solver call; the enumeration's own
+        stats[f"enumeration_{k}"] = est[k]
+        stats[k] = stats.get(k, 0) + est[k]
     stats["params"] = {"cpsat": p, "cpsat_enumerate": est["params"]["cpsat"]}
     keys = pm.tm.jump_vars
     sols = tuple(pm.tm.decode({keys[i] for i, v in enumerate(pr) if v}) for pr in projs)
@@ -105,6 +110,7 @@ def _minimise(pm: PegCpModel, p: dict, ctx: Context, strategy: str, stats: dict)
         m = pm.model.clone()
         m.minimize(sum(m.get_bool_var_from_proto_index(pm.vars[k].index) for k in pm.tm.move_vars))
         st, solver = _cpsat.solve(m, p, ctx)
+        stats.update(conflicts=solver.num_conflicts, branches=solver.num_branches)
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             sol = pm.decode(solver)
             ctx.found(sol)
@@ -115,7 +121,10 @@ def _minimise(pm: PegCpModel, p: dict, ctx: Context, strategy: str, stats: dict)
     calls = []
     while k >= lb:
         st, solver = _cpsat.solve(pm.bounded(k), p, ctx)
-        calls.append({"moves_le": k, "status": str(st), "seconds": round(solver.wall_time, 3)})
+        calls.append({"moves_le": k, "status": str(st), "seconds": round(solver.wall_time, 3),
+                      "conflicts": solver.num_conflicts, "branches": solver.num_branches})
+        stats["conflicts"] = stats.get("conflicts", 0) + solver.num_conflicts
+        stats["branches"] = stats.get("branches", 0) + solver.num_branches
         ctx.progress(bound=k, status=str(st))
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             best_sol = pm.decode(solver)

@@ -48,15 +48,17 @@ class PegCnf:
 
 
 def build(inst: PegInstance, **options: Any) -> PegCnf:
-    """The CNF model of `inst` with options['encoding'] for its cardinality constraints."""
-    return PegCnf(inst, options.get("encoding", "seqcounter"), options.get("invariants", True))
+    """The CNF model of `inst` with options['encoding'] for its cardinality constraints (the
+    engine's options, defaults filled in by the registry)."""
+    return PegCnf(inst, options["encoding"], options["invariants"])
 
 
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `sat:time`."""
     opts = ctx.options
     pc = build(inst, **opts)
-    stats: dict[str, Any] = {"params": {"sat_solver": opts["solver"], "encoding": opts["encoding"]}}
+    stats: dict[str, Any] = {"params": {"sat_solver": opts["solver"], "encoding": opts["encoding"]},
+                             "conflicts": 0, "decisions": []}
     if pc.tm.horizon == 0:
         ok = inst.finish is None or inst.start == inst.finish
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
@@ -66,13 +68,18 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         """(True/False/None, solution) for moves <= k (None: no bound)."""
         extra = pc.bounded(k) if k is not None else []
         with _sat.new_solver(opts["solver"], pc.clauses + extra) as s:
-            stats.update(_sat.stats(s, pc.pool.top, len(pc.clauses) + len(extra)))
             res = _sat.solve_limited(s, ctx)
+            solved = _sat.stats(s, pc.pool.top, len(pc.clauses) + len(extra))  # read after solving
+            calls.append({"moves_le": k, "result": {True: "SAT", False: "UNSAT", None: "limit"}[res],
+                          **{x: solved[x] for x in ("conflicts", "model_size") if x in solved}})
+            stats["model_size"] = solved["model_size"]
+            stats["conflicts"] += solved.get("conflicts", 0)
             if res:
                 model = s.get_model()
                 return True, pc.decode({v for v in pc.jump_ids if model[v - 1] > 0})
             return res, None
 
+    calls: list[dict] = stats["decisions"]  # one entry per solver call, with its own conflicts
     if task is Task.FEASIBLE:
         res, sol = decide(None)
         if res:
@@ -80,10 +87,8 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         return Outcome(Status.INFEASIBLE if res is False else Status.UNKNOWN, stats=stats)
     lb = start_lower_bound(inst)
     best, best_sol, k, proved = None, None, pc.tm.horizon, True
-    calls = []
     while k >= lb:
         res, sol = decide(k)
-        calls.append({"moves_le": k, "result": {True: "SAT", False: "UNSAT", None: "limit"}[res]})
         ctx.progress(bound=k, result=calls[-1]["result"])
         if res is None:
             proved = False
@@ -93,7 +98,6 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         best_sol, best = sol, moves(sol)
         ctx.found(sol)
         k = best - 1
-    stats["decisions"] = calls
     if best is None:
         return Outcome(Status.INFEASIBLE if proved else Status.UNKNOWN, stats=stats)
     if not proved:
@@ -108,4 +112,7 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         except TimeoutError:
             return Outcome(Status.UNKNOWN, best, None, tuple(sols), stats,
                            reason="enumeration stopped by the time limit")
+        finally:
+            stats["enumeration_conflicts"] = _sat.stats(s, 0, 0).get("conflicts", 0)
+            stats["conflicts"] += stats["enumeration_conflicts"]
     return Outcome(Status.OPTIMAL, best, len(sols), tuple(sols), stats)

@@ -8,9 +8,9 @@ the position-class precheck answers INFEASIBLE at once where the GF(2) invariant
 finish; otherwise the bidirectional BFS finds the minimum or proves none exists, and its jump
 sequence is replayed by the independent checker.
 
->>> rows = list(problems(board("triangle4"), finish="same"))
+>>> rows = list(problems(board("triangle5"), finish="same"))
 >>> [(r.vacate, r.finish, r.min_moves) for r in rows]
-[(0, 0, 5), (1, 1, 6), (4, 4, None)]
+[(0, 0, 10), (1, 1, 11), (3, 3, 9), (4, 4, None)]
 """
 from __future__ import annotations
 
