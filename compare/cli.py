@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
+import signal
 import statistics
 import sys
+import textwrap
+import threading
 import time
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from puzzlesat.puzzles.core import InputError, Status, Task
@@ -22,6 +27,17 @@ from .crossval import Verdict, compare as run_compare
 from .instances import load_instance
 from .registry import Family, families, family
 from .runner import Result, solve as run_solve
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that workers are killed and results printed."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+INTERRUPTED = {KeyboardInterrupt: 130, Terminated: 143}
 
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False)
@@ -67,12 +83,8 @@ def cli() -> None:
 
 
 def _options(pairs: tuple[str, ...], up_to_symmetry: bool = False, exhaust: bool = False) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    for p in pairs:
-        if "=" not in p:
-            raise InputError(f"option '{p}': expected key=value (e.g. -o encoding=totalizer)")
-        k, _, v = p.partition("=")
-        opts[k.strip()] = v.strip()
+    from .config import parse_pairs
+    opts: dict[str, Any] = parse_pairs(pairs)
     if up_to_symmetry:
         opts["up_to_symmetry"] = "true"
     if exhaust:
@@ -83,17 +95,64 @@ def _options(pairs: tuple[str, ...], up_to_symmetry: bool = False, exhaust: bool
     return opts
 
 
-def _progress(label: str):
-    """A live one-line status on stderr (only on a terminal) and its update callback."""
-    if not err.is_terminal:
-        return None, None
-    status = err.status(f"{label} …")
-    t0 = time.monotonic()
+class _Live:
+    """A live one-line status on stderr (only on a terminal): label, the latest progress fields and
+    the elapsed time, redrawn twice a second even when the engine reports nothing."""
 
-    def update(fields: dict) -> None:
-        text = "  ".join(f"{k}={v}" for k, v in fields.items())
-        status.update(f"{label}  {text}  [{time.monotonic() - t0:.1f} s]")
-    return status, update
+    def __init__(self, label: str):
+        self.label, self.fields, self.t0 = label, {}, time.monotonic()
+        self.status = err.status(escape(f"{label} …"))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+
+    def __enter__(self):
+        self.status.start()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(1)
+        self.status.stop()
+
+    def engine(self, name: str) -> None:
+        """A new engine starts: its name, fresh fields and clock."""
+        self.fields, self.t0 = {"engine": name}, time.monotonic()
+        self._draw()
+
+    def update(self, fields: dict) -> None:
+        self.fields = {**({"engine": self.fields["engine"]} if "engine" in self.fields else {}), **fields}
+        self._draw()
+
+    def _draw(self) -> None:
+        text = "  ".join(f"{k}={v}" for k, v in self.fields.items())
+        self.status.update(escape(f"{self.label}  {text}  [{time.monotonic() - self.t0:.1f} s]"))
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.5):
+            self._draw()
+
+
+class _NoLive:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    update = engine = None
+
+
+def _live(label: str):
+    return _Live(label) if err.is_terminal else _NoLive()
+
+
+def _note(r: Result, width: int = 160) -> str:
+    """The last line of the result's reason, shortened at a word boundary."""
+    note = (r.reason or "").strip().splitlines()[-1] if r.reason else ""
+    if "count_lower_bound" in r.stats:
+        note = (note + f"; ≥{r.stats['count_lower_bound']} found").strip("; ")
+    return textwrap.shorten(note, width, placeholder=" …") if note else ""
 
 
 def _table(title: str, results: list[Result]) -> Table:
@@ -104,13 +163,10 @@ def _table(title: str, results: list[Result]) -> Table:
         t.add_column(col, justify=just)
     for r in results:
         size = r.stats.get("model_size") or (f"{r.stats['nodes']:,} nodes" if "nodes" in r.stats else "")
-        note = (r.reason or "").strip().splitlines()[-1] if r.reason else ""
-        if "count_lower_bound" in r.stats:
-            note = (note + f"; ≥{r.stats['count_lower_bound']} found").strip("; ")
         color = {Status.OPTIMAL: "green", Status.INFEASIBLE: "green", Status.FEASIBLE: "yellow",
                  Status.UNKNOWN: "yellow", Status.ERROR: "red"}[r.status]
-        t.add_row(r.engine, f"[{color}]{r.status}[/]", _s(r.objective), _s(r.count), str(r.checked),
-                  f"{r.seconds:.3f}", size, note[:120])
+        t.add_row(escape(r.label), f"[{color}]{r.status}[/]", _s(r.objective), _s(r.count), str(r.checked),
+                  f"{r.seconds:.3f}", escape(str(size)), escape(_note(r)))
     return t
 
 
@@ -145,9 +201,13 @@ def list_cmd(family_name: str | None, as_json: bool) -> None:
 @cli.command()
 @click.argument("instance")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
-def show(instance: str, as_json: bool) -> None:
+@click.option("--svg", "picture", default=None, metavar="FILE",
+              help="also draw the instance into FILE (.svg; .png with puzzlesat[png])")
+def show(instance: str, as_json: bool, picture: str | None) -> None:
     """Describe and draw an instance."""
     fam, inst = load_instance(instance)
+    if picture is not None:
+        _save_picture(picture, inst)
     d = fam.puzzle.describe(inst)
     if as_json:
         print(json.dumps(d, indent=1, default=str))
@@ -167,16 +227,36 @@ def engines(family_name: str | None) -> None:
     for col in ("family", "engine", "aliases", "tasks", "options (default)", "what"):
         t.add_column(col)
     for fam in fams:
-        for e in fam.engines:
-            t.add_row(fam.name, e.name, ", ".join(e.aliases), ", ".join(map(str, e.tasks)),
-                      "\n".join(f"{o.name}={o.default!r}" for o in e.options), e.description)
+        for e in fam.all_engines():
+            t.add_row(*(escape(x) for x in (
+                fam.name, e.name, ", ".join(e.aliases), ", ".join(map(str, e.tasks)),
+                "\n".join(f"{o.name}={o.default!r}" for o in e.options), e.description)))
     out.print(t)
 
 
+class _Seconds(click.ParamType):
+    """A positive, finite number of seconds (nan, inf and negatives are refused)."""
+    name = "SECONDS"
+
+    def convert(self, value, param, ctx):
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(v) or v <= 0:
+            self.fail(f"{value!r} is not a positive finite number", param, ctx)
+        return v
+
+
 _common = [
-    click.option("--task", type=TASKS, default="optimize", show_default=True),
-    click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+    click.option("--task", type=TASKS, default=None,
+                 help="optimize | count | feasible (default: the family's first task: optimize, "
+                      "or count for tilings)"),
+    click.option("--time-limit", type=_Seconds(), default=None,
                  help="seconds per engine; a run cut short is UNKNOWN (or FEASIBLE with a checked solution)"),
+    click.option("--memory-limit", "memory_limit", type=click.FloatRange(min=64), default=None,
+                 metavar="MB", help="address-space cap per engine worker, in MB (default: 80% of "
+                 "physical memory); a run that hits it is UNKNOWN with reason 'memory'"),
     click.option("--json", "as_json", is_flag=True, help="print JSON"),
     click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
                  help="engine option (repeatable), e.g. -o encoding=totalizer; in compare, "
@@ -198,27 +278,50 @@ def common(f):
     return f
 
 
+def _memory(memory_limit):
+    return "default" if memory_limit is None else memory_limit
+
+
+def _save_picture(path: str, inst, solution=None) -> None:
+    """Draw into `path` (.svg or .png); bad paths were rejected before any work (check_target)."""
+    from puzzlesat.puzzles.draw import save, svg
+    p = save(path, svg(inst, solution))
+    err.print(f"picture: {p}", markup=False)
+
+
 @cli.command()
 @click.argument("instance")
-@click.option("--engine", "-e", default="native", show_default=True)
+@click.option("--engine", "-e", default="native", show_default=True,
+              help="engine or configuration (sat:time[encoding=totalizer]), or your own "
+                   "path/to/file.py:function / package.module:function")
+@click.option("--picture", default=None, metavar="FILE",
+              help="draw the first solution (or, without one, the instance) into FILE "
+                   "(.svg; .png with puzzlesat[png])")
 @common
-def solve(instance, engine, task, time_limit, as_json, option_pairs, up_to_symmetry, exhaust,
-          no_precheck, max_solutions) -> None:
+def solve(instance, engine, picture, task, time_limit, memory_limit, as_json, option_pairs,
+          up_to_symmetry, exhaust, no_precheck, max_solutions) -> None:
     """Solve INSTANCE with one engine; every solution is checked before it is shown.
 
-    Exit status: 0, or 1 if the result is ERROR, 2 on bad input.
+    Exit status: 0, or 1 if the result is ERROR, 2 on bad input, 130 when interrupted.
     """
+    from .crossval import plan
+    from .runner import validate
     fam, inst = load_instance(instance)
+    task = task or fam.tasks[0].value
+    if picture is not None:
+        from puzzlesat.puzzles.draw import check_target
+        check_target(picture)  # a bad path fails now, not after a long search
     opts = _options(option_pairs, up_to_symmetry, exhaust)
-    status, update = _progress(f"{inst.name} {engine}")
-    if status:
-        status.start()
+    [(cfg, eng, eopts)] = plan(fam, [engine], task, opts)
+    validate(fam, inst, eng, eopts)
     try:
-        r = run_solve(fam, inst, engine, task, time_limit=time_limit, options=opts,
-                      precheck=not no_precheck, progress=update)
-    finally:
-        if status:
-            status.stop()
+        with _live(f"{inst.name} {cfg.name}") as live:
+            r = run_solve(fam, inst, eng, task, time_limit=time_limit, options=eopts,
+                          precheck=not no_precheck, progress=live.update,
+                          memory_limit_mb=_memory(memory_limit), config=cfg.name)
+    except tuple(INTERRUPTED) as e:
+        print(f"puzzlesat: interrupted; {cfg.name} did not finish", file=sys.stderr)
+        sys.exit(INTERRUPTED[type(e)])
     if as_json:
         print(json.dumps(r.to_json(fam, inst, max_solutions), default=str))
     else:
@@ -226,6 +329,10 @@ def solve(instance, engine, task, time_limit, as_json, option_pairs, up_to_symme
         if r.solutions:
             out.print(_render_solution(fam, inst, r.solutions[0]), markup=False)
         out.print(f"params: {json.dumps(r.params, default=str)}", markup=False)
+    if picture is not None:
+        if not r.solutions:
+            err.print(f"no solution ({r.status}): the picture shows the instance", markup=False)
+        _save_picture(picture, inst, r.solutions[0] if r.solutions else None)
     sys.exit(1 if r.status is Status.ERROR else 0)
 
 
@@ -237,37 +344,63 @@ def _render_solution(fam: Family, inst, sol) -> str:
 @cli.command()
 @click.argument("instances", nargs=-1, required=True)
 @click.option("--engines", "engine_list", default=None,
-              help="comma-separated engines (default: the family's native, cpsat, sat)")
+              help="comma-separated engines or configurations, e.g. 'sat[encoding=seqcounter]',"
+                   "'tot=sat[encoding=totalizer]',native (default: the family's native, cpsat, sat)")
 @common
-def compare(instances, engine_list, task, time_limit, as_json, option_pairs, up_to_symmetry, exhaust,
-            no_precheck, max_solutions) -> None:
+def compare(instances, engine_list, task, time_limit, memory_limit, as_json, option_pairs,
+            up_to_symmetry, exhaust, no_precheck, max_solutions) -> None:
     """Run several engines on each INSTANCE and check that they agree.
 
+    Engines may be configurations: `--engines 'sat[encoding=seqcounter]','tot=sat[encoding=totalizer]',native`.
     Verdict AGREE (all finished, same objective and count, every solution checked), DISAGREE (exit
     status 1) or INCOMPLETE (an engine hit its limit). JSON: one object per instance per line.
+    Ctrl-C prints what finished and exits 130.
     """
+    from .config import parse_many
+    from .crossval import judge, plan
+    from .runner import validate
     loaded = [load_instance(i) for i in instances]  # all input errors before any work
     opts = _options(option_pairs, up_to_symmetry, exhaust)
-    worst = 0
+    configs = parse_many(engine_list) if engine_list else None
+    jobs = []
     for fam, inst in loaded:
-        names = engine_list.split(",") if engine_list else \
-            [n for n in fam.default_engines if n in fam.engine_names()]
-        names = [n.strip() for n in names if n.strip()]
+        ftask = task or fam.tasks[0].value
+        cfgs = configs or [n for n in fam.default_engines if n in fam.engine_names()]
+        runs = plan(fam, cfgs, ftask, opts)
+        for _, e, eopts in runs:
+            validate(fam, inst, e, eopts)
+        jobs.append((fam, inst, ftask, [c for c, _, _ in runs]))
+    worst = 0
+    for fam, inst, ftask, cfgs in jobs:
         label = f"{fam.name}/{inst.name}"
-        status, update = _progress(label)
-        if status:
-            status.start()
+        done: list[Result] = []
         try:
-            c = run_compare(fam, inst, names, task, time_limit=time_limit, options=opts,
-                            precheck=not no_precheck,
-                            progress_for=lambda e: (lambda f: update({"engine": e, **f})) if update else None)
-        finally:
-            if status:
-                status.stop()
+            with _live(label) as live:
+                def progress_for(name, live=live):
+                    if live.engine is None:
+                        return None
+                    live.engine(name)
+                    return live.update
+                c = run_compare(fam, inst, cfgs, ftask, time_limit=time_limit, options=opts,
+                                precheck=not no_precheck, progress_for=progress_for,
+                                on_result=done.append, memory_limit_mb=_memory(memory_limit))
+        except tuple(INTERRUPTED) as e:
+            if done:
+                verdict, reasons = judge(done, getattr(fam.puzzle, "SENSE", None), Task(ftask))
+                if as_json:
+                    from .crossval import Comparison
+                    print(json.dumps({**Comparison(inst.name, Task(ftask), verdict, reasons, done)
+                                      .to_json(fam, inst, max_solutions), "interrupted": True},
+                                     default=str))
+                else:
+                    out.print(_table(f"{label}  task={ftask}  (interrupted)", done))
+            print(f"puzzlesat: interrupted; {len(done)} of {len(cfgs)} engines on {label} finished",
+                  file=sys.stderr)
+            sys.exit(INTERRUPTED[type(e)])
         if as_json:
             print(json.dumps(c.to_json(fam, inst, max_solutions), default=str))
         else:
-            out.print(_table(f"{label}  task={task}", c.results))
+            out.print(_table(f"{label}  task={ftask}", c.results))
             color = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}[c.verdict.value]
             out.print(f"verdict: [{color}]{c.verdict}[/]")
             for reason in c.reasons:
@@ -283,46 +416,67 @@ def compare(instances, engine_list, task, time_limit, as_json, option_pairs, up_
 @click.option("--engines", "engine_list", default=None, help="comma-separated engines")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True)
 @common
-def bench(instances, engine_list, task, time_limit, as_json, option_pairs, up_to_symmetry, exhaust,
-          no_precheck, max_solutions, repeat) -> None:
-    """Time engines on instances (each run checked); prints a table of times."""
+def bench(instances, engine_list, task, time_limit, memory_limit, as_json, option_pairs, up_to_symmetry,
+          exhaust, no_precheck, max_solutions, repeat) -> None:
+    """Time engines or configurations on instances (each run checked); prints a table of times."""
+    from .config import parse_many
+    from .crossval import plan
+    from .runner import validate
     loaded = [load_instance(i) for i in instances]
     opts = _options(option_pairs, up_to_symmetry, exhaust)
-    rows = []
+    configs = parse_many(engine_list) if engine_list else None
+    jobs = []
     for fam, inst in loaded:
-        names = engine_list.split(",") if engine_list else \
-            [n for n in fam.default_engines if n in fam.engine_names()]
-        from .crossval import split_options
-        per = split_options([fam.engine(n) for n in names], opts)
-        for n in names:
-            e = fam.engine(n)
-            times, last = [], None
-            for _ in range(repeat):
-                last = run_solve(fam, inst, e, task, time_limit=time_limit, options=per[e.name],
-                                 precheck=not no_precheck)
-                times.append(last.seconds)
-            rows.append((fam, inst, last, times))
-            if not as_json:
-                err.print(f"{fam.name}/{inst.name} {e.name}: {last.status} {min(times):.3f} s", markup=False)
+        ftask = task or fam.tasks[0].value
+        runs = plan(fam, configs or [n for n in fam.default_engines if n in fam.engine_names()], ftask, opts)
+        for _, e, eopts in runs:
+            validate(fam, inst, e, eopts)
+        jobs.append((fam, inst, ftask, runs))
+    rows = []
+    try:
+        for fam, inst, ftask, runs in jobs:
+            for c, e, eopts in runs:
+                times, last = [], None
+                for _ in range(repeat):
+                    last = run_solve(fam, inst, e, ftask, time_limit=time_limit, options=eopts,
+                                     precheck=not no_precheck, memory_limit_mb=_memory(memory_limit),
+                                     config=c.name)
+                    times.append(last.seconds)
+                rows.append((fam, inst, last, times))
+                if not as_json:
+                    err.print(f"{fam.name}/{inst.name} {last.label}: {last.status} {min(times):.3f} s",
+                              markup=False)
+    except tuple(INTERRUPTED) as e:
+        print(f"puzzlesat: interrupted after {len(rows)} runs", file=sys.stderr)
+        sys.exit(INTERRUPTED[type(e)])
     if as_json:
-        print(json.dumps([{"instance": f"{f.name}/{i.name}", "engine": r.engine, "status": str(r.status),
-                           "objective": r.objective, "count": r.count, "seconds": ts,
-                           "min_seconds": min(ts), "params": r.params, "stats": r.stats}
+        print(json.dumps([{"instance": f"{f.name}/{i.name}", "engine": r.engine, "config": r.label,
+                           "status": str(r.status), "objective": r.objective, "count": r.count,
+                           "seconds": ts, "min_seconds": min(ts), "params": r.params, "stats": r.stats}
                           for f, i, r, ts in rows], default=str))
         return
-    t = Table(title=f"bench  task={task}  repeat={repeat}", title_justify="left")
+    t = Table(title=f"bench  repeat={repeat}", title_justify="left")
     for col in ("instance", "engine", "status", "objective", "count", "min (s)", "median (s)", "size"):
         t.add_column(col)
     for f, i, r, ts in rows:
-        t.add_row(f"{f.name}/{i.name}", r.engine, str(r.status), _s(r.objective), _s(r.count),
+        t.add_row(f"{f.name}/{i.name}", escape(r.label), str(r.status), _s(r.objective), _s(r.count),
                   f"{min(ts):.3f}", f"{statistics.median(ts):.3f}",
-                  r.stats.get("model_size") or (f"{r.stats['nodes']:,} nodes" if "nodes" in r.stats else ""))
+                  escape(str(r.stats.get("model_size") or (f"{r.stats['nodes']:,} nodes" if "nodes" in r.stats else ""))))
     out.print(t)
 
 
 @cli.group()
 def generate() -> None:
     """Generate random instances (per family)."""
+
+
+from .config import parse_many  # noqa: E402
+from .export import export_cmd, stats_cmd  # noqa: E402  (formulation lab commands)
+from .lab import lab_cmd  # noqa: E402
+
+cli.add_command(export_cmd)
+cli.add_command(stats_cmd)
+cli.add_command(lab_cmd)
 
 
 def _add_generators() -> None:
@@ -336,6 +490,7 @@ def _add_generators() -> None:
 
 def main() -> None:
     """Console entry point."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         _add_generators()
         cli.main(prog_name="puzzlesat", standalone_mode=True)

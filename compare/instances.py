@@ -36,6 +36,29 @@ def _suffixes() -> set[str]:
     return out
 
 
+def load_text(text: str, name: str = "<text>") -> tuple[Family, Any]:
+    """Parse an instance from TOML text (errors name `name` and the line)."""
+    import tomllib
+    src = Source(name=name, path=None, text=text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"malformed TOML: {e}", file=name) from None
+    return _from_data(data, src)
+
+
+def _from_data(data: dict, src: Source) -> tuple[Family, Any]:
+    kind = data.get("kind")
+    if not isinstance(kind, str):
+        raise src.error("missing or non-string 'kind' (one of: "
+                        + ", ".join(f.puzzle.KIND for f in families().values()) + ")", field="kind")
+    try:
+        fam = family_of_kind(kind)
+    except InputError as e:
+        raise src.error(e.message, field="kind") from None
+    return fam, fam.puzzle.from_toml(data, src)
+
+
 def load_file(path: Path) -> tuple[Family, Any]:
     """Parse an instance file: TOML with a `kind`, or a family's own format by suffix."""
     if not path.exists():
@@ -44,15 +67,7 @@ def load_file(path: Path) -> tuple[Family, Any]:
     if suffix == ".toml":
         data = load_toml(path)
         src = Source(name=str(path), path=path, text=path.read_text(encoding="utf-8"))
-        kind = data.get("kind")
-        if not isinstance(kind, str):
-            raise src.error("missing or non-string 'kind' (one of: "
-                            + ", ".join(f.puzzle.KIND for f in families().values()) + ")", field="kind")
-        try:
-            fam = family_of_kind(kind)
-        except InputError as e:
-            raise src.error(e.message, field="kind") from None
-        return fam, fam.puzzle.from_toml(data, src)
+        return _from_data(data, src)
     for fam in families().values():
         parser = getattr(fam.puzzle, "SUFFIXES", {}).get(suffix)
         if parser is not None:

@@ -1,15 +1,20 @@
-"""Run one engine on one instance, with a hard time limit, and check everything it returns.
+"""Run one engine on one instance, with hard time and memory limits, and check everything it returns.
 
-Each run happens in a forked worker process: the engine reports progress and streams solutions
-through a pipe, and the parent kills the worker when the hard limit (time limit + grace) passes —
-this is what makes limits hold for solvers that ignore interrupts (python-sat's cadical195).
-Every solution goes through the family's independent checker in the parent before it is
-reported or counted; a solution that fails it turns the result into ERROR.
+Each run happens in a forked worker process (compare/procs.py: its own process group, killed when
+puzzlesat dies, address space capped): the engine reports progress and streams solutions through
+a pipe, and the parent kills the worker's whole process group when the hard limit (time limit +
+grace) passes — this is what makes limits hold for solvers that ignore interrupts (python-sat's
+cadical195) and for numba kernels. Every solution goes through the family's independent checker
+in the parent before it is reported or counted; a solution that fails it turns the result into
+ERROR. An engine that raises, returns something that is not an Outcome, lies about a count, or
+dies is reported (ERROR / UNKNOWN with the reason); it never crashes the tool.
 """
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
+import signal
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -17,7 +22,9 @@ from typing import Any, Callable
 
 from puzzlesat.puzzles.core import CheckError, Context, InputError, Outcome, Status, Task
 
+from . import procs
 from .registry import Engine, Family
+from .solutions import from_json
 
 
 @dataclass
@@ -37,6 +44,14 @@ class Result:
     stats: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None
     checked: int = 0  # how many solutions went through the checker
+    config: str | None = None  # the configuration's name when it is more than the engine name
+    fam: Family | None = field(default=None, repr=False, compare=False)
+    inst: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def label(self) -> str:
+        """The configuration name where one was given, else the engine name."""
+        return self.config or self.engine
 
     def finished(self) -> bool:
         """True when the engine proved its answer (nothing left to a limit)."""
@@ -44,10 +59,26 @@ class Result:
             return self.status in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE)
         return self.status in (Status.OPTIMAL, Status.INFEASIBLE)
 
-    def to_json(self, fam: Family, inst: Any, max_solutions: int | None = None) -> dict[str, Any]:
+    def _repr_svg_(self) -> str | None:
+        """Jupyter: the instance with the first solution drawn."""
+        if self.inst is None:
+            return None
+        from puzzlesat.puzzles.draw import svg
+        return svg(self.inst, self.solutions[0] if self.solutions else None)
+
+    def to_outcome(self) -> Outcome:
+        """This result as an engine's Outcome (e.g. for an engine that wraps another)."""
+        return Outcome(self.status, self.objective, self.count, tuple(self.solutions),
+                       dict(self.stats), self.reason)
+
+    def to_json(self, fam: Family | None = None, inst: Any = None,
+                max_solutions: int | None = None) -> dict[str, Any]:
+        """The result as `solve --json` prints it (solutions in the family's JSON form)."""
+        fam, inst = fam or self.fam, inst if inst is not None else self.inst
         sols = self.solutions if max_solutions is None else self.solutions[:max_solutions]
         return {
             "instance": self.instance, "family": self.family, "engine": self.engine,
+            "config": self.label,
             "task": str(self.task), "status": str(self.status), "objective": self.objective,
             "count": self.count, "solutions": [fam.puzzle.solution_json(inst, s) for s in sols],
             "solutions_checked": self.checked, "seconds": round(self.seconds, 4),
@@ -60,11 +91,52 @@ def grace(time_limit: float) -> float:
     return 1.0 + 0.05 * time_limit
 
 
-def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str = Task.OPTIMIZE, *,
+def check_time_limit(time_limit: float | None) -> float | None:
+    """`time_limit` as a positive finite float (None: no limit), or InputError."""
+    if time_limit is None:
+        return None
+    try:
+        t = float(time_limit)
+    except (TypeError, ValueError):
+        raise InputError(f"time limit {time_limit!r}: expected a number of seconds") from None
+    if not math.isfinite(t) or t <= 0:
+        raise InputError(f"time limit {time_limit!r}: expected a positive finite number of seconds")
+    return t
+
+
+def check_memory_limit(memory_mb: float | None) -> float | None:
+    """`memory_mb` as a float of at least 64 MB (None: no cap), or InputError."""
+    if memory_mb is None:
+        return None
+    try:
+        m = float(memory_mb)
+    except (TypeError, ValueError):
+        raise InputError(f"memory limit {memory_mb!r}: expected megabytes") from None
+    if not math.isfinite(m) or m < 64:
+        raise InputError(f"memory limit {memory_mb!r}: expected at least 64 (megabytes)")
+    return m
+
+
+def validate(fam: Family, inst: Any, eng: Engine, options: dict[str, Any],
+             task: Task | str | None = None) -> dict[str, Any]:
+    """Every option of `eng` resolved and validated for `inst` and `task` (the engine's own check
+    included), before anything runs; InputError otherwise."""
+    opts = eng.resolve_options(options, None if task is None else Task(task))
+    if eng.validate is not None:
+        eng.validator()(inst, opts)
+    return opts
+
+
+def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str | None = None, *,
           time_limit: float | None = None, options: dict[str, Any] | None = None,
           precheck: bool = True, progress: Callable[[dict], None] | None = None,
-          isolate: bool = True) -> Result:
+          isolate: bool = True, memory_limit_mb: float | None = "default",  # type: ignore[assignment]
+          config: str | None = None) -> Result:
     """Run `engine` on `inst` and return a checked Result.
+
+    `task` defaults to the family's first task. `memory_limit_mb` caps the worker's address space
+    (default: 80 % of physical memory; None: no cap); a run that hits it is UNKNOWN with reason
+    'memory'. `config` names the configuration in results and tables.
 
     >>> from puzzlesat.compare.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers")
@@ -72,30 +144,38 @@ def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str = Task.
     >>> (r.status.value, r.objective)
     ('OPTIMAL', 7)
     """
-    task = Task(task)
+    task = Task(task) if task is not None else fam.tasks[0]
     eng = engine if isinstance(engine, Engine) else fam.engine(engine)
     if task not in eng.tasks:
         raise InputError(f"engine {eng.name} does not do task '{task}' (it does: "
                          + ", ".join(map(str, eng.tasks)) + ")")
-    opts = eng.resolve_options(options)
-    params = {**opts, "time_limit": time_limit, "precheck": precheck}
+    time_limit = check_time_limit(time_limit)
+    if memory_limit_mb == "default":
+        memory_limit_mb = procs.default_memory_mb()
+    memory_limit_mb = check_memory_limit(memory_limit_mb)
+    opts = validate(fam, inst, eng, options or {}, task)
+    params = {**opts, "time_limit": time_limit, "memory_limit_mb": memory_limit_mb, "precheck": precheck}
+    if config is not None and config in (eng.name, *eng.aliases):
+        config = None
     name = getattr(inst, "name", "?")
     t0 = time.perf_counter()
     reason = fam.puzzle.infeasible_reason(inst) if precheck else None
     if reason is not None:
         return Result(name, fam.name, eng.name, task, Status.INFEASIBLE, None,
                       0 if task is Task.COUNT else None, [], time.perf_counter() - t0, params,
-                      {}, reason, 0)
+                      {}, reason, 0, config, fam, inst)
     if isolate:
-        out, streamed = _run_isolated(eng, inst, task, opts, time_limit, progress)
+        out, streamed = _run_isolated(eng, inst, task, opts, time_limit, progress, memory_limit_mb)
     else:
         streamed = []
         ctx = Context(opts, time_limit, progress, streamed.append)
         out = _call(eng, inst, task, ctx)
     seconds = time.perf_counter() - t0
-    stats = dict(out.stats)
+    stats = dict(out.stats) if isinstance(out.stats, dict) else {}
     params.update(stats.pop("params", {}))
-    return _checked(fam, inst, eng, task, out, streamed, seconds, params, stats)
+    res = _checked(fam, inst, eng, task, out, streamed, seconds, params, stats)
+    res.config, res.fam, res.inst = config, fam, inst
+    return res
 
 
 def _call(eng: Engine, inst: Any, task: Task, ctx: Context) -> Outcome:
@@ -106,8 +186,23 @@ def _call(eng: Engine, inst: Any, task: Task, ctx: Context) -> Outcome:
         out = fn(inst, task, ctx)
     except InputError:
         raise
+    except MemoryError:
+        out = Outcome(Status.UNKNOWN, reason="memory: the engine ran out of memory (memory limit)",
+                      stats={"termination": "memory"})
     except Exception:  # an engine failure is a result, not a crash of the tool
         out = Outcome(Status.ERROR, reason="engine raised: " + traceback.format_exc(limit=6))
+    if not isinstance(out, Outcome):
+        out = Outcome(Status.ERROR, reason=f"engine returned {type(out).__name__}, not an Outcome "
+                      "(puzzlesat.engine.Outcome)")
+    elif not isinstance(out.status, Status):
+        try:
+            out = Outcome(Status(out.status), out.objective, out.count, tuple(out.solutions or ()),
+                          dict(out.stats or {}), out.reason)
+        except (ValueError, TypeError):
+            out = Outcome(Status.ERROR, reason=f"engine returned status {out.status!r}; one of "
+                          + ", ".join(s.value for s in Status))
+    if not isinstance(out.stats, dict):
+        out = Outcome(out.status, out.objective, out.count, out.solutions, {}, out.reason)
     out.stats.setdefault("engine_seconds", round(time.perf_counter() - t0, 4))
     out.stats.setdefault("cpu_seconds", round(time.process_time() - c0, 4))
     return out
@@ -136,34 +231,46 @@ class _FoundStream:
         self.last = time.monotonic()
 
 
-def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None) -> None:
+def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None,
+           memory_mb: float | None, parent: int) -> None:
+    procs.become_worker(memory_mb, parent)
     stream = _FoundStream(conn)
     ctx = Context(opts, time_limit, lambda f: conn.send(("progress", f)), stream)
     try:
         out = _call(eng, inst, task, ctx)
+        stream.flush()
+        conn.send(("done", out))
     except InputError as e:
-        out = Outcome(Status.ERROR, reason=str(e))
-    stream.flush()
-    conn.send(("done", out))
+        conn.send(("input_error", e))
+    except MemoryError:
+        conn.send(("done", Outcome(Status.UNKNOWN, reason="memory: the engine ran out of memory",
+                                   stats={"termination": "memory"})))
+    except Exception as e:  # e.g. an outcome or solution that cannot be pickled
+        conn.send(("done", Outcome(Status.ERROR, reason=f"engine result could not be sent back: {e!r}")))
     conn.close()
 
 
-def _run_isolated(eng, inst, task, opts, time_limit, progress) -> tuple[Outcome, list]:
+def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None) -> tuple[Outcome, list]:
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, eng, inst, task, opts, time_limit), daemon=True)
+    proc = ctx.Process(target=_child, args=(child, eng, inst, task, opts, time_limit, memory_mb,
+                                            os.getpid()))
+    # not a daemon: an engine may run engines itself (ps.solve inside an engine); the worker
+    # still never outlives us (its death signal) and is always killed or joined below
     proc.start()
     child.close()
     hard = None if time_limit is None else time.monotonic() + time_limit + grace(time_limit)
     streamed: list = []
     out: Outcome | None = None
+    why = None  # why the parent killed the worker
+    peak_vm = 0.0
     try:
         while out is None:
             wait = 0.25 if hard is None else max(0.0, min(0.25, hard - time.monotonic()))
             if parent.poll(wait):
                 try:
                     kind, payload = parent.recv()
-                except EOFError:
+                except (EOFError, OSError):
                     break
                 if kind == "progress" and progress is not None:
                     progress(payload)
@@ -171,20 +278,41 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress) -> tuple[Outcome,
                     streamed.extend(payload)
                 elif kind == "done":
                     out = payload
+                elif kind == "input_error":
+                    raise payload
             elif not proc.is_alive() and not parent.poll(0):
                 break
             elif hard is not None and time.monotonic() >= hard:
+                why = "time"
                 break
+            if memory_mb is not None:
+                peak_vm = max(peak_vm, procs.vm_size_mb(proc.pid) or 0.0)
+    except BaseException:  # Ctrl-C, SIGTERM (as an exception), an InputError: the worker goes too
+        procs.kill_group(proc.pid)
+        raise
     finally:
         if out is None and proc.is_alive():
-            proc.kill()
+            procs.kill_group(proc.pid)
         proc.join(5)
         parent.close()
     if out is None:
-        if proc.exitcode not in (None, -9, 0) and not (hard is not None and time.monotonic() >= hard):
-            return Outcome(Status.ERROR, reason=f"engine process died (exit code {proc.exitcode})"), streamed
-        return Outcome(Status.UNKNOWN, reason="hard time limit: engine killed",
-                       stats={"killed": True}), streamed
+        code = proc.exitcode
+        if why == "time":
+            return Outcome(Status.UNKNOWN, reason="hard time limit: engine killed",
+                           stats={"killed": True, "termination": "time"}), streamed
+        if memory_mb is not None and peak_vm >= 0.9 * memory_mb:
+            return Outcome(Status.UNKNOWN, reason=f"memory: the engine died near its memory limit "
+                           f"({peak_vm:.0f} of {memory_mb:.0f} MB, exit code {code})",
+                           stats={"termination": "memory"}), streamed
+        if code is not None and code < 0:
+            try:
+                sig = signal.Signals(-code).name
+            except ValueError:
+                sig = f"signal {-code}"
+            return Outcome(Status.UNKNOWN, reason=f"engine process killed by {sig} (not by puzzlesat)",
+                           stats={"killed": True, "termination": "killed"}), streamed
+        return Outcome(Status.ERROR, reason=f"engine process died (exit code {code})",
+                       stats={"termination": "error"}), streamed
     return out, streamed
 
 
@@ -192,13 +320,14 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
     """Check every solution and every claim about them; an inconsistent claim becomes ERROR."""
     puzzle = fam.puzzle
     status, objective, count, reason = out.status, out.objective, out.count, out.reason
-    sols = list(out.solutions)
+    sols = list(out.solutions or ())
     if status in (Status.UNKNOWN, Status.ERROR) and not sols:
         sols = list(streamed)  # the run was cut short: keep what it had found
     up = bool(params.get("up_to_symmetry", False))
     values, keys, problems = [], set(), []
     for i, s in enumerate(sols):
         try:
+            sols[i] = s = from_json(puzzle.KIND, s)
             values.append(puzzle.check(inst, s))
         except CheckError as e:
             problems.append(f"solution {i} fails the checker: {e}")

@@ -16,43 +16,25 @@ from puzzlesat.puzzles.core import Context, Outcome, Status, Task
 from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
 
 from . import _cpsat
+from .formulation import to_cpsat
 from .peg_time import TimeModel, build as build_time
 
 
 class PegCpModel:
-    """A CpModel for `inst` with its variables by domain key and the moves expression."""
+    """The CP-SAT compilation of the time model (`data`: CpModel + variables by key)."""
 
     def __init__(self, inst: PegInstance, invariants: bool = True):
         self.tm: TimeModel = build_time(inst, invariants)
-        self.model = cp_model.CpModel()
-        self.vars: dict[tuple, cp_model.IntVar] = {}
-        for key, pol in self.tm.fixed:
-            self.model.add(self.var(key) == int(pol))
-        for clause in self.tm.clauses:
-            self.model.add_bool_or([self.lit(k, p) for k, p in clause])
-        for group in self.tm.exactly_one:
-            self.model.add_exactly_one([self.var(k) for k in group])
-        for keys, parity in self.tm.parities:
-            self.model.add_bool_xor([self.var(k) for k in keys] + ([] if parity else [self.model.new_constant(1)]))
-        self.moves = 1 + sum(self.var(k) for k in self.tm.move_vars) if self.tm.horizon else 0
-
-    def var(self, key: tuple) -> cp_model.IntVar:
-        v = self.vars.get(key)
-        if v is None:
-            v = self.vars[key] = self.model.new_bool_var(str(key))
-        return v
-
-    def lit(self, key: tuple, pol: bool):
-        v = self.var(key)
-        return v if pol else ~v
+        self.data = to_cpsat(self.tm.f)
+        self.model = self.data.model
+        self.vars = self.data.vars
 
     def bounded(self, k: int) -> cp_model.CpModel:
         """A copy of the model with moves <= k."""
-        m = self.model.clone()
+        d = self.data.clone()
         if self.tm.horizon:
-            m.add(sum(m.get_bool_var_from_proto_index(self.vars[key].index) for key in self.tm.move_vars)
-                  <= k - 1)
-        return m
+            d.add("move counting", self.tm.bound(k))
+        return d.model
 
     def decode(self, solver: cp_model.CpSolver):
         true = {k for k in self.tm.jump_vars if solver.value(self.vars[k])}

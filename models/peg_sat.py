@@ -15,33 +15,26 @@ from pysat.formula import IDPool
 from puzzlesat.puzzles.core import Context, Outcome, Status, Task
 from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
 
+from ._ext import Decision
+
 from . import _sat
+from .formulation import to_cnf
 from .peg_time import TimeModel, build as build_time
 
 
 class PegCnf:
-    """The CNF of the time model, with its IDPool; `bounded(k)` adds moves <= k."""
+    """The CNF of the time model (`cnf`, over an IDPool of domain keys); `bounded(k)` adds moves <= k."""
 
     def __init__(self, inst: PegInstance, encoding: str, invariants: bool = True):
         self.tm: TimeModel = build_time(inst, invariants)
-        self.pool = IDPool()
-        self.encoding = encoding
-        lit = self.lit
-        self.clauses: list[list[int]] = [[lit(k, p)] for k, p in self.tm.fixed]
-        self.clauses += [[lit(k, p) for k, p in c] for c in self.tm.clauses]
-        for group in self.tm.exactly_one:
-            self.clauses += _sat.exactly_one([self.pool.id(k) for k in group], self.pool, encoding)
-        for keys, parity in self.tm.parities:
-            self.clauses += _sat.xor([self.pool.id(k) for k in keys], parity, self.pool)
+        self.cnf = to_cnf(self.tm.f, encoding)
+        self.pool = self.cnf.pool
+        self.clauses: list[list[int]] = self.cnf.clauses
         self.jump_ids = [self.pool.id(k) for k in self.tm.jump_vars]
 
-    def lit(self, key: tuple, pol: bool) -> int:
-        v = self.pool.id(key)
-        return v if pol else -v
-
     def bounded(self, k: int) -> list[list[int]]:
-        """Clauses for moves <= k (first jump always starts a move)."""
-        return _sat.at_most([self.pool.id(m) for m in self.tm.move_vars], k - 1, self.pool, self.encoding)
+        """Clauses for moves <= k (first jump always starts a move), group 'move counting'."""
+        return self.cnf.extra("move counting", self.tm.bound(k))
 
     def decode(self, true_ids: set[int]):
         return self.tm.decode({k for k, v in zip(self.tm.jump_vars, self.jump_ids) if v in true_ids})
@@ -53,12 +46,26 @@ def build(inst: PegInstance, **options: Any) -> PegCnf:
     return PegCnf(inst, options["encoding"], options["invariants"])
 
 
+def decision(inst: PegInstance, task: Task, options: dict, bound: int | None) -> Decision:
+    """Formulation hook of sat:time and cpsat:time: the time model with moves <= bound (default:
+    the known optimum, else the corner lower bound; FEASIBLE: no bound)."""
+    tm = build_time(inst, options["invariants"])
+    lb = start_lower_bound(inst)
+    if bound is None and task is not Task.FEASIBLE:
+        bound = inst.known_min_moves if inst.known_min_moves is not None else lb
+    f = tm.f.copy()
+    if bound is not None and tm.horizon:
+        f.add("move counting", tm.bound(bound))
+    return Decision(f, tm.decode, bound, "no bound" if bound is None else f"moves <= {bound}",
+                    lb, tm.horizon, True, 1, moves, ("min", tuple((1, k) for k in tm.move_vars),
+                                                     1 if tm.horizon else 0))
+
+
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `sat:time`."""
     opts = ctx.options
     pc = build(inst, **opts)
-    stats: dict[str, Any] = {"params": {"sat_solver": opts["solver"], "encoding": opts["encoding"]},
-                             "conflicts": 0, "decisions": []}
+    stats: dict[str, Any] = {"params": {"sat_solver": opts["solver"], "encoding": opts["encoding"]}}
     if pc.tm.horizon == 0:
         ok = inst.finish is None or inst.start == inst.finish
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
@@ -69,17 +76,16 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         extra = pc.bounded(k) if k is not None else []
         with _sat.new_solver(opts["solver"], pc.clauses + extra) as s:
             res = _sat.solve_limited(s, ctx)
-            solved = _sat.stats(s, pc.pool.top, len(pc.clauses) + len(extra))  # read after solving
+            before = stats.get("conflicts", 0)
+            _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses) + len(extra))
             calls.append({"moves_le": k, "result": {True: "SAT", False: "UNSAT", None: "limit"}[res],
-                          **{x: solved[x] for x in ("conflicts", "model_size") if x in solved}})
-            stats["model_size"] = solved["model_size"]
-            stats["conflicts"] += solved.get("conflicts", 0)
+                          "conflicts": stats.get("conflicts", 0) - before})
             if res:
                 model = s.get_model()
                 return True, pc.decode({v for v in pc.jump_ids if model[v - 1] > 0})
             return res, None
 
-    calls: list[dict] = stats["decisions"]  # one entry per solver call, with its own conflicts
+    calls: list[dict] = []  # one entry per solver call, with that call's own conflicts
     if task is Task.FEASIBLE:
         res, sol = decide(None)
         if res:
@@ -98,6 +104,7 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         best_sol, best = sol, moves(sol)
         ctx.found(sol)
         k = best - 1
+    stats["decisions"] = calls
     if best is None:
         return Outcome(Status.INFEASIBLE if proved else Status.UNKNOWN, stats=stats)
     if not proved:
@@ -113,6 +120,5 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
             return Outcome(Status.UNKNOWN, best, None, tuple(sols), stats,
                            reason="enumeration stopped by the time limit")
         finally:
-            stats["enumeration_conflicts"] = _sat.stats(s, 0, 0).get("conflicts", 0)
-            stats["conflicts"] += stats["enumeration_conflicts"]
+            _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses))
     return Outcome(Status.OPTIMAL, best, len(sols), tuple(sols), stats)

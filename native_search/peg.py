@@ -184,10 +184,10 @@ def _mask(holes) -> int:
 
 
 def iddfs(inst: PegInstance, count: bool = False, ctx: Context | None = None):
-    """Yield (limit, solutions) per deepening step; the last one holds the optimum's solutions.
+    """Yield (limit, solutions, nodes) per deepening step; the last one holds the optimum's solutions.
 
     >>> from puzzlesat.puzzles.peg import catalogue
-    >>> [(k, len(s)) for k, s in iddfs(catalogue()["hoppers-first06"]())][-1]
+    >>> [(k, len(s)) for k, s, _ in iddfs(catalogue()["hoppers-first06"]())][-1]
     (7, 1)
     """
     ctx = ctx or Context()

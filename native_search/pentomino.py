@@ -369,8 +369,8 @@ def tilings(inst: Tiling, *, up_to_symmetry: bool = False, symmetry_breaking: bo
     `stats` (if given) receives 'nodes' (placements made) and 'branches' (searches run).
 
     >>> from puzzlesat.puzzles.pentomino import make
-    >>> len(list(tilings(make("2x5", "....." + chr(10) + ".....", "LP"))))
-    4
+    >>> len(list(tilings(make("2x5", "....." + chr(10) + ".....", "PP"))))  # two P's; L+P cannot
+    2
     """
     if scan not in SCANS:
         raise ValueError(f"scan must be one of {SCANS}")

@@ -74,6 +74,16 @@ class InputError(Exception):
         return where + self.message
 
 
+class Instance:
+    """Base of every family's instance dataclass: `to_json()` gives its kind and summary."""
+
+    def to_json(self) -> dict[str, Any]:
+        """{"kind", "name", ...}: the family's `describe(instance)`, JSON-able."""
+        import importlib
+        mod = importlib.import_module(type(self).__module__)
+        return {"kind": mod.KIND, **mod.describe(self)}
+
+
 class CheckError(Exception):
     """A solution broke the puzzle's rules (raised by the independent checkers)."""
 
@@ -95,6 +105,46 @@ def load_toml(path: str | Path) -> dict[str, Any]:
                                           else None)
         msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(e)) or "malformed TOML"
         raise InputError(f"malformed TOML: {msg}", file=path, line=line) from None
+
+
+def writable(path: str | Path, what: str = "file") -> Path:
+    """`path` as a Path whose folder exists (checked before any work); InputError otherwise."""
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"cannot write the {what}: folder {str(parent)!r} does not exist", file=p)
+    if p.is_dir():
+        raise InputError(f"cannot write the {what}: it is a folder", file=p)
+    return p
+
+
+def write_atomic(path: str | Path, data: Any, what: str = "file", suffix: str = ".tmp") -> Path:
+    """Write `data` (text, bytes, or a function that writes a given path) to `path` through a
+    temporary file in the same folder renamed into place, so `path` is complete or untouched;
+    a missing folder or an OS error is an InputError. `suffix`: the temporary file's ending (for
+    writers that choose the format by it)."""
+    import os
+    import tempfile
+    p = writable(path, what)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=p.parent if str(p.parent) else ".")
+    except OSError as e:
+        raise InputError(f"cannot write the {what} ({e.strerror})", file=p) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if not callable(data):
+                f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        if callable(data):
+            data(tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, p)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"cannot write the {what} ({e.strerror})", file=p) from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
 
 
 def key_line(text: str | None, key: str) -> int | None:

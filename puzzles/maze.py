@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
-from .core import CheckError, InputError, Source, require
+from .core import CheckError, InputError, Instance, Source, require
 
 Node = int                 # intersection id y*W + x, 0 at the top left
 Op = tuple[str, int]       # ("+", k), ("-", k) or ("*", k), k >= 0
@@ -33,7 +33,7 @@ _DATA = Path(__file__).parent / "data" / "maze"
 
 
 @dataclass(frozen=True)
-class Maze:
+class Maze(Instance):
     """A calculation maze: `ops` in file order (row y: W-1 horizontal edges, then W vertical ones
     down to row y+1), start, goal, and the pre-walked prefix (nodes, beginning with the start)."""
 
@@ -64,6 +64,10 @@ class Maze:
     def walked(self) -> Walk:
         """The pre-walked nodes, at least (start,)."""
         return self.prefix if self.prefix else (self.start,)
+
+    def _repr_svg_(self) -> str:
+        from .draw import svg
+        return svg(self)
 
 
 def op_apply(op: Op, s: int) -> int:

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from .core import CheckError, InputError, Source, int_list, require
+from .core import CheckError, InputError, Instance, Source, int_list, require
 
 # ---- vocabulary -------------------------------------------------------------------------------
 Hole = int                       # 0..n-1, numbered as the board lists its coordinates
@@ -96,7 +96,7 @@ class Board:
 
 
 @dataclass(frozen=True)
-class PegInstance:
+class PegInstance(Instance):
     """A peg solitaire problem: start pegs, the required finish (None: one peg anywhere)."""
 
     name: str
@@ -111,6 +111,10 @@ class PegInstance:
     def jumps_needed(self) -> int:
         """Every jump removes one peg: the fixed number of jumps of any solution."""
         return len(self.start) - (1 if self.finish is None else len(self.finish))
+
+    def _repr_svg_(self) -> str:
+        from .draw import svg
+        return svg(self)
 
 
 # ---- the independent checker ------------------------------------------------------------------

@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from .core import CheckError, Source, load_toml, require
+from .core import CheckError, Instance, Source, load_toml, require
 
 # ---- vocabulary -------------------------------------------------------------------------------
 Cell = tuple[int, int]                     # (row, col); row grows downwards
@@ -111,7 +111,7 @@ class Piece:
 
 
 @dataclass(frozen=True)
-class Tiling:
+class Tiling(Instance):
     """A tiling problem: the board's cells (normalised to start at row 0, column 0) and the pieces."""
 
     name: str
@@ -130,6 +130,10 @@ class Tiling:
     @cached_property
     def piece(self) -> dict[str, Piece]:
         return {p.name: p for p in self.pieces}
+
+    def _repr_svg_(self) -> str:
+        from .draw import svg
+        return svg(self)
 
 
 # ---- placements, symmetry, canonical forms ---------------------------------------------------

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from .core import CheckError, InputError, Source, int_list, require
+from .core import CheckError, InputError, Instance, Source, int_list, require
 
 Cell = int                 # a board cell, row-major index r*cols + c
 Tile = int                 # 1..rows*cols-1; 0 is the blank
@@ -33,7 +33,7 @@ MAX_CELLS = 36  # 6x6: far beyond what any engine solves, and still a few bits p
 
 
 @dataclass(frozen=True)
-class Sliding:
+class Sliding(Instance):
     """A sliding-tile instance: board shape, start and goal arrangement (row-major, 0 = blank)."""
 
     name: str
@@ -47,6 +47,10 @@ class Sliding:
     @property
     def cells(self) -> int:
         return self.rows * self.cols
+
+    def _repr_svg_(self) -> str:
+        from .draw import svg
+        return svg(self)
 
 
 def default_goal(rows: int, cols: int) -> Board:

@@ -36,9 +36,11 @@ FAMILY = Family(
                options=(*CPSAT_OPTIONS, INVARIANTS,
                         Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
                                "minimize: CP-SAT's objective", ("descend", "minimize"))),
-               description="time-indexed peg states, one jump per step, clause-style move counting"),
+               description="time-indexed peg states, one jump per step, clause-style move counting",
+               formulation="puzzlesat.models.peg_sat:decision"),
         Engine("sat:time", "puzzlesat.models.peg_sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
-               description="the same time-indexed model as CNF; moves<=K by a cardinality encoding"),
+               description="the same time-indexed model as CNF; moves<=K by a cardinality encoding",
+               formulation="puzzlesat.models.peg_sat:decision"),
     ),
     extra={"commands": ["puzzlesat.compare.engines.peg:peg"]},
 )

@@ -1,0 +1,58 @@
+"""Every docstring example in the installed package, and the README's Python examples, run here:
+documentation that has rotted fails the suite."""
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+import puzzlesat
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _modules() -> list[str]:
+    names = ["puzzlesat"]
+    for m in pkgutil.walk_packages(puzzlesat.__path__, "puzzlesat."):
+        if m.name.endswith("__main__"):
+            continue
+        names.append(m.name)
+    return names
+
+
+MODULES = _modules()
+
+
+def test_modules_found():
+    assert {"puzzlesat.engine", "puzzlesat.compare.runner", "puzzlesat.models.formulation"} <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    mod = importlib.import_module(name)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for t in finder.find(mod, name):
+        runner.run(t)
+    res = runner.summarize(verbose=False)
+    assert res.failed == 0, f"{res.failed} of {res.attempted} examples failed in {name}"
+
+
+def test_readme_python_examples():
+    """The README's ```python blocks written as doctest sessions (>>>) run as they stand."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+    sessions = [b for b in blocks if b.lstrip().startswith(">>>")]
+    assert sessions, "the README shows the Python API as >>> sessions"
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    globs: dict = {}
+    for i, text in enumerate(sessions):
+        t = parser.get_doctest(text, globs, f"README[{i}]", str(README), 0)
+        runner.run(t, clear_globs=False)
+        globs.update(t.globs)  # later blocks continue the session
+    res = runner.summarize(verbose=False)
+    assert res.failed == 0, f"{res.failed} of {res.attempted} README examples failed"
