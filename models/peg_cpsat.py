@@ -54,7 +54,7 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     p = _cpsat.params(opts)
     stats: dict[str, Any] = {"model_size": _cpsat.model_size(pm.model), "params": {"cpsat": p}}
     if pm.tm.horizon == 0:
-        ok = inst.finish is None or inst.start == inst.finish
+        ok = inst.solved_at_start
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
                        1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats)
     if task is Task.FEASIBLE:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pysat.formula import IDPool
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
 from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
 
 from ._ext import Decision
@@ -46,6 +46,15 @@ def build(inst: PegInstance, **options: Any) -> PegCnf:
     return PegCnf(inst, options["encoding"], options["invariants"])
 
 
+def validate(inst: PegInstance, options: dict) -> None:
+    """Refuse (InputError) an encoding that cannot state "moves <= K": pairwise, ladder and bitwise
+    encode at-most-one only, and the move bound is an at-most-K."""
+    if options["encoding"] in _sat.AMO_ONLY:
+        raise InputError(f"option encoding={options['encoding']} of peg sat:time: it encodes "
+                         "at-most-one only and the move bound is an at-most-K; choose one of "
+                         + ", ".join(e for e in _sat.ENCODINGS if e not in _sat.AMO_ONLY))
+
+
 def decision(inst: PegInstance, task: Task, options: dict, bound: int | None) -> Decision:
     """Formulation hook of sat:time and cpsat:time: the time model with moves <= bound (default:
     the known optimum, else the corner lower bound; FEASIBLE: no bound)."""
@@ -67,7 +76,7 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     pc = build(inst, **opts)
     stats: dict[str, Any] = {"params": {"sat_solver": opts["solver"], "encoding": opts["encoding"]}}
     if pc.tm.horizon == 0:
-        ok = inst.finish is None or inst.start == inst.finish
+        ok = inst.solved_at_start
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
                        1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats)
 

@@ -403,8 +403,12 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
 
     # forward roots: the start (layer 0); with a required first jump, layer 1 is the chains
     # beginning with it, and the search proper starts there (layer 0 may not meet anything).
-    if (finish is not None and start == finish) or (finish is None and len(inst.start) == 1):
+    if inst.solved_at_start:
         res.moves, res.solution, res.layers_forward, res.meet = 0, (), [1], (0, 0)
+        return res
+    if inst.jumps_needed <= 0:
+        res.reason = "no jump can be made (the finish has as many pegs as the start)"
+        res.layers_forward = [1]
         return res
     fwd_layers: list[np.ndarray] = [np.array([start], np.uint64)]
     first_line = None

@@ -112,6 +112,14 @@ class PegInstance(Instance):
         """Every jump removes one peg: the fixed number of jumps of any solution."""
         return len(self.start) - (1 if self.finish is None else len(self.finish))
 
+    @property
+    def solved_at_start(self) -> bool:
+        """The empty sequence solves it: the start is the finish and no first jump is required (a
+        required first jump on an instance that needs no jump makes it INFEASIBLE: every jump
+        removes a peg, and the empty sequence has no first jump)."""
+        done = len(self.start) == 1 if self.finish is None else self.start == self.finish
+        return done and self.first_jump is None
+
     def _repr_svg_(self) -> str:
         from .draw import svg
         return svg(self)
@@ -134,7 +142,10 @@ def check(inst: PegInstance, solution: Solution) -> int:
             raise CheckError(f"jump {i}: {a}->{c} over {b} needs pegs in {a}, {b} and {c} empty")
         pegs -= {a, b}
         pegs.add(c)
-    if inst.first_jump is not None and solution and (solution[0][0], solution[0][2]) != inst.first_jump:
+    if inst.first_jump is not None and not solution:
+        raise CheckError(f"the first jump must be {inst.first_jump[0]}->{inst.first_jump[1]}; "
+                         "the sequence is empty")
+    if inst.first_jump is not None and (solution[0][0], solution[0][2]) != inst.first_jump:
         raise CheckError(f"first jump is {solution[0][0]}->{solution[0][2]}, "
                          f"required {inst.first_jump[0]}->{inst.first_jump[1]}")
     if inst.finish is not None and pegs != set(inst.finish):
@@ -165,6 +176,9 @@ def solution_key(inst: PegInstance, solution: Solution, up_to_symmetry: bool = F
 def infeasible_reason(inst: PegInstance) -> str | None:
     """A position-class invariant (derived from the board) that separates start and finish."""
     start = _mask(inst.start)
+    if inst.first_jump is not None and inst.jumps_needed <= 0:
+        return ("a first jump is required, but the start needs no jump (every jump removes a peg, "
+                "so no sequence that starts with a jump ends at the finish)")
     if inst.first_jump is not None:
         a, c = inst.first_jump
         line = next((l for l in inst.board.lines if l[0] == a and l[2] == c), None)

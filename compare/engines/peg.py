@@ -19,7 +19,10 @@ FAMILY = Family(
     module="puzzlesat.puzzles.peg",
     description="peg solitaire: minimum moves (a multi-jump is one move), optimal sequence counts",
     engines=(
-        Engine("native:iddfs", "puzzlesat.native_search.peg:run", ALL, aliases=("native",),
+        Engine("native:auto", "puzzlesat.native_search.peg:run_auto", ALL, aliases=("native",),
+               description="native:bfs for optimize/feasible, native:iddfs for count (by measurement: "
+                           "iddfs does not finish the English central game)"),
+        Engine("native:iddfs", "puzzlesat.native_search.peg:run", ALL,
                description="iterative deepening on moves, corner lower bound, failed-state table"),
         Engine("native:bfs", "puzzlesat.native_search.peg_bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
                options=(
@@ -39,6 +42,7 @@ FAMILY = Family(
                description="time-indexed peg states, one jump per step, clause-style move counting",
                formulation="puzzlesat.models.peg_sat:decision"),
         Engine("sat:time", "puzzlesat.models.peg_sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
+               validate="puzzlesat.models.peg_sat:validate",
                description="the same time-indexed model as CNF; moves<=K by a cardinality encoding",
                formulation="puzzlesat.models.peg_sat:decision"),
     ),
