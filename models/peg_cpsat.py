@@ -23,8 +23,8 @@ from .peg_time import TimeModel, build as build_time
 class PegCpModel:
     """The CP-SAT compilation of the time model (`data`: CpModel + variables by key)."""
 
-    def __init__(self, inst: PegInstance, invariants: bool = True):
-        self.tm: TimeModel = build_time(inst, invariants)
+    def __init__(self, inst: PegInstance, invariants: bool = True, builder=build_time):
+        self.tm: TimeModel = builder(inst, invariants)
         self.data = to_cpsat(self.tm.f)
         self.model = self.data.model
         self.vars = self.data.vars
@@ -33,7 +33,7 @@ class PegCpModel:
         """A copy of the model with moves <= k."""
         d = self.data.clone()
         if self.tm.horizon:
-            d.add("move counting", self.tm.bound(k))
+            d.add("move counting", *self.tm.bounds(k))
         return d.model
 
     def decode(self, solver: cp_model.CpSolver):
@@ -41,16 +41,17 @@ class PegCpModel:
         return self.tm.decode(true)
 
 
-def build(inst: PegInstance, **options: Any) -> PegCpModel:
-    """The CP-SAT model of `inst`; option `invariants` adds the position-class parities (the
-    engine's options, defaults filled in by the registry)."""
-    return PegCpModel(inst, options["invariants"])
+def build(inst: PegInstance, builder=build_time, **options: Any) -> PegCpModel:
+    """The CP-SAT model of `inst` (`builder`: the formulation, default the time model); option
+    `invariants` adds the position-class parities (the engine's options, defaults filled in by the
+    registry)."""
+    return PegCpModel(inst, options["invariants"], builder)
 
 
-def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
-    """Engine `cpsat:time`."""
+def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time) -> Outcome:
+    """Engine `cpsat:time` (other peg formulations pass their `builder`)."""
     opts = ctx.options
-    pm = build(inst, **opts)
+    pm = build(inst, builder, **opts)
     p = _cpsat.params(opts)
     stats: dict[str, Any] = {"model_size": _cpsat.model_size(pm.model), "params": {"cpsat": p}}
     if pm.tm.horizon == 0:

@@ -25,8 +25,8 @@ from .peg_time import TimeModel, build as build_time
 class PegCnf:
     """The CNF of the time model (`cnf`, over an IDPool of domain keys); `bounded(k)` adds moves <= k."""
 
-    def __init__(self, inst: PegInstance, encoding: str, invariants: bool = True):
-        self.tm: TimeModel = build_time(inst, invariants)
+    def __init__(self, inst: PegInstance, encoding: str, invariants: bool = True, builder=build_time):
+        self.tm: TimeModel = builder(inst, invariants)
         self.cnf = to_cnf(self.tm.f, encoding)
         self.pool = self.cnf.pool
         self.clauses: list[list[int]] = self.cnf.clauses
@@ -34,16 +34,17 @@ class PegCnf:
 
     def bounded(self, k: int) -> list[list[int]]:
         """Clauses for moves <= k (first jump always starts a move), group 'move counting'."""
-        return self.cnf.extra("move counting", self.tm.bound(k))
+        return self.cnf.extra("move counting", *self.tm.bounds(k))
 
     def decode(self, true_ids: set[int]):
         return self.tm.decode({k for k, v in zip(self.tm.jump_vars, self.jump_ids) if v in true_ids})
 
 
-def build(inst: PegInstance, **options: Any) -> PegCnf:
-    """The CNF model of `inst` with options['encoding'] for its cardinality constraints (the
-    engine's options, defaults filled in by the registry)."""
-    return PegCnf(inst, options["encoding"], options["invariants"])
+def build(inst: PegInstance, builder=build_time, **options: Any) -> PegCnf:
+    """The CNF model of `inst` (`builder`: the formulation, default the time model) with
+    options['encoding'] for its cardinality constraints (the engine's options, defaults filled in
+    by the registry)."""
+    return PegCnf(inst, options["encoding"], options["invariants"], builder)
 
 
 def validate(inst: PegInstance, options: dict) -> None:
@@ -55,25 +56,26 @@ def validate(inst: PegInstance, options: dict) -> None:
                          + ", ".join(e for e in _sat.ENCODINGS if e not in _sat.AMO_ONLY))
 
 
-def decision(inst: PegInstance, task: Task, options: dict, bound: int | None) -> Decision:
+def decision(inst: PegInstance, task: Task, options: dict, bound: int | None,
+             builder=build_time) -> Decision:
     """Formulation hook of sat:time and cpsat:time: the time model with moves <= bound (default:
     the known optimum, else the corner lower bound; FEASIBLE: no bound)."""
-    tm = build_time(inst, options["invariants"])
+    tm = builder(inst, options["invariants"])
     lb = start_lower_bound(inst)
     if bound is None and task is not Task.FEASIBLE:
         bound = inst.known_min_moves if inst.known_min_moves is not None else lb
     f = tm.f.copy()
     if bound is not None and tm.horizon:
-        f.add("move counting", tm.bound(bound))
+        f.add("move counting", *tm.bounds(bound))
     return Decision(f, tm.decode, bound, "no bound" if bound is None else f"moves <= {bound}",
                     lb, tm.horizon, True, 1, moves, ("min", tuple((1, k) for k in tm.move_vars),
                                                      1 if tm.horizon else 0))
 
 
-def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
-    """Engine `sat:time`."""
+def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time) -> Outcome:
+    """Engine `sat:time` (other peg formulations pass their `builder`)."""
     opts = ctx.options
-    pc = build(inst, **opts)
+    pc = build(inst, builder, **opts)
     stats: dict[str, Any] = {"params": {"sat_solver": opts["solver"], "encoding": opts["encoding"]}}
     if pc.tm.horizon == 0:
         ok = inst.solved_at_start

@@ -45,6 +45,17 @@ FAMILY = Family(
                validate="puzzlesat.models.peg_sat:validate",
                description="the same time-indexed model as CNF; moves<=K by a cardinality encoding",
                formulation="puzzlesat.models.peg_sat:decision"),
+        Engine("cpsat:resource", "puzzlesat.models.peg_resource:run_cpsat", ALL,
+               options=(*CPSAT_OPTIONS, INVARIANTS,
+                        Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
+                               "minimize: CP-SAT's objective (the resource count needs K: descend only)",
+                               ("descend",))),
+               description="the time model plus the corner lower bound as a resource count on every state",
+               formulation="puzzlesat.models.peg_resource:decision"),
+        Engine("sat:resource", "puzzlesat.models.peg_resource:run_sat", ALL,
+               options=(*SAT_OPTIONS, INVARIANTS), validate="puzzlesat.models.peg_sat:validate",
+               description="the resource formulation as CNF (at-most-K in the chosen encoding)",
+               formulation="puzzlesat.models.peg_resource:decision"),
     ),
     extra={"commands": ["puzzlesat.compare.engines.peg:peg"]},
 )
