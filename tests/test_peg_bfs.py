@@ -264,8 +264,7 @@ def test_memory_budget_is_a_limit_not_a_proof(monkeypatch):
     res = peg_bfs.search(inst, memory=1 << 20)
     assert res.moves is None and res.out_of_memory and "memory budget" in res.reason
     monkeypatch.setattr(peg_bfs, "MEMORY_BUDGET", 1 << 20)
-    out = peg_bfs.run(inst, Task.OPTIMIZE, Context({"exhaust": False, "symmetry": True,
-                                                    "bidirectional": True}))
+    out = peg_bfs.run(inst, Task.OPTIMIZE, Context(family("peg").engine("native:bfs").resolve_options({})))
     assert out.status == Status.UNKNOWN and not out.solutions
 
 
