@@ -1,7 +1,11 @@
-"""Sliding-tile benchmark: native IDA* on Korf's 100, the 8-puzzle BFS, the models, and a peer.
+"""Sliding-tile benchmark: native IDA* on Korf's 100 and Korf & Felner's 24-puzzles, whole state
+spaces by BFS, the models, and a peer.
 
-Run: /tmp/venv/bin/python bench/sliding.py [--korf all|N|a-b|i,j,k] [--pdb 663|555|none]
-                                            [--model-limit S] [--skip-models] [--skip-peer]
+Run: python bench/sliding.py [--korf all|N|a-b|i,j,k] [--pdb 663|555|78|none]
+                             [--model-limit S] [--skip-models] [--skip-peer]
+     python bench/sliding.py --only kf24 --kf24 25,40 --processes 1,2 --kf24-limit 600
+     python bench/sliding.py --only korf-avg --pdb 663      (average nodes over Korf's 100)
+     python bench/sliding.py --only explore                 (2x6, 6x2, 4x3, 3x4: time and memory)
 Every native and model answer goes through the family's checker (compare.runner.solve) and is
 compared with the published optimal length; any mismatch is printed as MISMATCH and fails the run.
 The peer `slidingpuzzle` (PyPI) pins numpy==1.23.5, so install it beside the venv without its
@@ -13,7 +17,6 @@ import argparse
 import random
 import sys
 import time
-from pathlib import Path
 
 
 from puzzlesat.compare.registry import family  # noqa: E402
@@ -46,14 +49,11 @@ def random_walk(seed: int, length: int, rows: int = 4, cols: int = 4) -> tuple[i
 
 
 def bench_korf(ids: list[int], pdb: str) -> bool:
-    from puzzlesat.native_search.sliding_pdb import load
     fam = family("sliding")
     cat = catalogue()
     ok = True
     if pdb != "none":
-        t0 = time.perf_counter()
-        load(pdb)
-        print(f"pattern databases {pdb}: loaded or built in {time.perf_counter() - t0:.1f} s")
+        load_pdb(4, 4, pdb)
     print(f"\n## native IDA* on Korf's 100 (pdb={pdb})")
     print(f"{'#':>4} {'len':>4} {'pub':>4} {'nodes':>14} {'Mnodes/s':>9} {'seconds':>8}")
     tot_nodes, tot_time = 0, 0.0
@@ -76,8 +76,94 @@ def bench_korf(ids: list[int], pdb: str) -> bool:
     return ok
 
 
+def load_pdb(rows: int, cols: int, name: str) -> None:
+    """Build or read a partition's databases (before any timing), and print their sizes."""
+    from puzzlesat.native_search.sliding_pdb import heuristic
+    info: dict = {}
+    t0 = time.perf_counter()
+    h = heuristic(rows, cols, name, info=info)
+    print(f"pattern databases {rows}x{cols} {name}: {time.perf_counter() - t0:.1f} s, "
+          f"{h.dbs.nbytes / 1e6:.1f} MB in memory")
+    for f, i in info.items():
+        print(f"  {f}: {i['entries']:,} entries, {i['bytes'] / 1e6:.1f} MB, {i['source']}"
+              + (f" in {i['build_seconds']:.1f} s" if i["source"] == "built" else ""))
+
+
+# Felner, Korf & Hanan (JAIR 22, 2004), Korf's 100 with the mirror lookup: nodes per instance
+FKH_AVERAGE = {"663": 617_555, "78": 36_710}
+
+
+def bench_korf_average(pdb: str) -> bool:
+    """Average IDA* nodes over Korf's 100 (mirror on and off) against the published averages."""
+    fam = family("sliding")
+    cat = catalogue()
+    load_pdb(4, 4, pdb)
+    ok = True
+    print(f"\n## Korf's 100: average IDA* nodes with pdb={pdb}")
+    for mirror in (True, False):
+        nodes, secs = 0, 0.0
+        for i in range(1, 101):
+            inst = cat[f"korf-{i:03d}"]()
+            r = solve(fam, inst, "native:ida", "optimize", options={"pdb": pdb, "mirror": mirror},
+                      isolate=False)
+            ok &= r.status.value == "OPTIMAL" and r.objective == inst.optimal
+            nodes += r.stats["nodes"]
+            secs += r.seconds
+        pub = FKH_AVERAGE.get(pdb) if mirror else None
+        print(f"mirror={mirror!s:5}: {nodes / 100:,.0f} nodes per instance, {secs:.1f} s in all"
+              + (f"; published (FKH 2004, mirror) {pub:,d}" if pub else ""), flush=True)
+    return ok
+
+
+def bench_kf24(ids: list[int], processes: list[int], limit: float) -> bool:
+    """Korf & Felner's 24-puzzles with the 6-6-6-6 databases (mirror), 1 and 2 processes."""
+    fam = family("sliding")
+    cat = catalogue()
+    load_pdb(5, 5, "6666")
+    print(f"\n## Korf & Felner's 24-puzzles, IDA* 6-6-6-6 + mirror (limit {limit:.0f} s each)")
+    print(f"{'#':>3} {'pub':>4} {'h0':>4} {'procs':>5} {'status':<8} {'len':>4} {'nodes':>16} {'Mnodes/s':>9} {'seconds':>9}")
+    ok = True
+    for i in ids:
+        inst = cat[f"kf24-{i:02d}"]()
+        for p in processes:
+            r = solve(fam, inst, "native:ida", "optimize", options={"processes": p}, time_limit=limit)
+            bad = r.status.value == "OPTIMAL" and r.objective != inst.optimal
+            ok &= not bad
+            nodes = r.stats.get("nodes", 0)
+            print(f"{i:3d} {inst.optimal:4d} {r.stats.get('h0', '-')!s:>4} {p:5d} {r.status.value:<8} "
+                  f"{r.objective!s:>4} {nodes:16,d} {nodes / max(r.seconds, 1e-9) / 1e6:9.2f} {r.seconds:9.1f}"
+                  + ("  MISMATCH" if bad else "") + (f"  ({r.reason})" if r.reason else ""), flush=True)
+    return ok
+
+
+def bench_explore() -> bool:
+    """Whole state spaces of 12-cell boards, each in its own process: seconds and peak memory."""
+    import os
+    import subprocess
+    print("\n## explore: whole state spaces by BFS (own process each: wall time, peak RSS)")
+    ok = True
+    for rows, cols in ((6, 2), (4, 3), (2, 6), (3, 4)):
+        code = (f"from puzzlesat.native_search.sliding_bfs import explore\n"
+                f"e = explore({rows}, {cols})\n"
+                f"print(e.positions, e.radius, len(e.farthest), round(e.seconds, 1))\n")
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        secs = time.perf_counter() - t0
+        out = proc.stdout.read().split()
+        proc.stdout.close()
+        positions, radius, far, bfs_secs = int(out[0]), int(out[1]), int(out[2]), float(out[3])
+        good = positions == 239_500_800
+        ok &= good
+        print(f"{rows}x{cols}: {positions:,d} positions, radius {radius}, {far} farthest; "
+              f"BFS {bfs_secs:.1f} s, process {secs:.1f} s wall / {usage.ru_utime + usage.ru_stime:.1f} s CPU, "
+              f"peak {usage.ru_maxrss / 1024:.0f} MiB"
+              + ("" if good else "  MISMATCH (12!/2 = 239,500,800)"), flush=True)
+    return ok
+
+
 def bench_bfs() -> bool:
-    from puzzlesat.native_search.sliding import explore
+    from puzzlesat.native_search.sliding_bfs import explore
     print("\n## native BFS of the whole 8-puzzle state space (from the goal)")
     explore(2, 2)  # compile
     t0 = time.perf_counter()
@@ -137,7 +223,7 @@ def bench_peer(sample8: int) -> None:
     except ImportError:
         print("not installed (pip install --no-deps --target DIR slidingpuzzle; PYTHONPATH=DIR)")
         return
-    from puzzlesat.native_search.sliding import RankSpace
+    from puzzlesat.native_search.sliding_bfs import RankSpace
     from puzzlesat.puzzles.sliding import check
     cat = catalogue()
     insts = [cat[nm]() for nm in ["8-hardest", "8-hardest-2", "15-easy-20", "15-easy-30", "15-easy-36",
@@ -170,13 +256,25 @@ def bench_peer(sample8: int) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--korf", default="all", help="all, N (first N), a-b, or i,j,k")
-    ap.add_argument("--pdb", default="663", choices=["663", "555", "none"])
+    ap.add_argument("--pdb", default="663", choices=["663", "555", "78", "none"])
+    ap.add_argument("--only", choices=["kf24", "korf-avg", "explore"], default=None,
+                    help="run only this part")
+    ap.add_argument("--kf24", default="25,40", help="Korf & Felner 24-puzzle ids: all, N, a-b or i,j,k")
+    ap.add_argument("--processes", default="1,2", help="process counts for the 24-puzzles")
+    ap.add_argument("--kf24-limit", type=float, default=600.0, help="seconds per 24-puzzle run")
     ap.add_argument("--model-limit", type=float, default=120.0)
     ap.add_argument("--skip-models", action="store_true")
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--skip-korf", action="store_true")
     ap.add_argument("--peer-sample", type=int, default=2, help="8-puzzle positions per distance 20-31")
     a = ap.parse_args()
+    if a.only == "kf24":
+        ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
+        return 0 if bench_kf24(ids, [int(x) for x in a.processes.split(",")], a.kf24_limit) else 1
+    if a.only == "korf-avg":
+        return 0 if bench_korf_average(a.pdb) else 1
+    if a.only == "explore":
+        return 0 if bench_explore() else 1
     ok = True
     ok &= bench_bfs()
     if not a.skip_korf:

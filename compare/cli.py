@@ -488,6 +488,10 @@ def _add_generators() -> None:
             generate.add_command(c, fam.name)
 
 
+from .campaign.cli import campaign as _campaign  # noqa: E402  (the campaign command group)
+cli.add_command(_campaign)
+
+
 def main() -> None:
     """Console entry point."""
     signal.signal(signal.SIGTERM, _on_sigterm)

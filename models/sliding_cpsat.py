@@ -1,12 +1,12 @@
 """Sliding-tile puzzles as time-indexed planning in CP-SAT.
 
-The same formulation as `models.sliding_sat` (Kautz & Selman's planning as satisfiability with
+The formulation is `models.sliding_time` (Kautz & Selman's planning as satisfiability with
 explanatory frame axioms: x[t,c,k] tile k on cell c after t moves, m[t,a,b] move t takes the blank
-from a to b), stated with CP-SAT's native constraints: AddExactlyOne for every cell, tile and step,
-clauses as AddBoolOr, and the Manhattan bound "at most (T - h0)/2 moves increase the Manhattan sum"
-as one linear constraint. The horizon rises from the Manhattan bound (by 2 with `parity_step`),
-each shorter horizon proved infeasible; optimal plans are counted by enumeration projected on the
-move variables with one worker.
+from a to b), compiled by `formulation.to_cpsat`: AddExactlyOne for every cell, tile and step,
+clauses as AddBoolOr, and the Manhattan bound "at most (T - h0)/2 moves increase the Manhattan
+sum" as one linear constraint. The horizon rises from the Manhattan bound (by 2 with
+`parity_step`), each shorter horizon proved infeasible; optimal plans are counted by enumeration
+projected on the move variables with one worker.
 """
 from __future__ import annotations
 
@@ -15,22 +15,17 @@ import time
 from puzzlesat.puzzles.core import Context, Outcome, Status, Task
 from puzzlesat.puzzles.sliding import Sliding
 
-from .sliding_sat import Plan, horizons, trivial
+from .formulation import to_cpsat
+from .sliding_time import TimeModel, build, horizons, trivial
 
 
-def build(plan: Plan):
-    """A CpModel for the plan; returns (model, the move BoolVars by plan variable)."""
-    from ortools.sat.python import cp_model
-    model = cp_model.CpModel()
-    var = [None] + [model.NewBoolVar(f"v{i}") for i in range(1, plan.nvars + 1)]
-    lit = lambda v: var[v] if v > 0 else var[-v].Not()  # noqa: E731
-    for g in plan.exactly_one:
-        model.AddExactlyOne([var[v] for v in g])
-    for c in plan.clauses:
-        model.AddBoolOr([lit(v) for v in c])
-    if plan.max_increases is not None and plan.increases:
-        model.Add(sum(var[v] for v in plan.increases) <= plan.max_increases)
-    return model, var
+def compile_model(tm: TimeModel):
+    """The CpModel of one horizon with the Manhattan bound (a `formulation.CpData`)."""
+    data = to_cpsat(tm.f)
+    b = tm.manhattan_bound()
+    if b is not None and b.keys:
+        data.add("manhattan bound", b)
+    return data
 
 
 def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
@@ -43,12 +38,12 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     tried = []
     t0 = time.perf_counter()
     for T in horizons(inst, o):
-        plan = Plan(inst, T, o.get("no_undo", True), o.get("manhattan_bound", True),
-                    o.get("parity_step", True)).build()
-        if any(not g for g in plan.exactly_one):
+        tm = build(inst, T, o["no_undo"], o["manhattan_bound"], o["parity_step"])
+        if tm.empty:
             tried.append((T, False, 0.0))
             continue
-        model, var = build(plan)
+        data = compile_model(tm)
+        model = data.model
         p = _cpsat.params(o)
         t1 = time.perf_counter()
         st, solver = _cpsat.solve(model, p, ctx)
@@ -62,18 +57,16 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
         if st not in (Status.OPTIMAL, Status.FEASIBLE):
             return Outcome(Status.UNKNOWN if st is Status.UNKNOWN else st, stats=stats,
                            reason=f"CP-SAT {st} at horizon {T}")
-        mv = sorted(plan.m.items(), key=lambda kv: kv[1])
-        first = plan.moves({v for _, v in mv if solver.BooleanValue(var[v])})
+        first = tm.decode({k for k in tm.moves if solver.BooleanValue(data.vars[k])})
         ctx.found(first)
         if task is not Task.COUNT:
             stats["seconds_to_optimum"] = round(time.perf_counter() - t0, 3)
             return Outcome(Status.OPTIMAL, T, None, (first,), stats)
-        proj_ids = [v for _, v in mv]
-        est, projs, estats = _cpsat.enumerate_projected(model, [var[v] for v in proj_ids], o, ctx)
-        sols = tuple(plan.moves({v for v, val in zip(proj_ids, pr) if val}) for pr in projs)
+        est, projs, estats = _cpsat.enumerate_projected(model, data.projection_vars(), o, ctx)
+        sols = tuple(tm.decode({k for k, val in zip(tm.moves, pr) if val}) for pr in projs)
         stats.update(estats)
         if est is not Status.OPTIMAL:
             return Outcome(Status.UNKNOWN, T, None, sols, stats, reason="limit while counting")
         return Outcome(Status.OPTIMAL, T, len(sols), sols, stats)
     return Outcome(Status.UNKNOWN, stats={"horizons": tried},
-                   reason=f"no plan within max_horizon={o.get('max_horizon', 90)} moves")
+                   reason=f"no plan within max_horizon={o['max_horizon']} moves")

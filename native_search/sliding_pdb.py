@@ -1,35 +1,71 @@
-"""Additive pattern databases for the 15-puzzle (Korf & Felner, "Disjoint pattern database
-heuristics", Artificial Intelligence 134, 2002).
+"""Additive disjoint pattern databases for sliding-tile puzzles (Korf & Felner, "Disjoint pattern
+database heuristics", Artificial Intelligence 134, 2002).
 
-The 15 tiles are split into disjoint patterns; each database stores, for every placement of its
-pattern's tiles, the fewest moves *of those tiles* that bring them home, found by a 0-1 BFS
-backwards from the goal over (pattern cells, blank cell) where moving any other tile is free.
-Only pattern-tile moves are counted, so the databases add up to an admissible heuristic.
+The tiles are split into disjoint patterns; a pattern's database holds, for every placement of its
+tiles, the fewest moves *of those tiles* that bring them home, where the blank moves freely over
+the other cells. Only pattern-tile moves are counted, so the databases of a partition add up to
+an admissible heuristic. A database is built by breadth-first search over (placement, blank
+region): the blank stands for the whole region of free cells it can reach at no cost, named by the
+region's lowest cell, so every edge costs one pattern move.
 
-Databases are built for the standard goal (1..15, blank last); `canonical` maps any 4x4 goal with
-the blank in a corner to it by a board symmetry and a relabelling of the tiles (Korf's instances
-have the blank first). Built once, then cached as .npz in the user cache directory
-(platformdirs.user_cache_dir("puzzlesat")).
+Vocabulary:
+- frame: databases are defined for the standard goal (tiles 1..n-1 in row-major order, blank
+  last); `canonical` maps any goal with the blank in a corner to it by a board symmetry and a
+  relabelling of the tiles (Korf's instances have the blank first).
+- partition: patterns as goal cells in the frame (`PARTITIONS[(rows, cols)][name]`).
+- key: a database is named by its pattern cells (sorted) and its blank region's lowest cell, after
+  the board symmetry that makes them smallest, so patterns that are images of each other under a
+  symmetry of the board (three of Korf & Felner's four 24-puzzle patterns) share one database.
+- lookup: (database, the pattern's tiles in the database's item order, a cell map into the
+  database's frame). A `Heuristic` is lookups in one or two groups (the partition, and with
+  `mirror` the same databases on the board reflected about the main diagonal); h is the larger
+  group sum.
+- storage: one byte per entry, indexed by the placement's partial rank (a perfect hash onto
+  0 .. n(n-1)...(n-k+1)-1); cached in platformdirs.user_cache_dir("puzzlesat")/sliding as a JSON
+  header line and the raw bytes, with the format version, key, size and a BLAKE2 digest checked on
+  load: a missing, truncated, damaged or other-version file is rebuilt, never trusted.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
-from puzzlesat.puzzles.sliding import Sliding
+from .sliding_tables import partial_count, pc16, tables
 
-N = 16
-VERSION = 1
-# Patterns by goal cell (row-major; cell c holds tile c+1 in the standard goal, cell 15 the blank).
-PARTITIONS: dict[str, tuple[tuple[int, ...], ...]] = {
-    "663": ((0, 4, 5, 8, 9, 12), (6, 7, 10, 11, 13, 14), (1, 2, 3)),
-    "555": ((0, 1, 4, 5, 8), (2, 3, 6, 7, 11), (9, 10, 12, 13, 14)),
+VERSION = 2
+UNSEEN = 255
+Cells = tuple[int, ...]
+
+# Korf & Felner's 24-puzzle partition, in their blank-first frame (cell i holds tile i): tiles
+# {1,2,5,6,7,12}, {3,4,8,9,13,14}, {10,11,15,16,20,21}, {17,18,19,22,23,24}.
+KF24: tuple[Cells, ...] = ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14), (10, 11, 15, 16, 20, 21),
+                           (17, 18, 19, 22, 23, 24))
+
+# Patterns by goal cell in the frame (cell c holds tile c+1; the last cell the blank).
+PARTITIONS: dict[tuple[int, int], dict[str, tuple[Cells, ...]]] = {
+    (3, 3): {"44": ((0, 1, 3, 4), (2, 5, 6, 7))},
+    (4, 4): {
+        "663": ((0, 4, 5, 8, 9, 12), (6, 7, 10, 11, 13, 14), (1, 2, 3)),
+        "555": ((0, 1, 4, 5, 8), (2, 3, 6, 7, 11), (9, 10, 12, 13, 14)),
+        # Korf & Felner's 7-8 (tiles 1-7 and 8-15 around a blank-first goal), turned 180 degrees
+        "78": ((0, 1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14)),
+    },
+    # the 180-degree turn takes Korf & Felner's blank-first frame to ours: cell c -> 24 - c
+    (5, 5): {"6666": tuple(tuple(sorted(24 - c for c in p)) for p in KF24)},
 }
+
+
+def partitions(rows: int, cols: int) -> tuple[str, ...]:
+    """Names of the partitions defined for an r×c board (empty: no databases for it)."""
+    return tuple(PARTITIONS.get((rows, cols), {}))
 
 
 def cache_dir() -> Path:
@@ -37,219 +73,384 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("puzzlesat")) / "sliding"
 
 
-def patterns(name: str) -> list[list[int]]:
-    """The partition's patterns as lists of tiles."""
-    if name not in PARTITIONS:
-        raise ValueError(f"unknown pattern partition '{name}'; known: {', '.join(PARTITIONS)}")
-    return [[c + 1 for c in cells] for cells in PARTITIONS[name]]
+# ---------------------------------------------------------------- symmetries and the frame
 
-
-def _symmetries() -> list[list[int]]:
-    """The 8 symmetries of the 4x4 square as cell maps g (cell c goes to g[c])."""
+def symmetries(rows: int, cols: int) -> list[list[int]]:
+    """The board's symmetries as cell maps g (cell c goes to g[c]); the identity first."""
     out = []
-    for k in range(4):
+    for k in range(4 if rows == cols else 2):
         for flip in (False, True):
             g = []
-            for c in range(N):
-                r, q = divmod(c, 4)
+            for c in range(rows * cols):
+                r, q = divmod(c, cols)
                 if flip:
-                    q = 3 - q
-                for _ in range(k):
-                    r, q = q, 3 - r
-                g.append(r * 4 + q)
+                    q = cols - 1 - q
+                for _ in range(k):  # a quarter turn (square boards only), or a half turn
+                    r, q = (q, rows - 1 - r) if rows == cols else (rows - 1 - r, cols - 1 - q)
+                g.append(r * cols + q)
             out.append(g)
     return out
 
 
-def canonical(inst: Sliding):
-    """(start, goal, relabel) mapping `inst` onto the standard goal, or None if the goal's blank is
-    not in a corner. relabel[t] is the original tile for standard tile t."""
-    gb = inst.goal.index(0)
-    for g in _symmetries():
-        if g[gb] != N - 1:
+def mirror_cells(rows: int, cols: int) -> list[int]:
+    """The reflection about the main diagonal (square boards): cell (r, c) -> (c, r)."""
+    return [(c % cols) * cols + c // cols for c in range(rows * cols)]
+
+
+def canonical(rows: int, cols: int, start, goal):
+    """(start, goal, relabel) mapping a goal with the blank in a corner onto the frame's goal, or
+    None if the goal's blank is not in a corner. relabel[t] is the original tile for frame tile t."""
+    n = rows * cols
+    gb = list(goal).index(0)
+    for g in symmetries(rows, cols):
+        if g[gb] != n - 1:
             continue
-        s2 = [0] * N
-        g2 = [0] * N
-        for c in range(N):
-            s2[g[c]] = inst.start[c]
-            g2[g[c]] = inst.goal[c]
-        sigma = {g2[c]: (c + 1 if c < N - 1 else 0) for c in range(N)}
-        relabel = [0] * N
+        s2 = [0] * n
+        g2 = [0] * n
+        for c in range(n):
+            s2[g[c]] = start[c]
+            g2[g[c]] = goal[c]
+        sigma = {g2[c]: (c + 1 if c < n - 1 else 0) for c in range(n)}
+        relabel = [0] * n
         for t, s in sigma.items():
             relabel[s] = t
-        start = np.array([sigma[t] for t in s2], np.int64)
-        goal = np.array(list(range(1, N)) + [0], np.int64)
-        return start, goal, tuple(relabel)
+        frame_start = np.array([sigma[t] for t in s2], np.int64)
+        frame_goal = np.array(list(range(1, n)) + [0], np.int64)
+        return frame_start, frame_goal, tuple(relabel)
     return None
 
 
+def _region(cells: set[int], free: set[int], rows: int, cols: int) -> set[int]:
+    """The free cells reachable from `cells` through free cells."""
+    nbr, nnbr = tables(rows, cols)
+    seen = set(cells)
+    todo = list(cells)
+    while todo:
+        c = todo.pop()
+        for e in range(int(nnbr[c])):
+            y = int(nbr[c, e])
+            if y in free and y not in seen:
+                seen.add(y)
+                todo.append(y)
+    return seen
+
+
+@dataclass(frozen=True)
+class Key:
+    """A database: board shape, pattern goal cells (its item order) and the blank's start cell."""
+
+    rows: int
+    cols: int
+    cells: Cells
+    blank: int
+
+    @property
+    def entries(self) -> int:
+        return partial_count(self.rows * self.cols, len(self.cells))
+
+    def filename(self) -> str:
+        return f"pdb-{self.rows}x{self.cols}-{'.'.join(map(str, self.cells))}-b{self.blank}-v{VERSION}.bin"
+
+
+def key_of(rows: int, cols: int, cells: Cells) -> tuple[Key, list[int]]:
+    """The database a pattern (goal cells in the frame) reads, and the symmetry into its frame."""
+    n = rows * cols
+    free = set(range(n)) - set(cells)
+    region = _region({n - 1}, free, rows, cols)
+    best = None
+    for g in symmetries(rows, cols):
+        cand = (tuple(sorted(g[c] for c in cells)), min(g[x] for x in region))
+        if best is None or cand < best[0]:
+            best = (cand, g)
+    (kcells, blank), g = best
+    return Key(rows, cols, kcells, blank), g
+
+
+# ---------------------------------------------------------------- the breadth-first build
+
 @njit(cache=True)
-def _rank(pos, m, pc):
+def _popc(x, pc):
+    return pc[x & 65535] + pc[(x >> 16) & 65535] + pc[(x >> 32) & 65535]
+
+
+@njit(cache=True)
+def _flood(b, free, nmask, pc):
+    """Bit mask of the free cells the blank at b reaches through free cells."""
+    reg = 1 << b
+    front = reg
+    while front != 0:
+        grow = 0
+        f = front
+        while f != 0:
+            low = f & -f
+            grow |= nmask[_popc(low - 1, pc)]
+            f ^= low
+        grow &= free & ~reg
+        reg |= grow
+        front = grow
+    return reg
+
+
+@njit(cache=True)
+def _prank(q, m, n, pc):
+    """Partial rank of items on cells q[0..m-1] (mixed radix n, n-1, ...)."""
     used = 0
     r = 0
     for i in range(m):
-        p = pos[i]
-        d = p - pc[used & ((1 << p) - 1)]
-        used |= 1 << p
-        r = r * (16 - i) + d
-    return r
-
-
-@njit(cache=True)
-def _push(arr, m, x):
-    if m == arr.shape[0]:
-        new = np.empty(arr.shape[0] * 2, arr.dtype)
-        new[:m] = arr
-        arr = new
-    arr[m] = x
-    return arr
-
-
-@njit(cache=True)
-def _rank_packed(p, m, pc):
-    """Rank of m cells packed 4 bits each (field i = cell of item i)."""
-    used = 0
-    r = 0
-    for i in range(m):
-        c = (p >> (4 * i)) & 15
-        d = c - pc[used & ((1 << c) - 1)]
+        c = q[i]
+        d = c - _popc(used & ((1 << c) - 1), pc)
         used |= 1 << c
-        r = r * (16 - i) + d
+        r = r * (n - i) + d
     return r
 
 
 @njit(cache=True)
-def _level(dist, d, cur, ncur, k, nbr, nnbr, pc):
-    """Settle level d of the 0-1 BFS: free moves close the level, pattern moves feed level d+1.
-
-    States travel packed (4 bits per cell: the k pattern tiles, then the blank); dist is indexed
-    by their rank."""
-    stack = cur
-    m = ncur
-    nxt = np.empty(1024, np.int64)
-    mn = 0
-    settled = 0
-    bshift = 4 * k
-    while m > 0:
-        m -= 1
-        p = stack[m]
-        if dist[_rank_packed(p, k + 1, pc)] != d:
+def _bfs_level(dist, d, n, k, nbr, nnbr, nmask, pc, deadline):
+    """Expand every (placement, blank region) at distance d; returns how many got d+1, or -1
+    when the wall clock passed `deadline` (time.monotonic seconds) first."""
+    m = k + 1
+    q = np.zeros(m, np.int64)
+    digits = np.zeros(m, np.int64)
+    full = (1 << n) - 1
+    added = 0
+    hits = 0
+    for r in range(dist.shape[0]):
+        if dist[r] != d:
             continue
-        settled += 1
-        b = (p >> bshift) & 15
-        occ = 0
+        hits += 1
+        if (hits & 32767) == 0:
+            with objmode(now="float64"):
+                now = time.monotonic()
+            if now > deadline:
+                return -1
+        x = r
+        for i in range(m - 1, -1, -1):
+            digits[i] = x % (n - i)
+            x //= n - i
+        used = 0
+        for i in range(m):
+            dd = digits[i]
+            c = 0
+            while True:
+                if (used >> c) & 1 == 0:
+                    if dd == 0:
+                        break
+                    dd -= 1
+                c += 1
+            q[i] = c
+            used |= 1 << c
+        b = q[k]
+        occ = used & ~(1 << b)
+        reg = _flood(b, full & ~occ, nmask, pc)
         for i in range(k):
-            occ |= 1 << ((p >> (4 * i)) & 15)
-        for e in range(nnbr[b]):
-            c = nbr[b, e]
-            if (occ >> c) & 1 == 0:
-                q = p + ((c - b) << bshift)
-                r = _rank_packed(q, k + 1, pc)
-                if dist[r] > d:
-                    dist[r] = d
-                    stack = _push(stack, m, q)
-                    m += 1
-            else:
-                j = 0
-                while (p >> (4 * j)) & 15 != c:
-                    j += 1
-                q = p + ((c - b) << bshift) + ((b - c) << (4 * j))
-                r = _rank_packed(q, k + 1, pc)
-                if dist[r] == 255:
-                    dist[r] = d + 1
-                    nxt = _push(nxt, mn, q)
-                    mn += 1
-    return nxt[:mn].copy(), settled
+            ci = q[i]
+            for e in range(nnbr[ci]):
+                y = nbr[ci, e]
+                if (reg >> y) & 1 == 0:
+                    continue
+                occ2 = (occ & ~(1 << ci)) | (1 << y)
+                reg2 = _flood(ci, full & ~occ2, nmask, pc)
+                q[i] = y
+                q[k] = _popc((reg2 & -reg2) - 1, pc)
+                rr = _prank(q, m, n, pc)
+                q[i] = ci
+                q[k] = b
+                if dist[rr] == UNSEEN:
+                    dist[rr] = d + 1
+                    added += 1
+    return added
 
 
-def build_pattern(tiles: list[int], progress=None) -> np.ndarray:
-    """The database of one pattern: fewest pattern-tile moves, indexed by the rank of its cells."""
-    from .sliding import tables, _popcount_table
-    k = len(tiles)
-    size = 1
-    for i in range(k + 1):
-        size *= N - i
-    dist = np.full(size, 255, np.uint8)
-    nbr, nnbr = tables(4, 4)
-    pc = _popcount_table(N)
-    pos = np.array([t - 1 for t in tiles] + [N - 1], np.int64)
-    s0 = int(_rank(pos, k + 1, pc))
-    dist[s0] = 0
-    cur = np.array([sum(int(c) << (4 * i) for i, c in enumerate(pos))], np.int64)
-    d = 0
-    done = 0
-    while cur.size:
-        cur, settled = _level(dist, d, cur, cur.size, k, nbr, nnbr, pc)
-        done += int(settled)
+class Expired(Exception):
+    """The time limit passed during a database build."""
+
+
+def build(key: Key, progress=None, deadline: float = float("inf")) -> np.ndarray:
+    """The database of `key`: fewest pattern-tile moves for each placement, indexed by its partial
+    rank. progress(level=, states=, placements=) after each BFS level; Expired past `deadline`."""
+    rows, cols = key.rows, key.cols
+    n, k = rows * cols, len(key.cells)
+    size = partial_count(n, k + 1)
+    dist = np.full(size, UNSEEN, np.uint8)
+    nbr, nnbr = tables(rows, cols)
+    nmask = np.zeros(n, np.int64)
+    for c in range(n):
+        for e in range(int(nnbr[c])):
+            nmask[c] |= 1 << int(nbr[c, e])
+    pc = pc16()
+    q = np.array(list(key.cells) + [key.blank], np.int64)
+    dist[int(_prank(q, k + 1, n, pc))] = 0
+    d, states, added = 0, 1, 1
+    while added:
+        if time.monotonic() > deadline:
+            raise Expired
+        if d + 1 >= UNSEEN:
+            raise ValueError("pattern database depth exceeds a byte")
+        added = int(_bfs_level(dist, d, n, k, nbr, nnbr, nmask, pc, deadline))
+        if added < 0:
+            raise Expired
+        states += added
         d += 1
         if progress is not None:
-            progress(done, size)
-    return dist.reshape(-1, N - k).min(axis=1)
+            progress(level=d, states=states, placements=key.entries)
+    db = dist.reshape(-1, n - k).min(axis=1)
+    del dist
+    if int(db.max()) >= UNSEEN:
+        raise ValueError(f"pattern {key.cells}: some placement unreachable")
+    return db
 
 
-def path(name: str) -> Path:
-    return cache_dir() / f"pdb-4x4-{name}-v{VERSION}.npz"
+# ---------------------------------------------------------------- the disk cache
+
+def path(key: Key) -> Path:
+    return cache_dir() / key.filename()
 
 
-def build(name: str, progress=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Build every pattern of partition `name` (progress(pattern_index, done, total))."""
-    pats = patterns(name)
-    dbs = []
-    for i, tiles in enumerate(pats):
-        cb = None if progress is None else (lambda done, total, i=i: progress(i, done, total))
-        dbs.append(build_pattern(tiles, cb))
-    width = max(db.size for db in dbs)
-    arr = np.full((len(pats), width), 0, np.uint8)
-    for i, db in enumerate(dbs):
-        arr[i, :db.size] = db
-    pat_tiles = np.zeros((len(pats), max(len(p) for p in pats)), np.int64)
-    pat_len = np.array([len(p) for p in pats], np.int64)
-    for i, p in enumerate(pats):
-        pat_tiles[i, :len(p)] = p
-    return arr, pat_tiles, pat_len
+def _digest(db: np.ndarray) -> str:
+    return hashlib.blake2b(memoryview(db), digest_size=16).hexdigest()
 
 
-_LOADED: dict[str, tuple] = {}
+def _header(key: Key, db: np.ndarray, seconds: float) -> dict:
+    return {"format": "puzzlesat-sliding-pdb", "version": VERSION, "rows": key.rows, "cols": key.cols,
+            "cells": list(key.cells), "blank": key.blank, "entries": int(db.size),
+            "blake2b": _digest(db), "build_seconds": round(seconds, 2)}
 
 
-def load(name: str = "663", progress=None, rebuild: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(databases, pattern tiles, pattern lengths) of partition `name`: from the disk cache, or built
-    and cached. `progress(**fields)` receives the build's progress; without it, a rich progress
-    bar is shown on stderr."""
-    if name in _LOADED and not rebuild:
-        return _LOADED[name]
-    f = path(name)
-    if f.exists() and not rebuild:
-        try:
-            with np.load(f) as z:
-                res = (z["pdb"], z["pat_tiles"], z["pat_len"])
-            _LOADED[name] = res
-            return res
-        except Exception:  # a damaged cache file is rebuilt
-            pass
-    t0 = time.perf_counter()
-    if progress is not None:
-        res = build(name, lambda i, done, total: progress(
-            phase=f"building pattern database {name} ({i + 1}/{len(PARTITIONS[name])})",
-            done=f"{100 * done / total:.0f}%"))
-    else:
-        res = _build_with_bar(name)
+def read(key: Key) -> np.ndarray | None:
+    """The cached database of `key`, or None when the file is missing, truncated, damaged or
+    written by another version (never trusted then)."""
+    f = path(key)
+    try:
+        with open(f, "rb") as fh:
+            head = json.loads(fh.readline().decode("utf-8"))
+            want = {"format": "puzzlesat-sliding-pdb", "version": VERSION, "rows": key.rows,
+                    "cols": key.cols, "cells": list(key.cells), "blank": key.blank,
+                    "entries": key.entries}
+            if any(head.get(k) != v for k, v in want.items()):
+                return None
+            db = np.fromfile(fh, np.uint8)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if db.size != key.entries or _digest(db) != head.get("blake2b"):
+        return None
+    return db
+
+
+def write(key: Key, db: np.ndarray, seconds: float) -> Path:
+    """Write the database atomically (a temporary file renamed into place)."""
+    f = path(key)
     f.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=f.parent, suffix=".tmp.npz")
-    os.close(fd)
-    np.savez(tmp, pdb=res[0], pat_tiles=res[1], pat_len=res[2],
-             seconds=np.array(time.perf_counter() - t0))
-    os.replace(tmp, f)
-    _LOADED[name] = res
-    return res
+    fd, tmp = tempfile.mkstemp(dir=f.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write((json.dumps(_header(key, db, seconds)) + "\n").encode("utf-8"))
+            db.tofile(fh)
+        os.replace(tmp, f)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return f
 
 
-def _build_with_bar(name: str):
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-    pats = patterns(name)
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        tasks = [bar.add_task(f"pattern database {name}: tiles {','.join(map(str, p))}", total=1.0)
-                 for p in pats]
-        return build(name, lambda i, done, total: bar.update(tasks[i], completed=done / total))
+_LOADED: dict[Key, np.ndarray] = {}
+
+
+def database(key: Key, progress=None, deadline: float = float("inf"), rebuild: bool = False,
+             info: dict | None = None) -> np.ndarray:
+    """The database of `key`: from memory, from the disk cache, or built (and cached).
+    `info` (if given) gets, per key file name, how it was had and the build seconds."""
+    if key in _LOADED and not rebuild:
+        return _LOADED[key]
+    db = None if rebuild else read(key)
+    how, secs = "cache", 0.0
+    if db is None:
+        t0 = time.perf_counter()
+        db = build(key, progress, deadline)
+        secs = time.perf_counter() - t0
+        write(key, db, secs)
+        how = "built"
+    if info is not None:
+        info[key.filename()] = {"source": how, "build_seconds": round(secs, 2), "entries": int(db.size),
+                                "bytes": int(db.nbytes)}
+    _LOADED[key] = db
+    return db
+
+
+# ---------------------------------------------------------------- the heuristic the kernels read
+
+@dataclass
+class Heuristic:
+    """Lookups into a flat byte array of databases, in one group or two (with the mirror)."""
+
+    dbs: np.ndarray        # uint8, every database one after another
+    lk_tiles: np.ndarray   # (L, kmax) the lookup's tiles in the database's item order
+    lk_len: np.ndarray     # (L,) tiles per lookup
+    lk_map: np.ndarray     # (L, n) board cell -> cell in the database's frame
+    lk_off: np.ndarray     # (L,) offset of the lookup's database in dbs
+    lk_of: np.ndarray      # (G, n) the lookup of tile t in group g
+    groups: int
+    keys: tuple[Key, ...]
+
+
+def heuristic(rows: int, cols: int, name: str, mirror: bool = True, progress=None,
+              deadline: float = float("inf"), info: dict | None = None,
+              patterns: tuple[Cells, ...] | None = None) -> Heuristic:
+    """The additive heuristic of partition `name` (or of explicit `patterns`, goal cells in the
+    frame) for r×c boards in the frame; with `mirror`, also the same databases on the board's
+    reflection about the main diagonal (square boards)."""
+    n = rows * cols
+    if patterns is None:
+        if name not in PARTITIONS.get((rows, cols), {}):
+            raise ValueError(f"no pattern partition '{name}' for {rows}x{cols} (known: "
+                             f"{', '.join(partitions(rows, cols)) or 'none'})")
+        patterns = PARTITIONS[(rows, cols)][name]
+    cells_used = [c for p in patterns for c in p]
+    if len(set(cells_used)) != len(cells_used) or not all(0 <= c < n - 1 for c in cells_used):
+        raise ValueError(f"patterns {patterns}: goal cells must be disjoint tiles' cells of {rows}x{cols}")
+    keys: list[Key] = []
+    offs: dict[Key, int] = {}
+    arrays = []
+    total = 0
+    look = []  # (group, tiles, map, key)
+    ident = list(range(n))
+    refl = mirror_cells(rows, cols) if mirror and rows == cols else None
+    for cells in patterns:
+        key, g = key_of(rows, cols, tuple(cells))
+        if key not in offs:
+            done = len(keys)
+
+            def prog(level, states, placements, _i=done, _key=key):
+                if progress is not None:
+                    progress(database=_i + 1, level=level, states=states, placements=placements,
+                             cells=list(_key.cells))
+            db = database(key, prog, deadline, info=info)
+            offs[key] = total
+            total += db.size
+            arrays.append(db)
+            keys.append(key)
+        inv = [0] * n
+        for c in range(n):
+            inv[g[c]] = c
+        tiles = [inv[c] + 1 for c in key.cells]  # frame tile whose goal cell maps to the item's cell
+        look.append((0, tiles, g, key))
+        if refl is not None:
+            rtile = [0] + [refl[t - 1] + 1 for t in range(1, n)]
+            look.append((1, [rtile[t] for t in tiles], [g[refl[c]] for c in ident], key))
+    nl = len(look)
+    kmax = max(len(x[1]) for x in look)
+    lk_tiles = np.zeros((nl, kmax), np.int64)
+    lk_len = np.zeros(nl, np.int64)
+    lk_map = np.zeros((nl, n), np.int64)
+    lk_off = np.zeros(nl, np.int64)
+    groups = 2 if refl is not None else 1
+    lk_of = np.full((groups, n), -1, np.int64)
+    for i, (grp, tiles, g, key) in enumerate(look):
+        lk_tiles[i, :len(tiles)] = tiles
+        lk_len[i] = len(tiles)
+        lk_map[i] = g
+        lk_off[i] = offs[key]
+        for t in tiles:
+            lk_of[grp, t] = i
+    dbs = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+    return Heuristic(dbs, lk_tiles, lk_len, lk_map, lk_off, lk_of, groups, tuple(keys))

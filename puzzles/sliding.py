@@ -284,6 +284,14 @@ def korf100() -> tuple[dict, ...]:
 
 
 KORF_GOAL: Board = tuple(range(16))  # Korf's goal: blank first, then 1..15
+KF24_GOAL: Board = tuple(range(25))  # Korf & Felner's 24-puzzle goal: blank first, then 1..24
+
+
+@cache
+def korf_felner24() -> tuple[dict, ...]:
+    """Korf & Felner's 50 random 24-puzzle instances (blank-first goal) with optimal lengths."""
+    text = resources.files(__package__).joinpath("data/sliding/korf_felner24.json").read_text(encoding="utf-8")
+    return tuple(json.loads(text)["instances"])
 
 # Easy 15-puzzle positions: random walks from the default goal (seeds 43, 2, 4, 8, 23, 6 of the
 # generator in bench/sliding.py). Their optimal lengths and numbers of optimal solutions were found
@@ -300,7 +308,8 @@ EASY15: dict[str, tuple[Board, int, int]] = {
 
 
 def catalogue() -> dict[str, Callable[[], Sliding]]:
-    """Built-in instances: the 8-puzzle's two antipodes and goal, easy 15-puzzles, Korf's 100."""
+    """Built-in instances: the 8-puzzle's two antipodes and goal, easy 15-puzzles, Korf's 100,
+    Korf & Felner's 50 24-puzzles."""
     g3 = default_goal(3, 3)
     out: dict[str, Callable[[], Sliding]] = {
         "8-hardest": lambda: Sliding("8-hardest", 3, 3, (8, 6, 7, 2, 5, 4, 3, 0, 1), g3, 31,
@@ -321,9 +330,14 @@ def catalogue() -> dict[str, Callable[[], Sliding]]:
         out[f"korf-{i:03d}"] = (lambda r=rec, i=i: Sliding(
             f"korf-{i:03d}", 4, 4, tuple(r["tiles"]), KORF_GOAL, r["optimal_length"],
             f"Korf (1985) instance #{i}; goal blank-first as published"))
+    for rec in korf_felner24():
+        i = rec["id"]
+        out[f"kf24-{i:02d}"] = (lambda r=rec, i=i: Sliding(
+            f"kf24-{i:02d}", 5, 5, tuple(r["tiles"]), KF24_GOAL, r["optimal_length"],
+            f"Korf & Felner (2002) 24-puzzle instance #{i}; goal blank-first as published"))
     return out
 
 
 __all__ = ["KIND", "SENSE", "SUFFIXES", "Sliding", "catalogue", "from_toml", "check", "solution_json",
            "solution_key", "describe", "render", "infeasible_reason", "solvable", "manhattan",
-           "default_goal", "neighbours", "parse_inline", "korf100", "generate", "to_toml", "InputError"]
+           "default_goal", "neighbours", "parse_inline", "korf100", "korf_felner24", "generate", "to_toml", "InputError"]

@@ -11,6 +11,7 @@ from puzzlesat.compare.registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Famil
 from puzzlesat.puzzles.core import InputError, Task
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
+PDB_CHOICES = ("auto", "663", "555", "78", "6666", "44", "none")  # run_ida checks them per board
 
 PLAN_OPTIONS = (
     Option("no_undo", True, "forbid a move that undoes the previous one (never in an optimal plan)"),
@@ -28,13 +29,18 @@ FAMILY = Family(
     description="sliding-tile puzzles (8-puzzle, 15-puzzle, any r×c): fewest moves",
     engines=(
         Engine("native:ida", "puzzlesat.native_search.sliding:run_ida", ALL, (
-            Option("heuristic", "auto", "auto: additive pattern databases on 4x4 (goal blank in a "
-                   "corner), else Manhattan + linear conflicts", ("auto", "linear", "manhattan")),
-            Option("pdb", "663", "4x4 pattern-database partition (built once, cached on disk); none: "
-                   "Manhattan + linear conflicts", ("663", "555", "none")),
+            Option("heuristic", "auto", "auto: additive pattern databases where the board has them "
+                   "(goal blank in a corner), else Manhattan + linear conflicts",
+                   ("auto", "linear", "manhattan")),
+            Option("pdb", "auto", "pattern-database partition, per board: 4x4 663 (auto), 555, 78; "
+                   "5x5 6666 (auto; Korf & Felner 2002); 3x3 44; built once, cached on disk; none: "
+                   "Manhattan + linear conflicts", PDB_CHOICES),
             Option("mirror", True, "with pattern databases, also look up the board's mirror image "
                    "about the main diagonal and take the larger value"),
-        ), "IDA*: Manhattan + linear conflicts, additive pattern databases on 4x4", aliases=("native",)),
+            Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
+                   "processes (node counts add up; 1: one process)"),
+        ), "IDA*: additive pattern databases on 4x4/5x5, else Manhattan + linear conflicts",
+            aliases=("native",), validate="puzzlesat.native_search.sliding:validate_ida"),
         Engine("native:bfs", "puzzlesat.native_search.sliding:run_bfs", ALL, (
             Option("exhaust", False, "search every position reachable from the start; the stats "
                    "get the distance histogram (layers), radius and farthest positions"),),
@@ -64,6 +70,18 @@ def _shape(text: str) -> tuple[int, int]:
     return r, c
 
 
+def _root(text: str, rows: int, cols: int) -> list[int]:
+    """The --root board: comma-separated tiles, validated like an instance's start."""
+    from puzzlesat.puzzles.core import Source
+    from puzzlesat.puzzles.sliding import from_toml
+    try:
+        vals = [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise InputError(f"--root '{text}': expected comma-separated tile numbers") from None
+    from_toml({"rows": rows, "cols": cols, "start": vals}, Source("--root"))  # validates
+    return vals
+
+
 @click.command("explore")
 @click.argument("board", default="3x3")
 @click.option("--root", default=None, help="comma-separated start of the BFS (default: the goal)")
@@ -72,18 +90,18 @@ def _shape(text: str) -> tuple[int, int]:
 def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
     """Explore a sliding puzzle's whole state space by BFS (boards up to 12 cells): distance
     histogram, radius and farthest positions. Example: puzzlesat explore 3x3"""
-    from puzzlesat.native_search.sliding import explore as run
-    from puzzlesat.puzzles.core import Source
-    from puzzlesat.puzzles.sliding import from_toml, render_board
+    from puzzlesat.native_search.sliding_bfs import BFS_MAX_CELLS
+    from puzzlesat.native_search.sliding_bfs import explore as run
+    from puzzlesat.puzzles.sliding import render_board
     try:
         rows, cols = _shape(board)
-        if root is not None:
-            vals = [int(x) for x in root.replace(" ", "").split(",") if x]
-            from_toml({"rows": rows, "cols": cols, "start": vals}, Source("--root"))  # validates
-        else:
-            vals = None
+        if rows * cols > BFS_MAX_CELLS:
+            raise InputError(f"board '{board}': explore keeps a byte for each of the (rows*cols)! "
+                             f"arrangements, so boards of at most {BFS_MAX_CELLS} cells; "
+                             f"{rows}x{cols} has {rows * cols}")
+        vals = None if root is None else _root(root, rows, cols)
         e = run(rows, cols, vals)
-    except (InputError, ValueError) as err:
+    except InputError as err:
         click.echo(f"error: {err}", err=True)
         raise SystemExit(2)
     if as_json:
@@ -103,19 +121,53 @@ def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
 
 
 @click.command("sliding-pdb")
-@click.option("--partition", type=click.Choice(["663", "555"]), default="663", show_default=True)
+@click.option("--board", "board", default="4x4", show_default=True, help="board with partitions: 3x3, 4x4, 5x5")
+@click.option("--partition", default=None, help="partition name (default: the board's first: 4x4 663, 5x5 6666)")
 @click.option("--rebuild", is_flag=True, help="build again even if cached")
-def sliding_pdb(partition: str, rebuild: bool) -> None:
-    """Build (or load) the 15-puzzle's additive pattern databases and show where they are cached."""
+def sliding_pdb(board: str, partition: str | None, rebuild: bool) -> None:
+    """Build (or load) a board's additive pattern databases, with a progress bar, and show where
+    they are cached. Example: puzzlesat sliding-pdb --board 5x5"""
     import time
 
-    from puzzlesat.native_search.sliding_pdb import load, path
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from puzzlesat.native_search import sliding_pdb as P
+    try:
+        rows, cols = _shape(board)
+        names = P.partitions(rows, cols)
+        if not names:
+            raise InputError(f"board '{board}': no pattern-database partition (boards with one: 3x3, 4x4, 5x5)")
+        name = partition or names[0]
+        if name not in names:
+            raise InputError(f"partition '{name}' is not defined for {rows}x{cols} (there: {', '.join(names)})")
+    except InputError as err:
+        click.echo(f"error: {err}", err=True)
+        raise SystemExit(2)
+    keys = []
+    for cells in P.PARTITIONS[(rows, cols)][name]:
+        k = P.key_of(rows, cols, cells)[0]
+        if k not in keys:
+            keys.append(k)
+    info: dict = {}
     t0 = time.perf_counter()
-    arr, tiles, lens = load(partition, rebuild=rebuild)
-    click.echo(f"pattern databases {partition}: {arr.nbytes / 1e6:.1f} MB at {path(partition)} "
-               f"({time.perf_counter() - t0:.1f} s)")
-    for i, n in enumerate(lens):
-        click.echo(f"  tiles {','.join(map(str, tiles[i, :n]))}: max {int(arr[i].max())} moves")
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        tasks = [bar.add_task(f"pattern database {i + 1}/{len(keys)} cells {','.join(map(str, k.cells))}",
+                              total=k.entries, what="") for i, k in enumerate(keys)]
+        for i, k in enumerate(keys):
+            def prog(level, states, placements, _t=tasks[i]):
+                bar.update(_t, completed=min(states, placements), what=f"level {level}, {states:,} states")
+            P.database(k, prog, rebuild=rebuild, info=info)
+            bar.update(tasks[i], completed=k.entries)
+    total = 0
+    click.echo(f"pattern databases {rows}x{cols} {name} ({time.perf_counter() - t0:.1f} s):")
+    for k in keys:
+        i = info[k.filename()]
+        total += i["bytes"]
+        how = f"built in {i['build_seconds']:.1f} s" if i["source"] == "built" else "read from the cache"
+        click.echo(f"  {P.path(k)}: {i['entries']:,} entries, {i['bytes'] / 1e6:.1f} MB, {how}")
+    click.echo(f"  total {total / 1e6:.1f} MB")
 
 
 @click.command("sliding")
