@@ -90,8 +90,9 @@ def test_ipc_optima(key):
     assert (r.status, r.objective) == (Status.OPTIMAL, inst.known_min_moves)
 
 
-@pytest.mark.parametrize("opts", [dict(symmetry=False), dict(bidirectional=False),
-                                  dict(symmetry=False, bidirectional=False), dict(exhaust=True)])
+@pytest.mark.parametrize("opts", [{"symmetry": False}, {"bidirectional": False},
+                                  {"symmetry": False, "bidirectional": False}, {"exhaust": True},
+                                  {"exhaust": True, "direction": "backward"}])
 def test_options_agree(opts):
     for name in ("hoppers", "hoppers-first06", "triangle15"):
         r = bfs(name, **opts)
