@@ -279,16 +279,21 @@ def is_user_spec(name: str) -> bool:
 
 
 def load_user_engine(fam: Family, spec: str) -> Engine:
-    """The engine a spec names, loaded now (so a missing file or function is bad input). The
-    function may carry `TASKS` and `OPTIONS` attributes; without OPTIONS any `-o` is accepted."""
+    """The engine a spec names, loaded now (so a missing file or function is bad input). `TASKS`,
+    `OPTIONS` (name -> default) and `VALIDATE` are read from the function, else from its module;
+    without OPTIONS any `-o` is accepted (as a string)."""
     fn = _safe_target(spec)
     if not callable(fn):
         raise InputError(f"engine '{spec}': no function '{spec.rpartition(':')[2]}' there")
-    tasks = tuple(Task(t) for t in getattr(fn, "TASKS", fam.tasks))
-    declared = getattr(fn, "OPTIONS", None)
+    mod = sys.modules.get(getattr(fn, "__module__", ""), None)
+
+    def attr(name, default=None):  # on the function, else on its module
+        return getattr(fn, name, getattr(mod, name, default))
+    tasks = tuple(Task(t) for t in attr("TASKS", fam.tasks))
+    declared = attr("OPTIONS")
     opts = tuple(Option(k, v) for k, v in (declared or {}).items())
     return Engine(spec, fn, tasks, opts, (fn.__doc__ or "").strip().split("\n")[0], (),
-                  getattr(fn, "VALIDATE", None), user=True, free_options=declared is None)
+                  attr("VALIDATE"), user=True, free_options=declared is None)
 
 
 def _safe_target(spec: str):

@@ -13,6 +13,7 @@ from ortools.sat.python import cp_model
 from puzzlesat.engine import Outcome, Status, Task, CPSAT_DEFAULTS, cpsat_enumerate, cpsat_solve
 from puzzlesat.puzzles.peg import start_lower_bound
 
+
 def model(inst, K):
     """(CpModel, x[k][s][l]) for exactly K maximal moves."""
     b, J, m = inst.board, inst.jumps_needed, cp_model.CpModel()
@@ -62,7 +63,7 @@ def run(inst, task, ctx):
         st, solver = cpsat_solve(m, ctx, **params)
         stats["calls"].append({"moves_eq": K, "status": str(st)})
         if st in (Status.UNKNOWN, Status.ERROR):
-            return Outcome(st, stats=stats, reason=f"time limit while trying {K} moves")
+            return Outcome(st, stats=stats, reason=f"{st} while trying {K} moves")
         if st is Status.INFEASIBLE:
             continue
         sol = decode([solver.boolean_value(v) for v, _ in flat])

@@ -15,6 +15,7 @@ from ortools.sat.python import cp_model
 from puzzlesat.engine import Outcome, Status, Task, CPSAT_DEFAULTS, cpsat_enumerate, cpsat_solve
 from puzzlesat.puzzles.sliding import infeasible_reason, manhattan, neighbours
 
+
 def model(inst, T):
     """(CpModel, mv[t][k]) for plans of exactly T moves."""
     m, n = cp_model.CpModel(), inst.cells
@@ -60,7 +61,7 @@ def run(inst, task, ctx):
         st, solver = cpsat_solve(m, ctx)
         stats["horizons"].append({"moves": T, "status": str(st)})
         if st in (Status.UNKNOWN, Status.ERROR):
-            return Outcome(st, stats=stats, reason=f"time limit at horizon {T}")
+            return Outcome(st, stats=stats, reason=f"{st} at horizon {T}")
         if st is Status.INFEASIBLE:
             T += 2
             continue

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ortools.sat.python import cp_model
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
 from puzzlesat.puzzles.maze import Maze, Walk
 
 from . import _cpsat
@@ -217,6 +217,25 @@ def run(build: Callable, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcom
         return Outcome(st, objective=solver.value(mod.objective), solutions=(walk,), stats=stats)
     return Outcome(st, count=0 if st is Status.INFEASIBLE and task is Task.COUNT else None, stats=stats,
                    reason="no trail reaches the goal" if st is Status.INFEASIBLE else None)
+
+
+def decision(f, objective_key, decode: Callable, m: Maze, bound: int | None):
+    """The formulation hook's Decision (models/_ext.py) for a formulation `f` built by one of the
+    maze models: a maximisation, so `bound` is a lower bound on the score (group "score bound");
+    no bound: every walk. The fields for a sequence of minimising calls are unused (the maze
+    family has no external-solver engine)."""
+    from puzzlesat.models._ext import Decision
+    from puzzlesat.models.formulation import Linear
+    fp = free_part(m)
+    why = fp.too_big()
+    if why is not None:
+        raise InputError(why)
+    f = f.copy()
+    f.objective = None
+    if bound is not None:
+        f.add("score bound", Linear(((1, objective_key),), bound, max(bound, fp.high)))
+    return Decision(f, decode, bound, "no bound" if bound is None else f"score >= {bound}",
+                    objective=("max", ((1, objective_key),), 0))
 
 
 def limited(out: Outcome, restricted: bool) -> Outcome:

@@ -26,7 +26,7 @@ from puzzlesat.puzzles.core import Context, Outcome, Task
 from puzzlesat.puzzles.maze import Maze, Walk
 
 from .formulation import AtMostOne, Clause, ExactlyOne, Formulation, Linear, to_cpsat
-from .maze_common import free_part, limited, run
+from .maze_common import decision, free_part, limited, run
 
 SOURCE = ("segments between multiplications (puzzlesat's own, issue 5): Euler edge sets y[j][e] "
           "(parity + flow), S_j = k_j*S_{j-1} + A_j")
@@ -238,6 +238,30 @@ def euler_all(p: int, q: int, edges: list[tuple[int, int]]) -> list[list[int]]:
 
     go(p, len(edges))
     return out
+
+
+def hook(m: Maze, task: Task, options: dict, bound: int | None):
+    """Formulation hook of cpsat:segments (export, stats, puzzlesat.model): score >= bound."""
+    f = formulation(m, options["segments"])
+    nmul = sum(1 for e in free_part(m).edges if m.ops[e][0] == "*")
+    segs = options["segments"]
+    J = nmul + 1 if segs <= 0 else min(segs, nmul + 1)
+
+    def decode(true: set) -> Walk:
+        adds = [e for e in free_part(m).edges if m.ops[e][0] != "*"]
+        muls = [e for e in free_part(m).edges if m.ops[e][0] == "*"]
+        marcs = [(a, b, e) for e in muls for a, b in (m.edges[e], m.edges[e][::-1])]
+        walk = list(m.walked)
+        for j in range(J):
+            for (_, jj, i) in (k for k in true if k[0] == "m"):
+                if jj == j:
+                    walk.append(marcs[i][1])
+            q = next(k[2] for k in true if k[0] == "q" and k[1] == j)
+            es = [m.edges[e] for e in adds if ("y", j, e) in true]
+            walk += euler(walk[-1], q, es)[1:]
+        return tuple(walk)
+
+    return decision(f, ("S", J - 1), decode, m, bound)
 
 
 def run_segments(m: Maze, task: Task, ctx: Context) -> Outcome:

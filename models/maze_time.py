@@ -18,7 +18,7 @@ from puzzlesat.puzzles.core import Context, Outcome, Task
 from puzzlesat.puzzles.maze import Maze, Walk
 
 from .formulation import AtMostOne, Clause, ExactlyOne, Formulation, Linear, to_cpsat
-from .maze_common import affine, free_part, limited, run
+from .maze_common import affine, decision, free_part, limited, run
 
 SOURCE = ("time-indexed trail (classic time-expanded path model; puzzlesat's first maze model, "
           "issue 5): x[t][arc], pos[t][v], s[t+1] = m*s[t] + c under x[t][arc]")
@@ -105,6 +105,20 @@ class TimeModel:
                 if value(self.x[t][i]):
                     walk.append(b)
         return tuple(walk)
+
+
+def hook(m: Maze, task: Task, options: dict, bound: int | None):
+    """Formulation hook of cpsat:time (export, stats, puzzlesat.model): score >= bound."""
+    f = formulation(m, options["steps"])
+    fp = free_part(m)
+    T = len(fp.edges) if options["steps"] <= 0 else min(options["steps"], len(fp.edges))
+    arcs = [(a, b, e) for e in fp.edges for a, b in (m.edges[e], m.edges[e][::-1])]
+
+    def decode(true: set) -> Walk:
+        steps = sorted((k[1], k[2]) for k in true if k[0] == "x")
+        return tuple(m.walked) + tuple(arcs[i][1] for _, i in steps)
+
+    return decision(f, ("s", T), decode, m, bound)
 
 
 def run_time(m: Maze, task: Task, ctx: Context) -> Outcome:

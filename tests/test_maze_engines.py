@@ -435,3 +435,29 @@ def test_counts_equal_on_random_mazes(m):
     _agree(m, _want(m, Task.COUNT), ("native:dfs", "native:brute", "cpsat:time", "cpsat:segments"),
            task=Task.COUNT,
            time_limit=60, precheck=False)
+
+
+# ---- the models as data (models/formulation.py): stats, export and puzzlesat.model read them ----
+@pytest.mark.parametrize("config,group", [("cpsat:time", "score step"), ("cpsat:segments", "degree parity"),
+                                          ("cpsat:segments[segments=2]", "flow feeds touched vertices")])
+def test_models_are_formulations_for_stats_and_export(config, group):
+    """Named groups summing to the model's totals; a decision model at the optimum 36 of sample1
+    is solved and its decoded walk scores at least 36; above it, infeasible."""
+    from puzzlesat import model
+    from puzzlesat.compare.config import parse
+    from puzzlesat.compare.export import model_stats
+    m = M.catalogue()["sample1"]()
+    s = model_stats(MAZE, m, parse(config))
+    assert group in s["groups"] and sum(g["constraints"] for g in s["groups"].values()) == s["constraints"]
+    assert s["formulation"].startswith("maze:") and "issue 5" in s["source"]
+    if "segments=2" in config:  # one multiplication at most: 36 (two of them) is out of reach
+        assert model(m, config, bound=36).solve().status is Status.INFEASIBLE
+        r = model(m, config).solve()
+        assert r.status is Status.FEASIBLE and M.check(m, r.solutions[0]) < 36
+    else:
+        r = model(m, config, bound=36).solve()
+        assert r.status is Status.FEASIBLE and M.check(m, r.solutions[0]) >= 36
+        assert model(m, config, bound=37).solve().status is Status.INFEASIBLE
+    from puzzlesat.puzzles.core import InputError
+    with pytest.raises(InputError, match="int64"):
+        model_stats(MAZE, _maze(2, 2, "*100000 *100000 *100000 *100000", 0, 3), parse(config))

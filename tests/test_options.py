@@ -199,6 +199,21 @@ def test_maze_brute_max_trails_gives_up():
     assert short.status in (Status.FEASIBLE, Status.UNKNOWN) and short.stats["trails"] == 10
 
 
+# ---- the external-solver engine ------------------------------------------------------------------
+def test_ext_dimacs_formulation_is_pinned_to_its_sat_engine():
+    """ext:dimacs's "formulation" option names the hook it exports (that of the family's SAT
+    engine): its one allowed value, recorded; any other is refused before running."""
+    from puzzlesat.puzzles.core import InputError
+    for fam in families().values():
+        ext = next((e for e in fam.engines if e.name == "ext:dimacs"), None)
+        if ext is None:
+            continue
+        sat = next(e for e in fam.engines if e.formulation and e.name.startswith("sat"))
+        assert ext.resolve_options({"formulation": sat.formulation})["formulation"] == sat.formulation
+        with pytest.raises(InputError, match="choose one of"):
+            ext.resolve_options({"formulation": "puzzlesat.models.maze_time:hook"})
+
+
 # ---- completeness -------------------------------------------------------------------------------
 def _set_elsewhere(name: str) -> bool:
     """`name` set as an engine option in another test file: `"name": v` in an options dict, or

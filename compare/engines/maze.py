@@ -40,11 +40,13 @@ FAMILY = Family(
         Engine("cpsat:time", "puzzlesat.models.maze_time:run_time", TASKS, aliases=("cpsat",),
                options=(*CPSAT_OPTIONS,
                         Option("steps", 0, "maximum trail length in edges (0: every unused edge)")),
-               description="time-indexed edge choice x[t][e], score s[t] = m*s[t-1] + c under the literal"),
+               description="time-indexed edge choice x[t][e], score s[t] = m*s[t-1] + c under the literal",
+               formulation="puzzlesat.models.maze_time:hook"),
         Engine("cpsat:segments", "puzzlesat.models.maze_segments:run_segments", TASKS,
                options=(*_cpsat_options(linearization_level=2),
                         Option("segments", 0, "maximum segments (0: one more than the unused multipliers)")),
-               description="multiplications split the trail into connected add-segments; order-free inside"),
+               description="multiplications split the trail into connected add-segments; order-free inside",
+               formulation="puzzlesat.models.maze_segments:hook"),
     ),
 )
 
