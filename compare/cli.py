@@ -89,6 +89,9 @@ def _options(pairs: tuple[str, ...], up_to_symmetry: bool = False, exhaust: bool
         opts["up_to_symmetry"] = "true"
     if exhaust:
         opts["exhaust"] = "true"
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get("direction"):
+        opts["direction"] = ctx.meta["direction"]
     return opts
 
 
@@ -259,7 +262,10 @@ _common = [
                  help="engine option (repeatable), e.g. -o encoding=totalizer; in compare, "
                       "ENGINE.KEY=VALUE targets one engine"),
     click.option("--up-to-symmetry", is_flag=True, help="count solutions up to the board's symmetries"),
-    click.option("--exhaust", is_flag=True, help="(peg native:bfs) exhaust the forward search space"),
+    click.option("--exhaust", is_flag=True, help="(peg native:bfs) exhaust the search space (see --direction)"),
+    click.option("--direction", type=click.Choice(["forward", "backward"]), default=None, expose_value=False,
+                 callback=lambda ctx, _, v: ctx.meta.__setitem__("direction", v),
+                 help="(peg native:bfs --exhaust) forward from the start, or backward from the finish"),
     click.option("--no-precheck", is_flag=True, help="skip the instant invariant checks (parity, position class)"),
     click.option("--max-solutions", type=click.IntRange(min=0), default=10, show_default=True,
                  help="solutions printed in JSON (all are checked)"),

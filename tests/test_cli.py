@@ -30,12 +30,12 @@ def test_compare_json_agree():
     d = json.loads(p.stdout)
     assert d["verdict"] == "AGREE"
     assert [(r["engine"], r["count"]) for r in d["results"]] == [
-        ("native:iddfs", 18), ("cpsat:time", 18), ("sat:time", 18)]
+        ("native:auto", 18), ("cpsat:time", 18), ("sat:time", 18)]
 
 
 def test_human_output_has_table_and_verdict():
     p = run("compare", "peg/ipc-p01", "--engines", "native,sat")
-    assert p.returncode == 0 and "verdict: AGREE" in p.stdout and "native:iddfs" in p.stdout
+    assert p.returncode == 0 and "verdict: AGREE" in p.stdout and "native:auto" in p.stdout
 
 
 BAD_TOML = {

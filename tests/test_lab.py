@@ -30,7 +30,7 @@ def test_compare_same_engine_two_encodings_counts_agree():
     assert [r.params["encoding"] for r in c.results[:2]] == ["seqcounter", "totalizer"]
     j = c.to_json(fam, inst)
     assert [(r["config"], r["engine"]) for r in j["results"]] == [
-        ("seq", "sat:time"), ("tot", "sat:time"), ("native:iddfs", "native:iddfs")]
+        ("seq", "sat:time"), ("tot", "sat:time"), ("native:auto", "native:auto")]
 
 
 def test_compare_cli_accepts_configurations():
