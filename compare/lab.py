@@ -70,16 +70,17 @@ def _median(xs) -> int | None:
 
 def record(r: Result, seed: int | None, repeat: int) -> dict[str, Any]:
     """The lab's record of one checked run."""
+    solver = r.engine.split(":")[0] in ("sat", "cpsat", "ext")  # effort figures of a solver only
     m = SIZE.search(str(r.stats.get("model_size", "")))
     vars_, n, unit = (int(m.group(1)), int(m.group(2)), m.group(3)) if m else (None, None, None)
     return {"status": str(r.status), "objective": r.objective, "count": r.count,
             "finished": r.finished(), "checked": r.checked, "seconds": round(r.seconds, 4),
             "seed": seed, "repeat": repeat, "vars": vars_,
             "clauses": n if unit == "clauses" else None, "constraints": n if unit == "cons" else None,
-            "conflicts": r.stats.get("conflicts"),
+            "conflicts": r.stats.get("conflicts") if solver else None,
             "decisions": r.stats.get("sat_decisions", r.stats.get("decisions")
-                                     if isinstance(r.stats.get("decisions"), int) else None),
-            "branches": r.stats.get("branches"), "nodes": r.stats.get("nodes"),
+                                     if isinstance(r.stats.get("decisions"), int) else None) if solver else None,
+            "branches": r.stats.get("branches") if solver else None, "nodes": r.stats.get("nodes"),
             "reason": r.reason, "params": r.params}
 
 

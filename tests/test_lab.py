@@ -78,3 +78,9 @@ def test_lab_cli_json_and_bad_input():
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     bad = run("lab", "peg/hoppers", "--configs", "sat,sat")
     assert bad.returncode == 2 and "used twice" in bad.stderr
+
+
+def test_compare_refuses_a_non_incremental_counting_config_before_any_run():
+    r = run("compare", "peg/hoppers-first06", "--engines", "native,k=sat[solver=kissat404]",
+            "--task", "count", "--json")
+    assert r.returncode == 2 and "not incremental" in r.stderr and r.stdout == ""
