@@ -53,7 +53,7 @@ class Free:
     counted for the upper bound, subtractions for the lower: x -> -f(-x) maps the one onto the
     other)."""
 
-    edges: tuple[int, ...]     # unused edge ids
+    edges: tuple[int, ...]     # unused edge ids a walk to the goal can use (dead ends dropped)
     s0: int
     v0: int
     low: int
@@ -78,7 +78,8 @@ class Free:
 def _live(m: Maze, free: tuple[int, ...], v0: int) -> set[int]:
     """The unused edges a walk from v0 to the goal can use: an edge at a vertex (other than v0 and
     the goal) with one unused edge left leads into a dead end — entered, it can never be left —
-    so it is dropped, repeatedly (this bounds scores, the models keep every edge)."""
+    so it is dropped, repeatedly. No walk to the goal uses a dropped edge: the models leave them
+    out, and the bounds do not count their ops."""
     inc: dict[int, set[int]] = {}
     for e in free:
         for v in m.edges[e]:
@@ -99,7 +100,7 @@ def _live(m: Maze, free: tuple[int, ...], v0: int) -> set[int]:
 
 
 def free_part(m: Maze) -> Free:
-    """The unused edges, the score after the pre-walked path, and exact score bounds."""
+    """The usable unused edges, the score after the pre-walked path, and exact score bounds."""
     walked = m.walked
     used = {(min(a, b), max(a, b)) for a, b in zip(walked, walked[1:])}
     eid = {ab: e for e, ab in enumerate(m.edges)}
@@ -108,6 +109,7 @@ def free_part(m: Maze) -> Free:
         s0 = apply(m.ops[eid[(min(a, b), max(a, b))]], s0)
     free = tuple(e for e, ab in enumerate(m.edges) if ab not in used)
     live = _live(m, free, walked[-1])
+    free = tuple(e for e in free if e in live)
     P = sum(m.ops[e][1] for e in live if m.ops[e][0] == "+")
     N = sum(m.ops[e][1] for e in live if m.ops[e][0] == "-")
     prod, kmax, reset = 1, 1, False
