@@ -29,13 +29,19 @@ FAMILY_MODULES = ("peg", "pentomino", "sliding", "maze")
 
 @dataclass(frozen=True)
 class Option:
-    """One engine option: its type, default and allowed values; recorded with every result."""
+    """One engine option: its type, default and allowed values; recorded with every result.
+
+    `flag`: the CLI also offers it as `--name` (a boolean as a switch, otherwise taking a value),
+    besides `-o name=value`. `identity`: solutions are told apart by the family's
+    `solution_key(instance, solution, **{name: value})` (e.g. up_to_symmetry: one per orbit)."""
 
     name: str
     default: Any
     help: str = ""
     choices: tuple | None = None
     check: Callable[[Any, str], None] | None = None  # raises InputError for a bad value
+    flag: bool = False
+    identity: bool = False
 
     def parse(self, raw: Any, engine: str) -> Any:
         """`raw` (a CLI string or a Python value) converted to this option's type, or InputError."""
@@ -305,6 +311,22 @@ def _safe_target(spec: str):
         raise InputError(f"engine '{spec}': cannot import {spec.rpartition(':')[0]} ({e})") from None
     except AttributeError:
         return None
+
+
+def flag_options() -> dict[str, Option]:
+    """The options every family's engines offer as CLI flags, by name (first declaration wins)."""
+    out: dict[str, Option] = {}
+    for fam in families().values():
+        for e in fam.engines:
+            for o in e.options:
+                if o.flag:
+                    out.setdefault(o.name, o)
+    return out
+
+
+def identity_options(eng: Engine, options: dict[str, Any]) -> dict[str, Any]:
+    """The option values that decide when two solutions of `eng` are the same (for solution_key)."""
+    return {o.name: options[o.name] for o in eng.options if o.identity and o.name in options}
 
 
 @cache

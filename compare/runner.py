@@ -24,7 +24,7 @@ from typing import Any, Callable
 from puzzlesat.puzzles.core import CheckError, Context, InputError, Outcome, Status, Task
 
 from . import procs
-from .registry import Engine, Family
+from .registry import Engine, Family, identity_options
 from .solutions import from_json
 
 
@@ -165,7 +165,7 @@ def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str | None 
         return Result(name, fam.name, eng.name, task, Status.INFEASIBLE, None,
                       0 if task is Task.COUNT else None, [], time.perf_counter() - t0, params,
                       {}, reason, 0, config, fam, inst)
-    tally = (_StreamCount(fam.puzzle, inst, bool(opts.get("up_to_symmetry", False)))
+    tally = (_StreamCount(fam.puzzle, inst, identity_options(eng, opts))
              if task is Task.COUNT and fam.extra.get("streamed_count") else None)
     if isolate:
         out, streamed = _run_isolated(eng, inst, task, opts, time_limit, progress, memory_limit_mb,
@@ -250,8 +250,8 @@ class _StreamCount:
     of streamed solutions, all passed the checker, with distinct hashes; a true repeat always has
     an equal hash, and a hash collision can only reject a right count, never accept a wrong one."""
 
-    def __init__(self, puzzle, inst, up: bool, keep: int = 1000):
-        self.puzzle, self.inst, self.up, self.keep = puzzle, inst, up, keep
+    def __init__(self, puzzle, inst, ident: dict[str, Any], keep: int = 1000):
+        self.puzzle, self.inst, self.ident, self.keep = puzzle, inst, ident, keep
         self.kept: list = []
         self.hashes = array("q")
         self.problems: list[str] = []
@@ -265,7 +265,7 @@ class _StreamCount:
             except CheckError as e:
                 self.problems.append(f"solution {self.n} fails the checker: {e}")
             else:
-                self.hashes.append(hash(self.puzzle.solution_key(self.inst, s, self.up)))
+                self.hashes.append(hash(self.puzzle.solution_key(self.inst, s, **self.ident)))
                 if len(self.kept) < self.keep:
                     self.kept.append(s)
             self.n += 1
@@ -368,7 +368,7 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
     sols = list(out.solutions or ())
     if status in (Status.UNKNOWN, Status.ERROR) and not sols:
         sols = list(streamed)  # the run was cut short: keep what it had found
-    up = bool(params.get("up_to_symmetry", False))
+    ident = identity_options(eng, params)
     values, keys, problems = [], set(), []
     for i, s in enumerate(sols):
         try:
@@ -377,7 +377,7 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
         except CheckError as e:
             problems.append(f"solution {i} fails the checker: {e}")
             continue
-        k = puzzle.solution_key(inst, s, up)
+        k = puzzle.solution_key(inst, s, **ident)
         if k in keys:
             problems.append(f"solution {i} repeats an earlier one")
         keys.add(k)

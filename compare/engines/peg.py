@@ -27,10 +27,10 @@ FAMILY = Family(
         Engine("native:bfs", "puzzlesat.native_search.peg_bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
                options=(
                    Option("exhaust", False, "one-sided BFS to the end (see direction); reports the "
-                          "layer sizes up to symmetry (stats `layers`) and their total"),
+                          "layer sizes up to symmetry (stats `layers`) and their total", flag=True),
                    Option("direction", "forward", "with exhaust: forward = every position reachable "
                           "from the start, by moves; backward = every position that can reach the "
-                          "finish, by the moves it needs", ("forward", "backward")),
+                          "finish, by the moves it needs", ("forward", "backward"), flag=True),
                    Option("symmetry", True, "reduce positions by the board's symmetry group"),
                    Option("bidirectional", True, "grow forward and backward layers, the smaller side first"),
                ),

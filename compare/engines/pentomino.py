@@ -10,7 +10,8 @@ TASKS = (Task.COUNT, Task.FEASIBLE)
 _SAT_OPTIONS = tuple(Option("encoding", "pairwise", o.help, SAT_ENCODINGS) if o.name == "encoding"
                      else o for o in SAT_OPTIONS)
 SYMMETRY_OPTIONS = (
-    Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits)"),
+    Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits)",
+           flag=True, identity=True),
     Option("symmetry_breaking", True, "with up_to_symmetry: restrict X (then P, …) to one placement "
            "per orbit of the board's group (exact orbit counts); off: count canonical forms"),
 )
