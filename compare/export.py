@@ -53,8 +53,9 @@ def decision_for(fam: Family, inst: Any, cfg: Config, task: Task | str = Task.OP
     eng = fam.engine(cfg.engine)
     if not eng.formulation:
         if eng.name.split(":")[0] in ("sat", "cpsat"):
-            raise InputError(f"engine {eng.name} of {fam.name} has no formulation hook yet (its model is "
-                             "not built on models/formulation.py): export, stats and ext:dimacs need one")
+            raise InputError(f"engine {eng.name} of {fam.name} has no formulation hook yet "
+                             "(Engine.formulation in its family's engine table): export, stats and "
+                             "ext:dimacs need one")
         raise InputError(f"engine {eng.name} of {fam.name} is not a CP-SAT or SAT model: nothing to "
                          "export (engines with a formulation: " + (", ".join(
                              e.name for e in fam.engines if e.formulation) or "none yet") + ")")
