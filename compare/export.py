@@ -293,7 +293,8 @@ def export(fam: Family, inst: Any, cfg: Config, fmt: str, path: str, task: Task 
 @click.command("export")
 @click.argument("instance")
 @click.option("--engine", "-e", "config", required=True, help="configuration, e.g. 'sat:time[encoding=totalizer]'")
-@click.option("--task", type=click.Choice([t.value for t in Task]), default="optimize", show_default=True)
+@click.option("--task", type=click.Choice([t.value for t in Task]), default=None,
+              help="default: the family's first task (optimize; count for tilings)")
 @click.option("--bound", type=int, default=None, help="objective bound of the decision version "
               "(peg: moves <= K; default: the known optimum, else a proved lower bound)")
 @click.option("--format", "fmt", required=True, help="dimacs, wcnf, opb (SAT engines); cpsat-txt, "
@@ -306,7 +307,7 @@ def export_cmd(instance, config, task, bound, fmt, output, as_json) -> None:
     if fmt not in FORMATS:
         raise InputError(f"unknown export format '{fmt}'; known: " + ", ".join(FORMATS))
     fam, inst = load_instance(instance)
-    s = export(fam, inst, cfg, fmt, output, task, bound)
+    s = export(fam, inst, cfg, fmt, output, task or fam.tasks[0], bound)
     if as_json:
         print(json.dumps(s))
     else:
@@ -317,7 +318,8 @@ def export_cmd(instance, config, task, bound, fmt, output, as_json) -> None:
 @click.command("stats")
 @click.argument("instance")
 @click.option("--engine", "-e", "config", required=True, help="configuration, e.g. 'sat:time[encoding=totalizer]'")
-@click.option("--task", type=click.Choice([t.value for t in Task]), default="optimize", show_default=True)
+@click.option("--task", type=click.Choice([t.value for t in Task]), default=None,
+              help="default: the family's first task (optimize; count for tilings)")
 @click.option("--bound", type=int, default=None, help="objective bound of the decision version (default: "
               "the known optimum, else a proved lower bound)")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
@@ -327,7 +329,7 @@ def stats_cmd(instance, config, task, bound, as_json) -> None:
     from rich.table import Table
     cfg = parse_config(config)
     fam, inst = load_instance(instance)
-    s = model_stats(fam, inst, cfg, task, bound)
+    s = model_stats(fam, inst, cfg, task or fam.tasks[0], bound)
     if as_json:
         print(json.dumps(s))
         return

@@ -72,3 +72,20 @@ def cube_placements(inst: Tiling, breaking: bool) -> list[int | None]:
     plan = symmetry_plan(inst)
     skip = set(plan.forbidden) if breaking and plan.piece == k else set()
     return [i for i in per[k] if i not in skip] or [None]
+
+
+def decision(inst: Tiling, task, options: dict, bound: int | None = None):
+    """Formulation hook of sat:cover and cpsat:cover (export, stats, ext:dimacs, ps.model): the
+    exact cover, with the symmetry-breaking clauses when counting up to symmetry with
+    `symmetry_breaking`; no bound (tilings have no objective)."""
+    from puzzlesat.puzzles.core import Task
+
+    from ._ext import Decision
+    breaking = bool(options.get("up_to_symmetry")) and bool(options.get("symmetry_breaking", True)) \
+        and Task(task) is Task.COUNT
+    f = formulation(inst, breaking)
+    pls = placements(inst)
+
+    def decode(true_keys: set):
+        return tuple(sorted(pls[k[1]].as_placement(inst) for k in true_keys if k[0] == X))
+    return Decision(f, decode, None, "no bound", upper_complete=True)

@@ -162,3 +162,21 @@ def trivial(inst: Sliding, task):
     if inst.start == inst.goal:
         return Outcome(Status.OPTIMAL, 0, 1 if task is Task.COUNT else None, ((),), {"model_size": "0"})
     return None
+
+
+def decision(inst: Sliding, task, options: dict, bound: int | None = None):
+    """Formulation hook of sat:time and cpsat:time (export, stats, ext:dimacs, ps.model): the plan
+    of exactly `bound` moves (default: the published optimum, else the Manhattan lower bound)
+    with the engine's options; ascending horizons (by 2 with parity_step) find the optimum."""
+    from ._ext import Decision
+    lower = manhattan(inst)
+    T = bound if bound is not None else (inst.optimal if inst.optimal is not None else lower)
+    tm = build(inst, T, options["no_undo"], options["manhattan_bound"], options["parity_step"])
+    f = tm.f.copy()
+    b = tm.manhattan_bound()
+    if b is not None:
+        f.add("manhattan bound", b)
+    if tm.empty:
+        f.add("empty horizon", Clause(()))  # a cell, tile or step with no possible content
+    return Decision(f, tm.decode, T, f"exactly {T} moves", lower, options["max_horizon"], False,
+                    2 if options["parity_step"] else 1)

@@ -42,7 +42,7 @@ FAMILY = Family(
                        ("piece", "none")),
                 *CPSAT_OPTIONS),
                "exact cover: one Boolean per placement, exactly one per cell and piece copy",
-               aliases=("cpsat",)),
+               aliases=("cpsat",), formulation="puzzlesat.models._tiling:decision"),
         Engine("sat:cover", "puzzlesat.models.pentomino_sat:run", TASKS,
                (*SYMMETRY_OPTIONS, *_SAT_OPTIONS,
                 Option("blocking", "placements", "blocking clause per solution: its chosen "
@@ -59,6 +59,6 @@ FAMILY = Family(
                        ("auto", "first-cell", "solver"))),
                "exact cover in CNF, cardinality encodings from PySAT, blocking-clause enumeration, "
                "first-cell decisions (IPASIR-UP, cadical195)",
-               aliases=("sat",)),
+               aliases=("sat",), formulation="puzzlesat.models._tiling:decision"),
     ),
 )
