@@ -164,6 +164,118 @@ def catalogue(family_name: str | None = None) -> list[str]:
     return [f"{f.name}/{n}" for f in fams for n in f.puzzle.catalogue()]
 
 
+class Model:
+    """A CP-SAT or SAT formulation as data, ready to extend and solve (what `ps.model` returns).
+
+    `formulation` holds the variables by domain key and the constraints by group (the bound of
+    the decision call included, e.g. group 'move counting' = "moves <= 12"); `add(group, ...)`
+    appends constraints (`puzzlesat.engine.Clause`, `ExactlyOne`, `AtMost`, `Xor`, `Linear`, ...);
+    `cnf()` / `cpsat()` compile it; `solve()` runs it through the same worker, limits and checker
+    as every engine; `stats()` counts it per group.
+    """
+
+    def __init__(self, instance: Any, config: Config, engine: Engine, options: dict[str, Any],
+                 decision: Any):
+        self.instance, self.config, self.engine, self.options = instance, config, engine, options
+        self.decision = decision
+        self.formulation = decision.formulation
+        self.backend = "cpsat" if engine.name.startswith("cpsat") else "sat"
+
+    def __repr__(self) -> str:
+        f = self.formulation
+        return (f"<Model {self.config.name} on {getattr(self.instance, 'name', '?')}: "
+                f"{self.decision.bound_text}; {sum(map(len, f.groups.values()))} constraints in "
+                f"{len(f.groups)} groups>")
+
+    def add(self, group: str, *constraints: Any) -> "Model":
+        """Append constraints to `group` of the formulation; returns the model."""
+        self.formulation.add(group, *constraints)
+        return self
+
+    def cnf(self, encoding: str | None = None):
+        """The formulation as CNF (`puzzlesat.models.formulation.Cnf`: clauses, pool, var_map)."""
+        from puzzlesat.models.formulation import to_cnf
+        return to_cnf(self.formulation, encoding or self.options.get("encoding", "seqcounter"))
+
+    def cpsat(self):
+        """The formulation as a CpModel with its variables by key (`CpData`)."""
+        from puzzlesat.models.formulation import to_cpsat
+        return to_cpsat(self.formulation)
+
+    def stats(self) -> dict[str, Any]:
+        """Variables, clauses/constraints and literals, per group (groups sum to the totals)."""
+        return (self.cnf() if self.backend == "sat" else self.cpsat()).stats()
+
+    def solve(self, *, time_limit: float | None = None, memory_limit_mb: float | None | str = "default"
+              ) -> Result:
+        """One solution of this (decision) model, found by the model's backend and checked by the
+        family's checker: FEASIBLE with it, INFEASIBLE, or UNKNOWN at the time limit.
+
+        >>> from puzzlesat.engine import Clause
+        >>> inst = load("peg/hoppers")
+        >>> m = model(inst, "sat:time", bound=7)
+        >>> m.solve().status.value
+        'FEASIBLE'
+        >>> l = inst.board.lines.index((0, 3, 6))              # jump 0 over 3 into 6, first
+        >>> r = m.add("my first jump", Clause(((("j", 0, l), True),))).solve()
+        >>> r.status.value, r.solutions[0][0]
+        ('FEASIBLE', (0, 3, 6))
+        >>> model(load("peg/hoppers"), "cpsat:time", bound=6).solve().status.value
+        'INFEASIBLE'
+        """
+        from puzzlesat.compare.runner import solve as run
+        fam = family_of(self.instance)
+        eng = Engine(f"model:{self.config.name}", self._run, (Task.FEASIBLE,), (),
+                     f"ps.model of {self.config.name}", user=True)
+        return run(fam, self.instance, eng, Task.FEASIBLE, time_limit=time_limit,
+                   memory_limit_mb=memory_limit_mb, precheck=False, config=f"model:{self.config.name}")
+
+    def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:
+        from puzzlesat.engine import cpsat_solve, sat_solve
+        f, stats = self.formulation, {"bound": self.decision.bound_text}
+        if self.backend == "sat":
+            cnf = self.cnf()
+            stats["model_size"] = f"{cnf.pool.top} vars, {len(cnf.clauses)} clauses"
+            res, m = sat_solve(cnf.clauses, ctx, self.options.get("solver", "cadical195"))
+            if res is None:
+                return Outcome(Status.UNKNOWN, stats=stats, reason="time limit")
+            if not res:
+                return Outcome(Status.INFEASIBLE, stats=stats)
+            true = cnf.keys_true(m, f.projection)
+        else:
+            cp = self.cpsat()
+            stats["model_size"] = f"{len(cp.model.Proto().variables)} vars, {len(cp.model.Proto().constraints)} cons"
+            st, solver = cpsat_solve(cp.model, ctx)
+            if st not in (Status.OPTIMAL, Status.FEASIBLE):
+                return Outcome(st, stats=stats)
+            true = {k for k in f.projection if solver.value(cp.vars[k])}
+        return Outcome(Status.FEASIBLE, solutions=(self.decision.decode(true),), stats=stats)
+
+
+def model(instance: Any, config: str | Config, task: Task | str | None = None, *,
+          bound: int | None = None, **options: Any) -> Model:
+    """The formulation of a CP-SAT or SAT engine (a configuration) for `instance` as data: the
+    decision call for `task` with `bound` (default: the family's known optimum or a proved lower
+    bound; feasible: no bound), ready to extend with constraints and solve.
+
+    >>> m = model(load("peg/hoppers"), "sat:time[encoding=totalizer]", bound=7)
+    >>> m.decision.bound_text, sorted(m.formulation.groups)[:3]
+    ('moves <= 7', ['frame axioms', 'jump effects', 'jump end'])
+    >>> st = m.stats(); st["clauses"] == sum(g["clauses"] for g in st["groups"].values())
+    True
+    """
+    from puzzlesat.models._ext import call_hook
+    fam = family_of(instance)
+    cfg = config if isinstance(config, Config) else parse_config(config)
+    eng = fam.engine(cfg.engine)
+    if eng.formulation is None:
+        raise InputError(f"engine {eng.name} of {fam.name} has no formulation as data "
+                         "(ps.model takes the CP-SAT and SAT engines that have one; see ps.engines)")
+    t = Task(task) if task is not None else fam.tasks[0]
+    opts = eng.resolve_options({**cfg.opts, **options}, t)
+    return Model(instance, cfg, eng, opts, call_hook(eng.formulation, instance, t, opts, bound))
+
+
 def svg(instance: Any, solution: Any = None) -> str:
     """The instance (and a solution, in the family's type or JSON form) drawn as SVG text.
 
@@ -189,6 +301,6 @@ def check(instance: Any, solution: Any) -> Any:
     return fam.puzzle.check(instance, from_json(fam.puzzle.KIND, solution))
 
 
-__all__ = ["load", "solve", "compare", "engines", "catalogue", "check", "svg", "family_of", "register_engine",
+__all__ = ["load", "solve", "compare", "engines", "catalogue", "check", "svg", "model", "Model", "family_of", "register_engine",
            "unregister_engine", "UserEngine", "Option", "EngineInfo", "Result", "Comparison", "Verdict",
            "Status", "Task", "Outcome", "Context", "InputError", "CheckError", "Config", "__version__"]

@@ -64,6 +64,8 @@ def cpsat_enumerate(model, variables: Sequence, ctx: Context, limit: int | None 
     """Every distinct value tuple of `variables` over the model's solutions, one worker.
 
     Status OPTIMAL = complete, INFEASIBLE = none, UNKNOWN = a limit stopped it (partial list).
+    `params` are CP-SAT parameters (CPSAT_DEFAULTS apply; num_workers is always 1 and
+    enumerate_all_solutions True); record them in your Outcome's stats["params"].
     """
     from puzzlesat.models import _cpsat
     opts = {"workers": 1, "linearization_level": params.pop("linearization_level", 0),

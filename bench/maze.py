@@ -3,6 +3,7 @@ and on random generated mazes.
 
 Run: /tmp/venv/bin/python bench/maze.py [--cpsat-limit S] [--native-limit S] [--skip-cpsat]
                                         [--skip-random] [--ablation]
+     bench/maze.py --models [--models-seeds N] [--models-limit S]   (cpsat:time vs cpsat:segments)
 Every engine run goes through compare.runner.solve (a forked worker with a hard limit; every walk
 is replayed by the independent checker); `run s` is its wall time (the worker is forked after the
 kernels were loaded here; a cold `puzzlesat solve` adds ~1 s of numba import and cache load).
@@ -145,6 +146,35 @@ def random_mazes(args) -> None:
                   f"{cells[1]}", flush=True)
 
 
+def models(args) -> None:
+    """cpsat:time against cpsat:segments (which one `compare` runs by default) on random mazes,
+    from few multipliers to multiplier-heavy ones; the optimum by native:dfs."""
+    print(f"\n== cpsat:time vs cpsat:segments, limit {args.models_limit:g} s each: objective "
+          "(~ FEASIBLE, ? nothing), wall s, CP-SAT deterministic time")
+    print(f"{'maze':<26} {'muls':>4} {'opt':>9} | {'cpsat:time':>30} | {'cpsat:segments':>30}")
+    won = {"cpsat:time": 0, "cpsat:segments": 0}
+    total = {"cpsat:time": 0.0, "cpsat:segments": 0.0}
+    for (R, C, rate) in ((4, 4, 0.08), (4, 4, 0.5), (4, 4, 0.8), (5, 5, 0.08), (5, 5, 0.5)):
+        for seed in range(1, args.models_seeds + 1):
+            m = M.generate(R, C, seed, mul_rate=rate)
+            m = M.Maze(f"{R}x{C}-mul{rate}-s{seed}", m.width, m.height, m.ops, m.start, m.goal)
+            best, _, st = N.optimize(m)
+            cells = []
+            for eng in ("cpsat:time", "cpsat:segments"):
+                c = run(m, eng, args.models_limit)
+                if (c.status is Status.OPTIMAL and c.objective != best) or \
+                        (c.objective is not None and c.objective > best):
+                    mismatch(f"{m.name}: {eng} {c.status} {c.objective} vs native {best}")
+                solved = c.status is Status.OPTIMAL
+                won[eng] += solved
+                total[eng] += c.seconds if solved else args.models_limit
+                cells.append(f"{fmt(c, args.models_limit)} {c.stats.get('deterministic_time', '-'):>11}")
+            muls = sum(1 for o in m.ops if o[0] == "*")
+            print(f"{m.name:<26} {muls:>4} {best:>9} | {cells[0]} | {cells[1]}", flush=True)
+    for eng in won:
+        print(f"{eng}: proved {won[eng]}, total {total[eng]:.1f} s (unproved counted at the limit)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cpsat-limit", type=float, default=60.0)
@@ -153,8 +183,15 @@ def main() -> int:
     ap.add_argument("--skip-cpsat", action="store_true")
     ap.add_argument("--skip-random", action="store_true")
     ap.add_argument("--ablation", action="store_true")
+    ap.add_argument("--models", action="store_true", help="only the cpsat:time vs cpsat:segments table")
+    ap.add_argument("--models-seeds", type=int, default=4)
+    ap.add_argument("--models-limit", type=float, default=30.0)
     args = ap.parse_args()
     N.DFS(M.catalogue()["sample1"]()).run()  # compile / load the kernels before timing
+    if args.models:
+        models(args)
+        print("\nall results as expected" if ok else "\nMISMATCHES above")
+        return 0 if ok else 1
     instances(args)
     if args.ablation:
         ablation()

@@ -1,7 +1,7 @@
 """Benchmark: pentomino tilings counted by native, CP-SAT and SAT, beside the PyPI exact-cover peers.
 
     /tmp/venv/bin/python bench/pentomino.py [--boards 6x10,3x20] [--engines native,cpsat,sat]
-                                            [--time-limit 300] [--modes all,sym]
+                                            [--time-limit 300] [--modes all,sym] [--processes 2]
 
 For every board and mode (all tilings / up to symmetry) it times each engine through the runner
 (forked worker, hard time limit, every solution checked) and, in the same run, the peers
@@ -23,9 +23,16 @@ import warnings
 from puzzlesat.compare.registry import family  # noqa: E402
 from puzzlesat.compare.runner import solve  # noqa: E402
 from puzzlesat.puzzles import pentomino as P  # noqa: E402
+from puzzlesat.puzzles.pentomino_breaking import symmetry_plan  # noqa: E402
 
+# (all, up to symmetry): SPEC §2, and issue 14's published unique counts (Polyform Puzzler,
+# D. Goodger; 3x4x5 also Bouwkamp 1981) with all = the sum of the orbit sizes our engines find
+# (None: not published, not asserted).
 SPEC = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20": (8, 2),
-        "8x8-centre": (520, 65)}
+        "8x8-centre": (520, 65), "8x8-corners": (17360, 2170), "8x8-holes-1-6": (1504, 188),
+        "8x8-holes-2-5": (168, 21), "one-sided-3x30": (184, 46), "one-sided-6x15": (None, 2567183),
+        "3x4x5": (31520, 3940), "2x3x10": (96, 12), "2x5x6": (None, None),
+        "soma": (11520, 240), "tetracubes-2x4x4": (None, None)}
 
 
 def matrices(inst, up: bool):
@@ -37,14 +44,14 @@ def matrices(inst, up: bool):
     def options(fixed, allowed):
         covered = {c for i in fixed for c in pls[i].cells}
         used = {pls[i].piece for i in fixed}
-        return [[f"piece{p.piece}"] + [f"{r},{c}" for r, c in p.cells]
+        return [[f"piece{p.piece}"] + [",".join(map(str, x)) for x in p.cells]
                 for i, p in enumerate(pls)
                 if p.piece not in used and covered.isdisjoint(p.cells)
                 and (p.piece not in allowed or i in allowed[p.piece])]
     if not up:
         return [(options((), {}), False)]
     out = []
-    for node in P.symmetry_plan(inst).nodes():
+    for node in symmetry_plan(inst).nodes():
         if node.piece < 0:
             out.append((options(node.fixed, {}), node.residual > 1))
         elif node.free:
@@ -79,6 +86,44 @@ def peer_exact_cover(inst, up):
     return n
 
 
+def raw_count(inst, up: bool, processes: int) -> tuple[int, int, float, list[float]]:
+    """The native kernel alone on the independent subtrees (job i on process i mod N), counting
+    the solution rows without converting or checking them: (count, nodes, wall s, CPU s per
+    process). The checked figure is the engine column; this isolates the search's own speed."""
+    import multiprocessing.connection as mpc
+    import resource
+    from puzzlesat.native_search import pentomino as N
+    t0 = time.perf_counter()
+    brs = N.branches(inst, up, True)
+    jobs = N.subtrees(inst, brs, "short")
+    conns, pids = [], []
+    for w in range(processes):
+        a, b = mpc.Pipe(duplex=False)
+        pid = os.fork()
+        if pid == 0:  # the child: count its share, report (count, nodes, CPU seconds)
+            a.close()
+            cache: dict = {}
+            n = nodes = 0
+            for k, f in jobs[w::processes]:
+                if k not in cache:
+                    cache.clear()
+                    cache[k] = N._Search(inst, brs[k], "short")
+                st = {"nodes": 0}
+                n += sum(1 for _ in cache[k].run(f, st, None, None))
+                nodes += st["nodes"]
+            ru = resource.getrusage(resource.RUSAGE_SELF)
+            b.send((n, nodes, ru.ru_utime + ru.ru_stime))
+            os._exit(0)
+        b.close()
+        conns.append(a)
+        pids.append(pid)
+    res = [c.recv() for c in conns]
+    for pid in pids:
+        os.waitpid(pid, 0)
+    return (sum(r[0] for r in res), sum(r[1] for r in res), time.perf_counter() - t0,
+            [round(r[2], 1) for r in res])
+
+
 PEERS = {"xcover": peer_xcover, "exact_cover": peer_exact_cover}
 
 
@@ -101,7 +146,19 @@ def main() -> None:
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--modes", default="all,sym")
     ap.add_argument("--time-limit", type=float, default=300.0)
+    ap.add_argument("--processes", type=int, default=1, help="native: processes for the subtrees")
+    ap.add_argument("--raw", action="store_true", help="time only the native kernel on the "
+                    "subtrees (count of unconverted rows, 1 and --processes processes)")
     args = ap.parse_args()
+    if args.raw:
+        for board in args.boards.split(","):
+            inst = P.catalogue()[board]()
+            for mode in args.modes.split(","):
+                for procs in sorted({1, args.processes}):
+                    n, nodes, wall, cpu = raw_count(inst, mode == "sym", procs)
+                    print(f"{board} {mode} raw kernel, {procs} process(es): {n} tilings, "
+                          f"{nodes} nodes, {wall:.1f} s wall, CPU {cpu} s", flush=True)
+        return
     fam = family("pentomino")
     engines = [e for e in args.engines.split(",") if e]
     peers = [p for p in args.peers.split(",") if p]
@@ -119,12 +176,15 @@ def main() -> None:
             want = SPEC[board][1 if up else 0]
             cells = []
             for e in engines:
-                r = solve(fam, inst, e, "count", time_limit=args.time_limit,
-                          options={"up_to_symmetry": up})
+                opts = {"up_to_symmetry": up}
+                if e == "native" and args.processes > 1:
+                    opts["processes"] = args.processes
+                r = solve(fam, inst, e, "count", time_limit=args.time_limit, options=opts)
                 if r.status.value == "OPTIMAL":
                     cpu = r.stats.get("cpu_seconds")
                     cells.append(f"{r.seconds:.2f} s" + (f" ({cpu:.2f})" if cpu is not None else "")
-                                 + ("" if r.count == want else f" (GOT {r.count})"))
+                                 + ("" if want is None or r.count == want else f" (GOT {r.count})")
+                                 + ("" if want is not None else f" [{r.count}]"))
                 else:
                     lb = r.stats.get("count_lower_bound")
                     cells.append(f"{r.status.value} >{args.time_limit:.0f} s"
@@ -142,7 +202,7 @@ def main() -> None:
                     cells.append("not installed")
                     continue
                 cells.append("n/a" if n is None else f"{dt:.2f} s ({cpu:.2f})"
-                             + ("" if n == want else f" (GOT {n})"))
+                             + ("" if want is None or n == want else f" (GOT {n})"))
                 print(f"  {board} {mode} {p}: {cells[-1]}", file=sys.stderr, flush=True)
             label = f"{want} {'up to symmetry' if up else 'all'}"
             print(f"| {board} | {label} | {' | '.join(cells)} |", flush=True)

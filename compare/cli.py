@@ -82,18 +82,35 @@ def cli() -> None:
     """puzzlesat: puzzle models in CP-SAT and SAT, cross-validated against native searches."""
 
 
-def _options(pairs: tuple[str, ...], up_to_symmetry: bool = False, exhaust: bool = False) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    for p in pairs:
-        if "=" not in p:
-            raise InputError(f"option '{p}': expected key=value (e.g. -o encoding=totalizer)")
-        k, _, v = p.partition("=")
-        opts[k.strip()] = v.strip()
-    if up_to_symmetry:
-        opts["up_to_symmetry"] = "true"
-    if exhaust:
-        opts["exhaust"] = "true"
+def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """`-o key=value` options plus the engine-option flags given on this command line
+    (`--up-to-symmetry`, ...: declared by the engines' options with flag=True)."""
+    from .config import parse_pairs
+    opts: dict[str, Any] = parse_pairs(pairs)
+    ctx = click.get_current_context(silent=True)
+    for name, value in ((ctx.meta.get("engine_flags") or {}) if ctx else {}).items():
+        opts[name] = value
     return opts
+
+
+def _flag_decorators() -> list:
+    """One click option per engine option declared as a flag by any family (registry.flag_options)."""
+    from .registry import flag_options
+
+    def remember(ctx, param, value):
+        if value not in (None, False):
+            ctx.meta.setdefault("engine_flags", {})[param.name] = "true" if value is True else value
+    decos = []
+    for name, o in flag_options().items():
+        dashed = "--" + name.replace("_", "-")
+        if isinstance(o.default, bool):
+            decos.append(click.option(dashed, name, is_flag=True, expose_value=False, callback=remember,
+                                      help=f"engine option {name}: {o.help}"))
+        else:
+            decos.append(click.option(dashed, name, default=None, expose_value=False, callback=remember,
+                                      type=click.Choice([str(c) for c in o.choices]) if o.choices else str,
+                                      help=f"engine option {name}: {o.help}"))
+    return decos
 
 
 class _Live:
@@ -262,8 +279,6 @@ _common = [
     click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
                  help="engine option (repeatable), e.g. -o encoding=totalizer; in compare, "
                       "ENGINE.KEY=VALUE targets one engine"),
-    click.option("--up-to-symmetry", is_flag=True, help="count solutions up to the board's symmetries"),
-    click.option("--exhaust", is_flag=True, help="(peg native:bfs) exhaust the forward search space"),
     click.option("--no-precheck", is_flag=True, help="skip the instant invariant checks (parity, position class)"),
     click.option("--max-solutions", type=click.IntRange(min=0), default=10, show_default=True,
                  help="solutions printed in JSON (all are checked)"),
@@ -271,7 +286,7 @@ _common = [
 
 
 def common(f):
-    for deco in reversed(_common):
+    for deco in reversed(_common + _flag_decorators()):
         f = deco(f)
     return f
 
@@ -297,7 +312,7 @@ def _save_picture(path: str, inst, solution=None) -> None:
                    "(.svg; .png with puzzlesat[png])")
 @common
 def solve(instance, engine, picture, task, time_limit, memory_limit, as_json, option_pairs,
-          up_to_symmetry, exhaust, no_precheck, max_solutions) -> None:
+          no_precheck, max_solutions) -> None:
     """Solve INSTANCE with one engine; every solution is checked before it is shown.
 
     Exit status: 0, or 1 if the result is ERROR, 2 on bad input, 130 when interrupted.
@@ -309,7 +324,7 @@ def solve(instance, engine, picture, task, time_limit, memory_limit, as_json, op
     if picture is not None:
         from puzzlesat.puzzles.draw import check_target
         check_target(picture)  # a bad path fails now, not after a long search
-    opts = _options(option_pairs, up_to_symmetry, exhaust)
+    opts = _options(option_pairs)
     [(cfg, eng, eopts)] = plan(fam, [engine], task, opts)
     validate(fam, inst, eng, eopts)
     try:
@@ -342,10 +357,11 @@ def _render_solution(fam: Family, inst, sol) -> str:
 @cli.command()
 @click.argument("instances", nargs=-1, required=True)
 @click.option("--engines", "engine_list", default=None,
-              help="comma-separated engines (default: the family's native, cpsat, sat)")
+              help="comma-separated engines or configurations, e.g. 'sat[encoding=seqcounter]',"
+                   "'tot=sat[encoding=totalizer]',native (default: the family's native, cpsat, sat)")
 @common
 def compare(instances, engine_list, task, time_limit, memory_limit, as_json, option_pairs,
-            up_to_symmetry, exhaust, no_precheck, max_solutions) -> None:
+            no_precheck, max_solutions) -> None:
     """Run several engines on each INSTANCE and check that they agree.
 
     Engines may be configurations: `--engines 'sat[encoding=seqcounter]','tot=sat[encoding=totalizer]',native`.
@@ -357,7 +373,7 @@ def compare(instances, engine_list, task, time_limit, memory_limit, as_json, opt
     from .crossval import judge, plan
     from .runner import validate
     loaded = [load_instance(i) for i in instances]  # all input errors before any work
-    opts = _options(option_pairs, up_to_symmetry, exhaust)
+    opts = _options(option_pairs)
     configs = parse_many(engine_list) if engine_list else None
     jobs = []
     for fam, inst in loaded:
@@ -413,14 +429,14 @@ def compare(instances, engine_list, task, time_limit, memory_limit, as_json, opt
 @click.option("--engines", "engine_list", default=None, help="comma-separated engines")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True)
 @common
-def bench(instances, engine_list, task, time_limit, memory_limit, as_json, option_pairs, up_to_symmetry,
-          exhaust, no_precheck, max_solutions, repeat) -> None:
+def bench(instances, engine_list, task, time_limit, memory_limit, as_json, option_pairs, no_precheck,
+          max_solutions, repeat) -> None:
     """Time engines or configurations on instances (each run checked); prints a table of times."""
     from .config import parse_many
     from .crossval import plan
     from .runner import validate
     loaded = [load_instance(i) for i in instances]
-    opts = _options(option_pairs, up_to_symmetry, exhaust)
+    opts = _options(option_pairs)
     configs = parse_many(engine_list) if engine_list else None
     jobs = []
     for fam, inst in loaded:
@@ -467,6 +483,15 @@ def generate() -> None:
     """Generate random instances (per family)."""
 
 
+from .config import parse_many  # noqa: E402
+from .export import export_cmd, stats_cmd  # noqa: E402  (formulation lab commands)
+from .lab import lab_cmd  # noqa: E402
+
+cli.add_command(export_cmd)
+cli.add_command(stats_cmd)
+cli.add_command(lab_cmd)
+
+
 def _add_generators() -> None:
     for fam in families().values():
         target = fam.extra.get("generate")
@@ -474,6 +499,10 @@ def _add_generators() -> None:
             mod, attr = target.split(":")
             c = getattr(importlib.import_module(mod), attr)
             generate.add_command(c, fam.name)
+
+
+from .campaign.cli import campaign as _campaign  # noqa: E402  (the campaign command group)
+cli.add_command(_campaign)
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterable
 
 from puzzlesat.puzzles.core import InputError
 
@@ -94,6 +95,21 @@ def parse(text: str, name: str | None = None) -> Config:
     if name is not None and not given and not NAME.fullmatch(name):
         raise InputError(f"configuration name '{name}': a letter or _, then letters, digits, _ - .")
     return Config(final, engine, cfg.options)
+
+
+def parse_pairs(pairs: "Iterable[str]") -> dict[str, str]:
+    """`-o key=value` options as a dict (values stay strings; the engines convert them).
+
+    >>> parse_pairs(["encoding=totalizer", "sat.solver = glucose4"])
+    {'encoding': 'totalizer', 'sat.solver': 'glucose4'}
+    """
+    opts: dict[str, str] = {}
+    for p in pairs:
+        if "=" not in p:
+            raise InputError(f"option '{p}': expected key=value (e.g. -o encoding=totalizer)")
+        k, _, v = p.partition("=")
+        opts[k.strip()] = v.strip()
+    return opts
 
 
 def parse_many(text: str) -> list[Config]:

@@ -93,7 +93,7 @@ def plan(fam: Family, configs: list[str | Config], task: Task | str,
     out = []
     for c, e, shared in zip(cfgs, engines, per):
         opts = {**shared, **c.opts}
-        e.resolve_options(opts)  # raises InputError naming the option
+        e.resolve_options(opts, task)  # raises InputError naming the option (or solver for the task)
         out.append((c, e, opts))
     return out
 

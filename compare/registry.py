@@ -16,7 +16,7 @@ import importlib
 import importlib.util
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -29,12 +29,19 @@ FAMILY_MODULES = ("peg", "pentomino", "sliding", "maze")
 
 @dataclass(frozen=True)
 class Option:
-    """One engine option: its type, default and allowed values; recorded with every result."""
+    """One engine option: its type, default and allowed values; recorded with every result.
+
+    `flag`: the CLI also offers it as `--name` (a boolean as a switch, otherwise taking a value),
+    besides `-o name=value`. `identity`: solutions are told apart by the family's
+    `solution_key(instance, solution, **{name: value})` (e.g. up_to_symmetry: one per orbit)."""
 
     name: str
     default: Any
     help: str = ""
     choices: tuple | None = None
+    check: Callable[[Any, str], None] | None = None  # raises InputError for a bad value
+    flag: bool = False
+    identity: bool = False
 
     def parse(self, raw: Any, engine: str) -> Any:
         """`raw` (a CLI string or a Python value) converted to this option's type, or InputError."""
@@ -59,6 +66,8 @@ class Option:
         if self.choices is not None and v not in self.choices:
             raise InputError(f"option {self.name}={v!r} of engine {engine}: choose one of "
                              + ", ".join(map(str, self.choices)))
+        if self.check is not None:
+            self.check(v, engine)
         return v
 
 
@@ -68,7 +77,14 @@ class Engine:
     with signature (instance, task, ctx) -> Outcome. `validate` ('module:function', optional)
     takes (instance, options) and raises InputError for a combination the engine cannot run, so
     that bad input is refused before anything runs. `free_options`: a user engine loaded from a
-    spec accepts any `-o key=value` (passed as strings)."""
+    spec accepts any `-o key=value` (passed as strings).
+
+    `formulation` (CP-SAT and SAT engines whose model is a models.formulation.Formulation) is the
+    engine's formulation hook, 'module:function' with signature (instance, task, options, bound)
+    -> models._ext.Decision: what `export`, `stats`, `lab`, `ext:dimacs` and `puzzlesat.model`
+    read. A family whose `sat…` engine has one gets an `ext:dimacs` engine automatically (see
+    `families`).
+    """
 
     name: str
     target: str | Callable
@@ -79,6 +95,7 @@ class Engine:
     validate: str | Callable | None = None
     user: bool = False
     free_options: bool = False
+    formulation: str | None = None
 
     def function(self) -> Callable:
         """The engine's run function (imported on first use)."""
@@ -88,8 +105,9 @@ class Engine:
         """The engine's validation function (imported on first use)."""
         return _resolve_target(self.validate)
 
-    def resolve_options(self, given: dict[str, Any] | None) -> dict[str, Any]:
-        """Every option of this engine with its value: defaults overridden by `given` (validated)."""
+    def resolve_options(self, given: dict[str, Any] | None, task: Task | None = None) -> dict[str, Any]:
+        """Every option of this engine with its value: defaults overridden by `given` (validated);
+        with `task` COUNT, a non-incremental SAT solver is refused (enumeration needs one)."""
         known = {o.name: o for o in self.options}
         out = {o.name: o.default for o in self.options}
         for k, v in (given or {}).items():
@@ -100,6 +118,13 @@ class Engine:
                 raise InputError(f"unknown option '{k}' for engine {self.name}; known: "
                                  + (", ".join(sorted(known)) or "none"))
             out[k] = known[k].parse(v, self.name)
+        for o in self.options:
+            if o.check is not None and o.name not in (given or {}):
+                o.check(out[o.name], self.name)
+        if task is Task.COUNT and out.get("solver") in SAT_NON_INCREMENTAL:
+            raise InputError(f"engine {self.name}: SAT solver '{out['solver']}' is not incremental; "
+                             "counting adds blocking clauses between calls: choose one of "
+                             + ", ".join(s for s in SAT_SOLVERS if s not in SAT_NON_INCREMENTAL))
         return out
 
 
@@ -260,16 +285,21 @@ def is_user_spec(name: str) -> bool:
 
 
 def load_user_engine(fam: Family, spec: str) -> Engine:
-    """The engine a spec names, loaded now (so a missing file or function is bad input). The
-    function may carry `TASKS` and `OPTIONS` attributes; without OPTIONS any `-o` is accepted."""
+    """The engine a spec names, loaded now (so a missing file or function is bad input). `TASKS`,
+    `OPTIONS` (name -> default) and `VALIDATE` are read from the function, else from its module;
+    without OPTIONS any `-o` is accepted (as a string)."""
     fn = _safe_target(spec)
     if not callable(fn):
         raise InputError(f"engine '{spec}': no function '{spec.rpartition(':')[2]}' there")
-    tasks = tuple(Task(t) for t in getattr(fn, "TASKS", fam.tasks))
-    declared = getattr(fn, "OPTIONS", None)
+    mod = sys.modules.get(getattr(fn, "__module__", ""), None)
+
+    def attr(name, default=None):  # on the function, else on its module
+        return getattr(fn, name, getattr(mod, name, default))
+    tasks = tuple(Task(t) for t in attr("TASKS", fam.tasks))
+    declared = attr("OPTIONS")
     opts = tuple(Option(k, v) for k, v in (declared or {}).items())
     return Engine(spec, fn, tasks, opts, (fn.__doc__ or "").strip().split("\n")[0], (),
-                  getattr(fn, "VALIDATE", None), user=True, free_options=declared is None)
+                  attr("VALIDATE"), user=True, free_options=declared is None)
 
 
 def _safe_target(spec: str):
@@ -283,14 +313,53 @@ def _safe_target(spec: str):
         return None
 
 
+def flag_options() -> dict[str, Option]:
+    """The options every family's engines offer as CLI flags, by name (first declaration wins)."""
+    out: dict[str, Option] = {}
+    for fam in families().values():
+        for e in fam.engines:
+            for o in e.options:
+                if o.flag:
+                    out.setdefault(o.name, o)
+    return out
+
+
+def identity_options(eng: Engine, options: dict[str, Any]) -> dict[str, Any]:
+    """The option values that decide when two solutions of `eng` are the same (for solution_key)."""
+    return {o.name: options[o.name] for o in eng.options if o.identity and o.name in options}
+
+
 @cache
 def families() -> dict[str, Family]:
     """Every registered family by name."""
     out = {}
     for m in FAMILY_MODULES:
         fam = importlib.import_module(f"puzzlesat.compare.engines.{m}").FAMILY
-        out[fam.name] = fam
+        out[fam.name] = with_ext(fam)
     return out
+
+
+EXT_ENGINE = "ext:dimacs"
+
+
+def with_ext(fam: Family) -> Family:
+    """`fam` plus an `ext:dimacs` engine when one of its SAT engines has a formulation hook: the same
+    decision formulation (and the SAT engine's model options) solved by an external DIMACS solver."""
+    sat = next((e for e in fam.engines if e.formulation and e.name.split(":")[0] == "sat"), None)
+    if sat is None or any(e.name == EXT_ENGINE for e in fam.engines):
+        return fam
+    from puzzlesat.models._ext import check_command
+    ext = Engine(
+        EXT_ENGINE, "puzzlesat.models._ext:run", tuple(t for t in sat.tasks if t is not Task.COUNT),
+        options=(Option("cmd", "cadical -q", "external DIMACS solver command ({cnf}, {model}: file "
+                        "placeholders; else the CNF path is appended)", check=check_command),
+                 Option("formulation", sat.formulation, f"the formulation hook (that of {sat.name})",
+                        (sat.formulation,)),
+                 *(o for o in sat.options if o.name != "solver")),
+        description=f"the {sat.name} formulation as DIMACS, solved by an external program; "
+                    "its model is checked against every clause, then decoded",
+        formulation=sat.formulation)
+    return replace(fam, engines=(*fam.engines, ext))
 
 
 def family(name: str) -> Family:
@@ -315,8 +384,8 @@ CPSAT_OPTIONS = (
     Option("linearization_level", 0, "CP-SAT linearization_level (0 measured far better here)"),
     Option("seed", 0, "CP-SAT random_seed"),
 )
-SAT_SOLVERS = ("cadical195", "cadical153", "glucose4", "glucose3", "minisat22", "maplechrono",
-               "maplesat", "lingeling", "minicard")
+from puzzlesat.models._sat import NON_INCREMENTAL as SAT_NON_INCREMENTAL  # noqa: E402
+from puzzlesat.models._sat import SOLVERS as SAT_SOLVERS  # noqa: E402  (one list: what python-sat ships)
 SAT_ENCODINGS = ("seqcounter", "totalizer", "mtotalizer", "kmtotalizer", "sortnetwrk", "cardnetwrk",
                  "pairwise", "ladder", "bitwise")
 SAT_OPTIONS = (

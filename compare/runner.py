@@ -16,6 +16,7 @@ import multiprocessing as mp
 import os
 import signal
 import time
+from array import array
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -23,7 +24,7 @@ from typing import Any, Callable
 from puzzlesat.puzzles.core import CheckError, Context, InputError, Outcome, Status, Task
 
 from . import procs
-from .registry import Engine, Family
+from .registry import Engine, Family, identity_options
 from .solutions import from_json
 
 
@@ -117,10 +118,11 @@ def check_memory_limit(memory_mb: float | None) -> float | None:
     return m
 
 
-def validate(fam: Family, inst: Any, eng: Engine, options: dict[str, Any]) -> dict[str, Any]:
-    """Every option of `eng` resolved and validated for `inst` (the engine's own check included),
-    before anything runs; InputError otherwise."""
-    opts = eng.resolve_options(options)
+def validate(fam: Family, inst: Any, eng: Engine, options: dict[str, Any],
+             task: Task | str | None = None) -> dict[str, Any]:
+    """Every option of `eng` resolved and validated for `inst` and `task` (the engine's own check
+    included), before anything runs; InputError otherwise."""
+    opts = eng.resolve_options(options, None if task is None else Task(task))
     if eng.validate is not None:
         eng.validator()(inst, opts)
     return opts
@@ -152,7 +154,7 @@ def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str | None 
     if memory_limit_mb == "default":
         memory_limit_mb = procs.default_memory_mb()
     memory_limit_mb = check_memory_limit(memory_limit_mb)
-    opts = validate(fam, inst, eng, options or {})
+    opts = validate(fam, inst, eng, options or {}, task)
     params = {**opts, "time_limit": time_limit, "memory_limit_mb": memory_limit_mb, "precheck": precheck}
     if config is not None and config in (eng.name, *eng.aliases):
         config = None
@@ -163,12 +165,22 @@ def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str | None 
         return Result(name, fam.name, eng.name, task, Status.INFEASIBLE, None,
                       0 if task is Task.COUNT else None, [], time.perf_counter() - t0, params,
                       {}, reason, 0, config, fam, inst)
+    tally = (_StreamCount(fam.puzzle, inst, identity_options(eng, opts))
+             if task is Task.COUNT and fam.extra.get("streamed_count") else None)
     if isolate:
-        out, streamed = _run_isolated(eng, inst, task, opts, time_limit, progress, memory_limit_mb)
+        out, streamed = _run_isolated(eng, inst, task, opts, time_limit, progress, memory_limit_mb,
+                                      tally)
     else:
         streamed = []
-        ctx = Context(opts, time_limit, progress, streamed.append)
+        sink = (lambda s: tally.extend([s])) if tally else streamed.append
+        ctx = Context(opts, time_limit, progress, sink)
         out = _call(eng, inst, task, ctx)
+    if tally is not None and not out.solutions:
+        res = _tallied(fam, inst, eng, task, out, tally, time.perf_counter() - t0, params)
+        res.config, res.fam, res.inst = config, fam, inst
+        return res
+    if tally is not None:
+        streamed = tally.kept  # the engine returned its solutions after all: check those
     seconds = time.perf_counter() - t0
     stats = dict(out.stats) if isinstance(out.stats, dict) else {}
     params.update(stats.pop("params", {}))
@@ -230,6 +242,39 @@ class _FoundStream:
         self.last = time.monotonic()
 
 
+class _StreamCount:
+    """Checks streamed solutions as they arrive and keeps only a tally (for families whose engines
+    stream a count, Family.extra["streamed_count"]): each solution goes through the checker, its
+    key (canonical form up to symmetry) is kept as a 64-bit hash for the repeat test, and only
+    the first `keep` solutions are kept. Exact: a count is accepted only if it equals the number
+    of streamed solutions, all passed the checker, with distinct hashes; a true repeat always has
+    an equal hash, and a hash collision can only reject a right count, never accept a wrong one."""
+
+    def __init__(self, puzzle, inst, ident: dict[str, Any], keep: int = 1000):
+        self.puzzle, self.inst, self.ident, self.keep = puzzle, inst, ident, keep
+        self.kept: list = []
+        self.hashes = array("q")
+        self.problems: list[str] = []
+        self.n = 0
+
+    def extend(self, sols: list) -> None:
+        for s in sols:
+            try:
+                s = from_json(self.puzzle.KIND, s)
+                self.puzzle.check(self.inst, s)
+            except CheckError as e:
+                self.problems.append(f"solution {self.n} fails the checker: {e}")
+            else:
+                self.hashes.append(hash(self.puzzle.solution_key(self.inst, s, **self.ident)))
+                if len(self.kept) < self.keep:
+                    self.kept.append(s)
+            self.n += 1
+
+    def distinct(self) -> int:
+        import numpy as np
+        return len(np.unique(np.frombuffer(self.hashes, dtype=np.int64))) if self.hashes else 0
+
+
 def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None,
            memory_mb: float | None, parent: int) -> None:
     procs.become_worker(memory_mb, parent)
@@ -249,7 +294,8 @@ def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: flo
     conn.close()
 
 
-def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None) -> tuple[Outcome, list]:
+def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
+                  tally=None) -> tuple[Outcome, list]:
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, eng, inst, task, opts, time_limit, memory_mb,
@@ -274,7 +320,7 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None) -
                 if kind == "progress" and progress is not None:
                     progress(payload)
                 elif kind == "found":
-                    streamed.extend(payload)
+                    (tally or streamed).extend(payload)
                 elif kind == "done":
                     out = payload
                 elif kind == "input_error":
@@ -322,7 +368,7 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
     sols = list(out.solutions or ())
     if status in (Status.UNKNOWN, Status.ERROR) and not sols:
         sols = list(streamed)  # the run was cut short: keep what it had found
-    up = bool(params.get("up_to_symmetry", False))
+    ident = identity_options(eng, params)
     values, keys, problems = [], set(), []
     for i, s in enumerate(sols):
         try:
@@ -331,7 +377,7 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
         except CheckError as e:
             problems.append(f"solution {i} fails the checker: {e}")
             continue
-        k = puzzle.solution_key(inst, s, up)
+        k = puzzle.solution_key(inst, s, **ident)
         if k in keys:
             problems.append(f"solution {i} repeats an earlier one")
         keys.add(k)
@@ -366,6 +412,30 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
         objective = None if status is not Status.ERROR else objective
     return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, status, objective, count,
                   sols, seconds, params, stats, reason, len(sols))
+
+
+def _tallied(fam, inst, eng, task, out: Outcome, tally: _StreamCount, seconds, params) -> Result:
+    """The Result of a streamed count: the engine's claimed count against the checked tally."""
+    stats = dict(out.stats) if isinstance(out.stats, dict) else {}
+    params.update(stats.pop("params", {}))
+    status, count, reason = out.status, out.count, out.reason
+    distinct = tally.distinct()
+    problems = list(tally.problems[:5])
+    if distinct != len(tally.hashes):
+        problems.append(f"{len(tally.hashes) - distinct} solutions repeat earlier ones")
+    if status is Status.INFEASIBLE and tally.n:
+        problems.append("claims INFEASIBLE but returned a solution")
+    if task is Task.COUNT and status is Status.OPTIMAL and count != tally.n:
+        problems.append(f"claims count {count} but streamed {tally.n} solutions")
+    stats["streamed_checked"] = tally.n
+    if status is not Status.OPTIMAL:
+        if distinct:
+            stats["count_lower_bound"] = distinct
+        count = 0 if status is Status.INFEASIBLE else None
+    if problems:
+        status, reason = Status.ERROR, "; ".join(problems)
+    return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, status, None, count,
+                  tally.kept, seconds, params, stats, reason, tally.n)
 
 
 def default_workers() -> int:

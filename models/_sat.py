@@ -4,6 +4,13 @@ projected enumeration by blocking clauses.
 Encodings are PySAT's `EncType` members selected by name (`encoding="seqcounter"`), never copied.
 Time limits: `interrupt()` is used where the solver honours it; some (cadical195) ignore it, so the
 hard limit is the runner's worker process, which is killed at the deadline (result UNKNOWN).
+
+Solvers: every solver the installed python-sat ships and can build (`SOLVERS`, probed once from
+`pysat.solvers.SolverNames`; the registry's `solver` option uses this tuple). `NON_INCREMENTAL`
+ones (kissat404: one solve per instance; it ignores assumptions and aborts the process on a clause
+added after a solve) are wrapped so that a second call, an assumption or a later clause is an
+InputError instead; engines create a fresh solver per decision call, and enumeration refuses them.
+Solvers without a limited solve (lingeling) run a plain solve: the runner's kill is their limit.
 """
 from __future__ import annotations
 
@@ -12,7 +19,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from pysat.card import CardEnc, EncType
 from pysat.formula import CNF, IDPool
-from pysat.solvers import Solver, SolverNames
+from pysat.solvers import NoSuchSolverError, Solver, SolverNames
 
 from puzzlesat.puzzles.core import Context, InputError
 
@@ -21,10 +28,23 @@ ENCODINGS: dict[str, int] = {
     for name in ("pairwise", "seqcounter", "sortnetwrk", "cardnetwrk", "bitwise", "ladder",
                  "totalizer", "mtotalizer", "kmtotalizer")
 }
-# Solver names accepted (cadical195 ignores interrupt(): the runner's worker kill stops it).
-SOLVERS: tuple[str, ...] = ("cadical195", "cadical153", "glucose4", "glucose3", "minisat22",
-                            "maplechrono", "maplesat", "lingeling", "minicard")
+
+
+def _buildable(name: str) -> bool:
+    try:
+        Solver(name=name).delete()
+    except NoSuchSolverError:  # listed by SolverNames but not compiled into this python-sat
+        return False
+    return True
+
+
 DEFAULT_SOLVER = "cadical195"
+# Every solver this python-sat can build, the default first (cadical195 ignores interrupt(): the
+# runner's worker kill stops it).
+SOLVERS: tuple[str, ...] = tuple(sorted(
+    (n for n in vars(SolverNames) if not n.startswith("_") and _buildable(n)),
+    key=lambda n: (n != DEFAULT_SOLVER, n)))
+NON_INCREMENTAL: tuple[str, ...] = tuple(n for n in ("kissat404",) if n in SOLVERS)
 
 AMO_ONLY = ("pairwise", "bitwise", "ladder")  # PySAT builds these for bound 1 only
 
@@ -86,12 +106,56 @@ def xor(lits: Sequence[int], parity: int, pool: IDPool) -> list[list[int]]:
     return out
 
 
-def new_solver(name: str, clauses: Iterable[Sequence[int]] = ()) -> Solver:
-    """A python-sat solver by name, loaded with `clauses`."""
-    if name not in SolverNames.__dict__:
+def check_solver(name: str, enumerate_: bool = False) -> None:
+    """InputError unless `name` is a solver of this python-sat (incremental, for `enumerate_`)."""
+    if name not in SOLVERS:
         raise InputError(f"unknown SAT solver '{name}'; known: " + ", ".join(SOLVERS))
+    if enumerate_ and name in NON_INCREMENTAL:
+        raise InputError(f"SAT solver '{name}' is not incremental (one solve per instance, no "
+                         "assumptions): counting adds blocking clauses between calls; choose one of "
+                         + ", ".join(n for n in SOLVERS if n not in NON_INCREMENTAL))
+
+
+class OneShot:
+    """A non-incremental python-sat solver: one solve without assumptions, clauses only before it."""
+
+    def __init__(self, name: str, solver: Solver):
+        self.name, self.solver, self.solved = name, solver, False
+
+    def _once(self, assumptions: Sequence[int]) -> None:
+        if assumptions or self.solved:
+            raise InputError(f"SAT solver '{self.name}' is not incremental: "
+                             + ("it cannot take assumptions" if assumptions else "one solve per instance"))
+        self.solved = True
+
+    def solve(self, assumptions: Sequence[int] = ()) -> bool:
+        self._once(assumptions)
+        return self.solver.solve()
+
+    def solve_limited(self, assumptions: Sequence[int] = (), expect_interrupt: bool = False) -> bool | None:
+        self._once(assumptions)
+        return self.solver.solve_limited(expect_interrupt=expect_interrupt)
+
+    def add_clause(self, clause: Sequence[int], no_return: bool = True):
+        if self.solved:
+            raise InputError(f"SAT solver '{self.name}' is not incremental: no clause after a solve")
+        return self.solver.add_clause(clause, no_return)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.solver, attr)
+
+    def __enter__(self) -> "OneShot":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.solver.delete()
+
+
+def new_solver(name: str, clauses: Iterable[Sequence[int]] = ()) -> Solver:
+    """A python-sat solver by name, loaded with `clauses` (a non-incremental one wrapped in OneShot)."""
+    check_solver(name)
     s = Solver(name=name, bootstrap_with=[list(c) for c in clauses])
-    return s
+    return OneShot(name, s) if name in NON_INCREMENTAL else s
 
 
 def solve_limited(s: Solver, ctx: Context, assumptions: Sequence[int] = ()) -> bool | None:
@@ -106,6 +170,8 @@ def solve_limited(s: Solver, ctx: Context, assumptions: Sequence[int] = ()) -> b
     timer.start()
     try:
         res = s.solve_limited(assumptions=list(assumptions), expect_interrupt=True)
+    except NotImplementedError:  # lingeling: no limited solve; the runner's kill is the limit
+        res = s.solve(assumptions=list(assumptions))
     finally:
         timer.cancel()
     if res is None or ctx.expired():
@@ -131,6 +197,8 @@ def enumerate_projected(s: Solver, proj: Sequence[int], ctx: Context, limit: int
     Blocks each projection with one clause over `proj` only. Ends normally when the formula has
     no more models; raises TimeoutError when the time limit stops it.
     """
+    if isinstance(s, OneShot):
+        check_solver(s.name, enumerate_=True)
     proj = list(proj)
     n = 0
     while limit is None or n < limit:
@@ -148,6 +216,17 @@ def enumerate_projected(s: Solver, proj: Sequence[int], ctx: Context, limit: int
         s.add_clause([-v if v in true else v for v in proj])
 
 
+def add_stats(into: dict[str, Any], s: Solver, cnf_vars: int, cnf_clauses: int) -> None:
+    """Record the model size of the latest call and add its conflicts and decisions to the totals
+    (`conflicts`, `sat_decisions`) over every call."""
+    new = stats(s, cnf_vars, cnf_clauses)
+    into["model_size"] = new["model_size"]
+    for k, key in (("conflicts", "conflicts"), ("decisions", "sat_decisions")):
+        if k in new:
+            into[key] = into.get(key, 0) + new[k]
+    into["solver_calls"] = into.get("solver_calls", 0) + 1
+
+
 def stats(s: Solver, cnf_vars: int, cnf_clauses: int) -> dict[str, Any]:
     """Model size and solver figures for reports."""
     out: dict[str, Any] = {"model_size": f"{cnf_vars} vars, {cnf_clauses} clauses"}
@@ -159,5 +238,5 @@ def stats(s: Solver, cnf_vars: int, cnf_clauses: int) -> dict[str, Any]:
     return out
 
 
-__all__ = ["CNF", "IDPool", "ENCODINGS", "SOLVERS", "at_most", "at_least", "exactly",
-           "exactly_one", "new_solver", "solve_limited", "enumerate_projected", "stats"]
+__all__ = ["CNF", "IDPool", "ENCODINGS", "SOLVERS", "NON_INCREMENTAL", "check_solver", "add_stats",
+           "at_most", "at_least", "exactly", "exactly_one", "new_solver", "solve_limited", "enumerate_projected", "stats"]

@@ -1,4 +1,13 @@
-"""Search-order helpers shared by the two tiling models (the native search has its own).
+"""The exact cover of a tiling instance as data (models/formulation.py), built once for the CP-SAT
+and the SAT model, and the search-order helpers both use (the native search has its own).
+
+Formulation (the classical exact-cover model, Knuth's "Dancing Links" matrix as a 0-1 model):
+variable ("x", i) is true iff placement i (`puzzles.pentomino.placements`: a piece kind on a set
+of cells) is used. Groups: "one placement per cell" (ExactlyOne per board cell), "each piece
+once" (ExactlyOne per piece used once), "piece copies" (AtLeast and AtMost count per piece used
+more than once), "symmetry breaking" (with `breaking`: the clauses of the plan of
+`puzzles.pentomino_breaking`: a forbidden placement, or not all of a node's fixed placements
+together with it). The projection is every ("x", i): a tiling is one assignment.
 
 Both models branch the way the native search does: on the first uncovered cell in a scan along
 the board's short side, and split the enumeration into cubes, one per placement of the piece
@@ -8,14 +17,44 @@ from __future__ import annotations
 
 from typing import Callable
 
-from puzzlesat.puzzles.pentomino import Cell, Tiling, placements, symmetry_plan
+from puzzlesat.models.formulation import AtLeast, AtMost, Clause, ExactlyOne, Formulation
+
+from puzzlesat.puzzles.pentomino import Cell, Tiling, placements
+from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
 
 
-def scan_key(inst: Tiling) -> Callable[[Cell], tuple[int, int]]:
-    """Sort key of cells along the short side of the board (as the native search scans)."""
-    if inst.width <= inst.height:
-        return lambda x: (x[0], x[1])
-    return lambda x: (x[1], x[0])
+X = "x"  # the domain key of a placement variable: (X, placement index)
+GROUPS = ("one placement per cell", "each piece once", "piece copies", "symmetry breaking")
+
+
+def formulation(inst: Tiling, breaking: bool = False) -> Formulation:
+    """The exact cover of `inst` (with the symmetry-breaking clauses when `breaking`)."""
+    pls = placements(inst)
+    f = Formulation(f"tiling {inst.name}", "exact cover (Knuth, Dancing Links, 2000), 0-1 form")
+    by_cell: dict = {c: [] for c in inst.cells}
+    by_piece: list[list] = [[] for _ in inst.pieces]
+    for i, p in enumerate(pls):
+        by_piece[p.piece].append((X, i))
+        for c in p.cells:
+            by_cell[c].append((X, i))
+    f.add(GROUPS[0], *(ExactlyOne(tuple(by_cell[c])) for c in sorted(inst.cells)))
+    f.add(GROUPS[1], *(ExactlyOne(tuple(by_piece[k])) for k, p in enumerate(inst.pieces)
+                       if p.count == 1))
+    for k, p in enumerate(inst.pieces):
+        if p.count > 1:
+            f.add(GROUPS[2], AtLeast(tuple(by_piece[k]), p.count), AtMost(tuple(by_piece[k]), p.count))
+    if breaking:
+        f.add(GROUPS[3], *(Clause(tuple(((X, q), False) for q in node.fixed) + (((X, g), False),))
+                           for node in symmetry_plan(inst).nodes() for g in node.forbidden))
+    f.projection = tuple((X, i) for i in range(len(pls)))
+    return f
+
+
+def scan_key(inst: Tiling) -> Callable[[Cell], tuple[int, ...]]:
+    """Sort key of cells for a scan that runs fastest along the board's shortest side (as the
+    native search scans): coordinates ordered from the longest axis to the shortest."""
+    axes = sorted(range(inst.dim), key=lambda a: (-inst.extent[a], a))
+    return lambda x: tuple(x[a] for a in axes)
 
 
 def cube_placements(inst: Tiling, breaking: bool) -> list[int | None]:

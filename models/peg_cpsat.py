@@ -23,8 +23,8 @@ from .peg_time import TimeModel, build as build_time
 class PegCpModel:
     """The CP-SAT compilation of the time model (`data`: CpModel + variables by key)."""
 
-    def __init__(self, inst: PegInstance, invariants: bool = True):
-        self.tm: TimeModel = build_time(inst, invariants)
+    def __init__(self, inst: PegInstance, invariants: bool = True, builder=build_time):
+        self.tm: TimeModel = builder(inst, invariants)
         self.data = to_cpsat(self.tm.f)
         self.model = self.data.model
         self.vars = self.data.vars
@@ -33,7 +33,7 @@ class PegCpModel:
         """A copy of the model with moves <= k."""
         d = self.data.clone()
         if self.tm.horizon:
-            d.add("move counting", self.tm.bound(k))
+            d.add("move counting", *self.tm.bounds(k))
         return d.model
 
     def decode(self, solver: cp_model.CpSolver):
@@ -41,23 +41,26 @@ class PegCpModel:
         return self.tm.decode(true)
 
 
-def build(inst: PegInstance, **options: Any) -> PegCpModel:
-    """The CP-SAT model of `inst`; option `invariants` adds the position-class parities."""
-    return PegCpModel(inst, options.get("invariants", True))
+def build(inst: PegInstance, builder=build_time, **options: Any) -> PegCpModel:
+    """The CP-SAT model of `inst` (`builder`: the formulation, default the time model); option
+    `invariants` adds the position-class parities (the engine's options, defaults filled in by the
+    registry)."""
+    return PegCpModel(inst, options["invariants"], builder)
 
 
-def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
-    """Engine `cpsat:time`."""
+def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time) -> Outcome:
+    """Engine `cpsat:time` (other peg formulations pass their `builder`)."""
     opts = ctx.options
-    pm = build(inst, **opts)
+    pm = build(inst, builder, **opts)
     p = _cpsat.params(opts)
     stats: dict[str, Any] = {"model_size": _cpsat.model_size(pm.model), "params": {"cpsat": p}}
     if pm.tm.horizon == 0:
-        ok = inst.finish is None or inst.start == inst.finish
+        ok = inst.solved_at_start
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
                        1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats)
     if task is Task.FEASIBLE:
         st, solver = _cpsat.solve(pm.model, p, ctx)
+        stats.update(conflicts=solver.num_conflicts, branches=solver.num_branches)
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             return Outcome(Status.FEASIBLE, None, None, (pm.decode(solver),), stats)
         return Outcome(st, stats=stats)
@@ -71,7 +74,10 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     model = pm.bounded(best)
     proj = [model.get_bool_var_from_proto_index(pm.vars[k].index) for k in pm.tm.jump_vars]
     st, projs, est = _cpsat.enumerate_projected(model, proj, opts, ctx)
-    stats.update({k: v for k, v in est.items() if k != "params"})
+    stats.update({k: v for k, v in est.items() if k not in ("params", "conflicts", "branches")})
+    for k in ("conflicts", "branches"):  # totals over every solver call; the enumeration's own
+        stats[f"enumeration_{k}"] = est[k]
+        stats[k] = stats.get(k, 0) + est[k]
     stats["params"] = {"cpsat": p, "cpsat_enumerate": est["params"]["cpsat"]}
     keys = pm.tm.jump_vars
     sols = tuple(pm.tm.decode({keys[i] for i, v in enumerate(pr) if v}) for pr in projs)
@@ -87,6 +93,7 @@ def _minimise(pm: PegCpModel, p: dict, ctx: Context, strategy: str, stats: dict)
         m = pm.model.clone()
         m.minimize(sum(m.get_bool_var_from_proto_index(pm.vars[k].index) for k in pm.tm.move_vars))
         st, solver = _cpsat.solve(m, p, ctx)
+        stats.update(conflicts=solver.num_conflicts, branches=solver.num_branches)
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             sol = pm.decode(solver)
             ctx.found(sol)
@@ -97,7 +104,10 @@ def _minimise(pm: PegCpModel, p: dict, ctx: Context, strategy: str, stats: dict)
     calls = []
     while k >= lb:
         st, solver = _cpsat.solve(pm.bounded(k), p, ctx)
-        calls.append({"moves_le": k, "status": str(st), "seconds": round(solver.wall_time, 3)})
+        calls.append({"moves_le": k, "status": str(st), "seconds": round(solver.wall_time, 3),
+                      "conflicts": solver.num_conflicts, "branches": solver.num_branches})
+        stats["conflicts"] = stats.get("conflicts", 0) + solver.num_conflicts
+        stats["branches"] = stats.get("branches", 0) + solver.num_branches
         ctx.progress(bound=k, status=str(st))
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             best_sol = pm.decode(solver)

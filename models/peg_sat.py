@@ -12,8 +12,10 @@ from typing import Any
 
 from pysat.formula import IDPool
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
+from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
 from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
+
+from ._ext import Decision
 
 from . import _sat
 from .formulation import to_cnf
@@ -23,8 +25,8 @@ from .peg_time import TimeModel, build as build_time
 class PegCnf:
     """The CNF of the time model (`cnf`, over an IDPool of domain keys); `bounded(k)` adds moves <= k."""
 
-    def __init__(self, inst: PegInstance, encoding: str, invariants: bool = True):
-        self.tm: TimeModel = build_time(inst, invariants)
+    def __init__(self, inst: PegInstance, encoding: str, invariants: bool = True, builder=build_time):
+        self.tm: TimeModel = builder(inst, invariants)
         self.cnf = to_cnf(self.tm.f, encoding)
         self.pool = self.cnf.pool
         self.clauses: list[list[int]] = self.cnf.clauses
@@ -32,24 +34,51 @@ class PegCnf:
 
     def bounded(self, k: int) -> list[list[int]]:
         """Clauses for moves <= k (first jump always starts a move), group 'move counting'."""
-        return self.cnf.extra("move counting", self.tm.bound(k))
+        return self.cnf.extra("move counting", *self.tm.bounds(k))
 
     def decode(self, true_ids: set[int]):
         return self.tm.decode({k for k, v in zip(self.tm.jump_vars, self.jump_ids) if v in true_ids})
 
 
-def build(inst: PegInstance, **options: Any) -> PegCnf:
-    """The CNF model of `inst` with options['encoding'] for its cardinality constraints."""
-    return PegCnf(inst, options.get("encoding", "seqcounter"), options.get("invariants", True))
+def build(inst: PegInstance, builder=build_time, **options: Any) -> PegCnf:
+    """The CNF model of `inst` (`builder`: the formulation, default the time model) with
+    options['encoding'] for its cardinality constraints (the engine's options, defaults filled in
+    by the registry)."""
+    return PegCnf(inst, options["encoding"], options["invariants"], builder)
 
 
-def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
-    """Engine `sat:time`."""
+def validate(inst: PegInstance, options: dict) -> None:
+    """Refuse (InputError) an encoding that cannot state "moves <= K": pairwise, ladder and bitwise
+    encode at-most-one only, and the move bound is an at-most-K."""
+    if options["encoding"] in _sat.AMO_ONLY:
+        raise InputError(f"option encoding={options['encoding']} of peg sat:time: it encodes "
+                         "at-most-one only and the move bound is an at-most-K; choose one of "
+                         + ", ".join(e for e in _sat.ENCODINGS if e not in _sat.AMO_ONLY))
+
+
+def decision(inst: PegInstance, task: Task, options: dict, bound: int | None,
+             builder=build_time) -> Decision:
+    """Formulation hook of sat:time and cpsat:time: the time model with moves <= bound (default:
+    the known optimum, else the corner lower bound; FEASIBLE: no bound)."""
+    tm = builder(inst, options["invariants"])
+    lb = start_lower_bound(inst)
+    if bound is None and task is not Task.FEASIBLE:
+        bound = inst.known_min_moves if inst.known_min_moves is not None else lb
+    f = tm.f.copy()
+    if bound is not None and tm.horizon:
+        f.add("move counting", *tm.bounds(bound))
+    return Decision(f, tm.decode, bound, "no bound" if bound is None else f"moves <= {bound}",
+                    lb, tm.horizon, True, 1, moves, ("min", tuple((1, k) for k in tm.move_vars),
+                                                     1 if tm.horizon else 0))
+
+
+def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time) -> Outcome:
+    """Engine `sat:time` (other peg formulations pass their `builder`)."""
     opts = ctx.options
-    pc = build(inst, **opts)
+    pc = build(inst, builder, **opts)
     stats: dict[str, Any] = {"params": {"sat_solver": opts["solver"], "encoding": opts["encoding"]}}
     if pc.tm.horizon == 0:
-        ok = inst.finish is None or inst.start == inst.finish
+        ok = inst.solved_at_start
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
                        1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats)
 
@@ -57,13 +86,17 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         """(True/False/None, solution) for moves <= k (None: no bound)."""
         extra = pc.bounded(k) if k is not None else []
         with _sat.new_solver(opts["solver"], pc.clauses + extra) as s:
-            stats.update(_sat.stats(s, pc.pool.top, len(pc.clauses) + len(extra)))
             res = _sat.solve_limited(s, ctx)
+            before = stats.get("conflicts", 0)
+            _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses) + len(extra))
+            calls.append({"moves_le": k, "result": {True: "SAT", False: "UNSAT", None: "limit"}[res],
+                          "conflicts": stats.get("conflicts", 0) - before})
             if res:
                 model = s.get_model()
                 return True, pc.decode({v for v in pc.jump_ids if model[v - 1] > 0})
             return res, None
 
+    calls: list[dict] = []  # one entry per solver call, with that call's own conflicts
     if task is Task.FEASIBLE:
         res, sol = decide(None)
         if res:
@@ -71,10 +104,8 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         return Outcome(Status.INFEASIBLE if res is False else Status.UNKNOWN, stats=stats)
     lb = start_lower_bound(inst)
     best, best_sol, k, proved = None, None, pc.tm.horizon, True
-    calls = []
     while k >= lb:
         res, sol = decide(k)
-        calls.append({"moves_le": k, "result": {True: "SAT", False: "UNSAT", None: "limit"}[res]})
         ctx.progress(bound=k, result=calls[-1]["result"])
         if res is None:
             proved = False
@@ -99,4 +130,6 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
         except TimeoutError:
             return Outcome(Status.UNKNOWN, best, None, tuple(sols), stats,
                            reason="enumeration stopped by the time limit")
+        finally:
+            _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses))
     return Outcome(Status.OPTIMAL, best, len(sols), tuple(sols), stats)

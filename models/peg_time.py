@@ -53,6 +53,11 @@ class TimeModel:
         """moves <= k (the first jump always starts a move), group 'move counting'."""
         return AtMost(self.move_vars, k - 1)
 
+    def bounds(self, k: int) -> tuple:
+        """Every constraint that `moves <= k` adds (formulations with redundant bound-dependent
+        constraints extend this)."""
+        return (self.bound(k),)
+
 
 def build(inst: PegInstance, invariants: bool = True) -> TimeModel:
     """The time-indexed model of `inst` (moves left free; engines add `bound(k)`)."""

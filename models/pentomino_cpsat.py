@@ -1,15 +1,16 @@
 """CP-SAT model of polyomino tiling: exact cover with one Boolean per placement.
 
-Formulation (the classical exact-cover model, Knuth's "Dancing Links" matrix as a 0-1 model):
-x_p = 1 iff placement p (a piece kind on a set of cells) is used; every board cell is covered by
-exactly one chosen placement; each piece kind is chosen exactly its number of times. Because a
+Formulation: the exact cover of `models._tiling.formulation` (Knuth's "Dancing Links" matrix as
+a 0-1 model), compiled by `models.formulation.to_cpsat`: x_p = 1 iff placement p (a piece kind
+on a set of cells) is used; every board cell is covered by exactly one chosen placement; each
+piece kind is chosen exactly its number of times. Because a
 variable stands for a piece *kind* on cells, copies of one piece are interchangeable and a tiling
 is one assignment (SPEC §2). Enumeration is projected on the x_p with one worker.
 
 Options: `search="fixed"` decides the placements in first-cell scan order (short side first),
 value 1 first — the native search's order — which is far faster than CP-SAT's default search
 here; `search="auto"` keeps CP-SAT's own. `symmetry_breaking` adds the plan of
-`puzzles.pentomino.symmetry_plan` (X restricted to one placement per orbit, and so on) as clauses.
+`puzzles.pentomino_breaking.symmetry_plan` (X restricted to one placement per orbit, and so on) as clauses.
 `cubes="piece"` (default) enumerates under each placement of X (the piece used once with the
 fewest placements) as an assumption, one solve each: one long enumeration slows down per
 conflict, and the split measured 6x10 all 136 s -> 22 s, up to symmetry 8.1 s -> 4.8 s;
@@ -20,38 +21,21 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from puzzlesat.models import _cpsat
-from puzzlesat.models._tiling import cube_placements, scan_key
+from puzzlesat.models._tiling import X, cube_placements, formulation, scan_key
+from puzzlesat.models.formulation import to_cpsat
 from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
+from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
 
 
 def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed"):
-    """(model, placement variables, summary of the symmetry-breaking constraints added)."""
+    """(model, placement variables, number of symmetry-breaking constraints): the shared exact
+    cover (`models._tiling.formulation`) compiled to CP-SAT, plus the decision strategy."""
+    data = to_cpsat(formulation(inst, breaking))
+    m = data.model
     pls = placements(inst)
-    m = cp_model.CpModel()
-    x = [m.new_bool_var(f"x{i}") for i in range(len(pls))]
-    by_cell: dict = {c: [] for c in inst.cells}
-    by_piece: list[list] = [[] for _ in inst.pieces]
-    for i, p in enumerate(pls):
-        by_piece[p.piece].append(x[i])
-        for c in p.cells:
-            by_cell[c].append(x[i])
-    for c in sorted(inst.cells):
-        m.add_exactly_one(by_cell[c])
-    for k, p in enumerate(inst.pieces):
-        if p.count == 1:
-            m.add_exactly_one(by_piece[k])
-        else:
-            m.add(sum(by_piece[k]) == p.count)
-    added = 0
-    if breaking:
-        for node in symmetry_plan(inst).nodes():
-            for f in node.forbidden:
-                if node.fixed:
-                    m.add_bool_or([x[q].Not() for q in node.fixed] + [x[f].Not()])
-                else:
-                    m.add(x[f] == 0)
-                added += 1
+    x = [data.var((X, i)) for i in range(len(pls))]
+    added = len(data.formulation.groups.get("symmetry breaking", ()))
     if search == "fixed":
         key = scan_key(inst)
         order = sorted(range(len(pls)), key=lambda i: (min(key(c) for c in pls[i].cells),
@@ -75,9 +59,9 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     """Engine cpsat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
     search, cubes, and the shared CP-SAT options)."""
     o = ctx.options
-    up = bool(o.get("up_to_symmetry", False)) and task is Task.COUNT
-    brk = up and bool(o.get("symmetry_breaking", True))
-    search = o.get("search", "fixed")
+    up = o["up_to_symmetry"] and task is Task.COUNT
+    brk = up and o["symmetry_breaking"]
+    search = o["search"]
     m, x, added = build(inst, breaking=brk, search=search)
     pls = placements(inst)
 
@@ -94,7 +78,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
             ctx.found(sol)
             return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats)
         return Outcome(st, stats=stats)
-    cubes = cube_placements(inst, brk) if o.get("cubes", "piece") == "piece" else [None]
+    cubes = cube_placements(inst, brk) if o["cubes"] == "piece" else [None]
     st, sols = Status.OPTIMAL, []
     stats = {"duplicates": 0, "model_size": _cpsat.model_size(m), "branches": 0, "conflicts": 0}
     for q in cubes:

@@ -1,6 +1,7 @@
 """SAT model of polyomino tiling: exact cover in CNF, enumerated by blocking clauses.
 
-Formulation: one variable per placement (a piece kind on a set of cells); for every board cell
+Formulation: the exact cover of `models._tiling.formulation`, compiled by
+`models.formulation.to_cnf`: one variable per placement (a piece kind on a set of cells); for every board cell
 exactly one covering placement, and for every piece kind exactly `count` placements, each as a
 PySAT cardinality encoding chosen by name (`encoding=`). As in the CP-SAT model, copies of one
 piece are interchangeable, so a tiling is one model of the placement variables (SPEC §2).
@@ -30,45 +31,34 @@ from __future__ import annotations
 from pysat.engines import Propagator
 
 from puzzlesat.models import _sat
-from puzzlesat.models._tiling import cube_placements, scan_key
+from puzzlesat.models._tiling import X, cube_placements, formulation, scan_key
+from puzzlesat.models.formulation import to_cnf
 from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetry_plan
+from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
 
 SEARCHES = ("auto", "first-cell", "solver")
 DECIDER_SOLVERS = ("cadical195",)  # the python-sat solvers with IPASIR-UP (connect_propagator)
 
 
 def build(inst: Tiling, *, encoding: str = "pairwise", breaking: bool = False):
-    """(clauses, number of variables, placement variables, notes on the encoding used)."""
+    """(clauses, number of variables, placement variables, notes on the encoding used): the
+    shared exact cover (`models._tiling.formulation`) compiled to CNF. Piece counts above 1 take
+    seqcounter when `encoding` encodes at-most-one only (recorded in the notes)."""
     if encoding not in _sat.ENCODINGS:
         raise InputError(f"unknown encoding '{encoding}'; known: " + ", ".join(_sat.ENCODINGS))
-    pls = placements(inst)
-    pool = _sat.IDPool()
-    x = [pool.id(("x", i)) for i in range(len(pls))]
-    by_cell: dict = {c: [] for c in inst.cells}
-    by_piece: list[list[int]] = [[] for _ in inst.pieces]
-    for i, p in enumerate(pls):
-        by_piece[p.piece].append(x[i])
-        for c in p.cells:
-            by_cell[c].append(x[i])
-    clauses: list[list[int]] = []
+    f = formulation(inst, breaking)
+    copies = f.groups.pop("piece copies", [])
+    cnf = to_cnf(f, encoding)
     notes: dict = {"encoding": encoding}
-    for c in sorted(inst.cells):
-        clauses += _sat.exactly_one(by_cell[c], pool, encoding)
-    for k, p in enumerate(inst.pieces):
-        enc = encoding
-        if p.count > 1 and encoding in _sat.AMO_ONLY:
-            enc = "seqcounter"  # an at-most-one encoding cannot say "exactly count"
-            notes["count_encoding"] = enc
-        clauses += _sat.exactly(by_piece[k], p.count, pool, enc)
-    added = 0
-    if breaking:
-        for node in symmetry_plan(inst).nodes():
-            for f in node.forbidden:
-                clauses.append([-x[q] for q in node.fixed] + [-x[f]])
-                added += 1
-    notes["breaking_clauses"] = added
-    return clauses, pool.top, x, notes
+    if copies:
+        if encoding in _sat.AMO_ONLY:
+            cnf.encoding = notes["count_encoding"] = "seqcounter"
+        cnf.add("piece copies", *copies)
+        cnf.encoding = encoding
+    notes["breaking_clauses"] = len(f.groups.get("symmetry breaking", ()))
+    x = [cnf.id((X, i)) for i in range(len(placements(inst)))]
+    return cnf.clauses, cnf.pool.top, x, notes
 
 
 class FirstCellDecider(Propagator):
@@ -153,8 +143,7 @@ class FirstCellDecider(Propagator):
 
 def search_mode(options: dict) -> str:
     """The search actually used for these options: 'first-cell' or 'solver'."""
-    solver = options.get("solver", _sat.DEFAULT_SOLVER)
-    search = options.get("search", "auto")
+    solver, search = options["solver"], options["search"]
     if search not in SEARCHES:
         raise InputError(f"unknown search '{search}'; known: " + ", ".join(SEARCHES))
     if search == "auto":
@@ -180,14 +169,14 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
     solver, encoding, blocking, phase, cubes, search)."""
     o = ctx.options
-    up = bool(o.get("up_to_symmetry", False)) and task is Task.COUNT
-    brk = up and bool(o.get("symmetry_breaking", True))
-    clauses, nvars, x, notes = build(inst, encoding=o.get("encoding", "pairwise"), breaking=brk)
+    up = o["up_to_symmetry"] and task is Task.COUNT
+    brk = up and o["symmetry_breaking"]
+    clauses, nvars, x, notes = build(inst, encoding=o["encoding"], breaking=brk)
     pls = placements(inst)
     var_index = {v: i for i, v in enumerate(x)}
-    blocking, phase = o.get("blocking", "placements"), o.get("phase", "default")
+    blocking, phase = o["blocking"], o["phase"]
     search = search_mode(o)
-    params = {"solver": o.get("solver", _sat.DEFAULT_SOLVER), **notes, "blocking": blocking,
+    params = {"solver": o["solver"], **notes, "blocking": blocking,
               "phase": phase, "search": search, "symmetry_breaking_applied": brk}
 
     def solution(true_vars) -> Solution:
@@ -219,7 +208,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                 status = Status.FEASIBLE if sols else Status.INFEASIBLE
             else:
                 cubes = ([None if i is None else x[i] for i in cube_placements(inst, brk)]
-                         if o.get("cubes", "piece") == "piece" else [None])
+                         if o["cubes"] == "piece" else [None])
                 cube_count = len(cubes)
                 for cube in cubes:
                     assume = [] if cube is None else [cube]

@@ -16,7 +16,8 @@ YSRKEN's challerunF article (its bound corrected) plus a refined bound and a dom
   the cheapest additions each odd-degree vertex must leave unused (see `_refined_bound`);
 - dominance table: the best completion of a state (vertex, set of used edges) is non-decreasing in
   the score, so arriving at a state already reached with a score at least as high is pruned. The
-  table is keyed by the exact used-edge set (no hash collisions can prune wrongly).
+  table is keyed by the exact used-edge set (no hash collisions can prune wrongly), ceil(E/62)
+  words for E edges, any grid size; wider keys get fewer rows (`table_bits`), same memory.
 
 Two-colouring: the grid is bipartite, so the walk is on a vertex of the goal's colour every
 second edge. As in the article's two-edge moves, the costly checks (refined bound, dominance
@@ -32,6 +33,7 @@ runs as plain Python over object arrays (exact integers, slow).
 """
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Iterator
 
@@ -42,8 +44,25 @@ from puzzlesat.puzzles.core import Context, Outcome, Status, Task
 from puzzlesat.puzzles.maze import Maze, Walk
 
 WORD = 62          # used-edge set: bits per int64 word (kept positive for plain-Python runs)
-MAX_WORDS = 3      # dominance table for up to 186 edges
+TT_WORDS = 3       # memory yardstick: the table never holds more than 2^tt_bits x 3 words of keys
 I64_SAFE = 1 << 61
+PACE = 0.25        # seconds: a kernel call runs fewer than `chunk` vertices while calls take longer
+
+
+def edge_words(edges: int) -> int:
+    """Words of the used-edge set for `edges` edges (at least one)."""
+    return max(1, (edges + WORD - 1) // WORD)
+
+
+def table_bits(tt_bits: int, words: int) -> int:
+    """The dominance table's size actually used: 2^tt_bits rows, fewer when its keys are wider
+    than TT_WORDS words, so that rows x words <= 2^tt_bits x TT_WORDS (0: no table)."""
+    if tt_bits <= 0:
+        return 0
+    b = tt_bits
+    while b > 0 and (words << b) > (TT_WORDS << tt_bits):
+        b -= 1
+    return b
 
 
 def grid_arrays(m: Maze):
@@ -325,7 +344,8 @@ class DFS:
         walked = m.walked
         used = np.zeros(max(E, 1), np.int64)
         fc = deg.copy()
-        words = np.zeros(MAX_WORDS, dtype=object if self.python else np.int64)
+        nw = edge_words(E)
+        words = np.zeros(nw, dtype=object if self.python else np.int64)
         s = 1
         for a, b in zip(walked, walked[1:]):
             e = next(adj_e[a, i] for i in range(deg[a]) if adj_to[a, i] == b)
@@ -342,10 +362,10 @@ class DFS:
                 Z += zero[e]
         D = len(walked) + E + 1
         self.d0 = len(walked) - 1
-        nw = (E + WORD - 1) // WORD
-        if tt_bits <= 0 or nw > MAX_WORDS or count is not None:
-            nw, tt_bits = 0, 0
-        self.nw = nw
+        tt_bits = 0 if count is not None else table_bits(tt_bits, nw)
+        if tt_bits == 0:
+            nw = 0
+        self.nw, self.tt_bits = nw, tt_bits
         size = 1 << tt_bits
         self.tt_w = np.zeros((size, max(nw, 1)), np.int64)
         self.tt_v = np.full(size, -1, np.int64)
@@ -425,10 +445,37 @@ class DFS:
         return int(self.st[1]) if self.walk is not None else None
 
 
+class Pacer:
+    """Runs a search in kernel calls of at most `chunk` vertices: the step doubles while a call
+    takes under PACE/4 seconds and halves while it takes over PACE, so the caller's checks (time
+    limit, progress) come at least about every PACE seconds whatever one vertex costs."""
+
+    def __init__(self, chunk: int):
+        self.cap = max(1, chunk)
+        self.step = min(self.cap, 256)
+
+    def run(self, s: "DFS", most: int | None = None) -> bool:
+        """One kernel call of at most `most` vertices; True once the search is complete."""
+        n = self.step if most is None else max(1, min(self.step, most))
+        t = time.perf_counter()
+        fin = s.run(n)
+        dt = time.perf_counter() - t
+        if dt < PACE / 4:
+            self.step = min(self.cap, 2 * self.step)
+        elif dt > PACE:
+            self.step = max(1, self.step // 2)
+        return fin
+
+
 def any_walk(m: Maze) -> Walk | None:
     """A shortest continuation of the pre-walked path to the goal over unused edges (BFS)."""
     walked = m.walked
     used = {(min(a, b), max(a, b)) for a, b in zip(walked, walked[1:])}
+    adj: dict[int, list[int]] = {v: [] for v in range(m.nodes)}
+    for a, b in m.edges:
+        if (a, b) not in used:
+            adj[a].append(b)
+            adj[b].append(a)
     src = walked[-1]
     prev = {src: -1}
     q = deque([src])
@@ -436,12 +483,10 @@ def any_walk(m: Maze) -> Walk | None:
         v = q.popleft()
         if v == m.goal:
             break
-        for a, b in m.edges:
-            if v in (a, b) and (a, b) not in used:
-                u = b if v == a else a
-                if u not in prev:
-                    prev[u] = v
-                    q.append(u)
+        for u in adj[v]:
+            if u not in prev:
+                prev[u] = v
+                q.append(u)
     if m.goal not in prev:
         return None
     path = [m.goal]
@@ -471,6 +516,8 @@ def optimize(m: Maze, *, tt_bits: int = 20, refine: bool = True, two_step: bool 
     score minus one, so it always succeeds. Good bounds early prune far more than the incumbents
     a plain DFS finds. `on_chunk(search)` is called between chunks (progress, streaming, time
     limit: return True to stop); a stopped run returns the best walk known, complete=False.
+    Kernel calls are paced (`Pacer`): at most `chunk` vertices, fewer while a call takes over PACE
+    seconds (big grids, where one vertex costs O(edges), and the plain-Python kernel).
     """
     w0 = any_walk(m)
     stats = {"nodes": 0, "probes": []}
@@ -481,6 +528,8 @@ def optimize(m: Maze, *, tt_bits: int = 20, refine: bool = True, two_step: bool 
     first = DFS(m, tt_bits=0)
     U = first.start_bound
     stats["kernel"] = "python-int" if first.python else "int64"
+    stats["tt_bits_used"] = table_bits(tt_bits, edge_words(len(m.ops)))
+    pace = Pacer(chunk)
     stats["start_bound"] = U
     lows: list[int] = []
     if probe:
@@ -488,7 +537,7 @@ def optimize(m: Maze, *, tt_bits: int = 20, refine: bool = True, two_step: bool 
         fin = False
         stop = False
         while not fin and not stop and s.nodes < warm:
-            fin = s.run(min(chunk, warm - s.nodes))
+            fin = pace.run(s, warm - s.nodes)
             stop = not fin and on_chunk is not None and on_chunk(s)
         stats["nodes"] += s.nodes
         stats["warm"] = (s.nodes, s.best)
@@ -504,7 +553,7 @@ def optimize(m: Maze, *, tt_bits: int = 20, refine: bool = True, two_step: bool 
     lows.append(best - 1)
     for low in lows:
         s = DFS(m, lower_bound=low, **kw)
-        while not s.run(chunk):
+        while not pace.run(s):
             if on_chunk is not None and on_chunk(s):
                 stats["nodes"] += s.nodes
                 stats["probes"].append((low, s.nodes, "stopped"))
@@ -570,17 +619,15 @@ def brute(m: Maze, limit: int | None = None) -> tuple[int | None, Walk | None, i
 # Engines
 
 def run_dfs(m: Maze, task: Task, ctx: Context) -> Outcome:
-    """Engine native:dfs (optimize, feasible)."""
+    """Engine native:dfs (optimize, count, feasible); options from ctx.options (registry defaults)."""
     if task is Task.FEASIBLE:
         w = any_walk(m)
         if w is None:
             return Outcome(Status.INFEASIBLE, reason="goal unreachable over unused edges")
         return Outcome(Status.FEASIBLE, solutions=(w,), stats={"nodes": 0})
-    o = ctx.options
     if task is Task.COUNT:
         return _count(m, ctx)
-    params = {k: o[k] for k in ("tt_bits", "refine", "two_step", "probe", "growth", "warm", "chunk")
-              if k in o}
+    o = ctx.options
     seen = [None]
 
     def on_chunk(s: DFS) -> bool:
@@ -590,12 +637,12 @@ def run_dfs(m: Maze, task: Task, ctx: Context) -> Outcome:
         ctx.progress(nodes=s.nodes, best=s.best)
         return ctx.expired()
 
-    best, walk, st = optimize(m, tt_bits=int(o.get("tt_bits", 20)), refine=bool(o.get("refine", True)),
-                              two_step=bool(o.get("two_step", True)), warm=int(o.get("warm", 300_000)),
-                              probe=bool(o.get("probe", True)), growth=float(o.get("growth", 2.0)),
-                              chunk=int(o.get("chunk", 2_000_000)), on_chunk=on_chunk)
-    stats = {"nodes": st["nodes"], "kernel": st.get("kernel"),
-             "probes": [list(p) for p in st["probes"]], "params": params}
+    best, walk, st = optimize(m, tt_bits=o["tt_bits"], refine=o["refine"], two_step=o["two_step"],
+                              warm=o["warm"], probe=o["probe"], growth=o["growth"], chunk=o["chunk"],
+                              on_chunk=on_chunk)
+    stats = {"nodes": st["nodes"], "kernel": st.get("kernel"), "tt_bits_used": st.get("tt_bits_used"),
+             "warm_nodes": st.get("warm", (0, None))[0],
+             "probes": [list(p) for p in st["probes"]], "params": dict(o)}
     if walk is None:
         if st.get("complete", True) and not st["probes"]:
             return Outcome(Status.INFEASIBLE, stats=stats, reason="goal unreachable over unused edges")
@@ -608,9 +655,10 @@ def count_optimal(m: Maze, best: int, *, refine: bool = True, two_step: bool = T
                   on_chunk=None, chunk: int = 2_000_000) -> tuple[list[Walk], bool, int]:
     """(every walk scoring `best`, complete?, vertices): the DFS in counting mode."""
     s = DFS(m, count=best, refine=refine, two_step=two_step)
+    pace = Pacer(chunk)
     walks: list[Walk] = []
     while True:
-        fin = s.run(chunk)
+        fin = pace.run(s)
         walks += s.drain()
         if fin:
             return walks, True, s.nodes
@@ -622,9 +670,10 @@ def _count(m: Maze, ctx: Context) -> Outcome:
     """Task count: the optimum by `optimize`, then every walk reaching it (no dominance table:
     it would drop walks that tie)."""
     o = ctx.options
-    kw = dict(refine=bool(o.get("refine", True)), two_step=bool(o.get("two_step", True)))
+    kw = dict(refine=o["refine"], two_step=o["two_step"], chunk=o["chunk"])
     stop = lambda s: (ctx.progress(nodes=s.nodes, counted=s.counted), ctx.expired())[1]  # noqa: E731
-    best, walk, st = optimize(m, tt_bits=int(o.get("tt_bits", 20)), on_chunk=stop, **kw)
+    best, walk, st = optimize(m, tt_bits=o["tt_bits"], warm=o["warm"], probe=o["probe"],
+                              growth=o["growth"], on_chunk=stop, **kw)
     stats = {"nodes": st["nodes"], "params": dict(o)}
     if walk is None:
         return Outcome(Status.INFEASIBLE, count=0, stats=stats, reason="no trail reaches the goal")
@@ -640,7 +689,7 @@ def _count(m: Maze, ctx: Context) -> Outcome:
 
 def run_brute(m: Maze, task: Task, ctx: Context) -> Outcome:
     """Engine native:brute: every trail, no pruning (tiny grids only)."""
-    limit = int(ctx.options.get("max_trails", 10_000_000))
+    limit = ctx.options["max_trails"]
     n = 0
     best, walks = None, []
     for w, s in trails(m):

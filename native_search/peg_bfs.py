@@ -375,16 +375,21 @@ def _needed_bytes(stored: int, frontier: int, previous: int) -> int:
 
 
 def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = True,
-           exhaust: bool = False, ctx: Context | None = None, memory: int | None = None) -> Result:
+           exhaust: bool = False, direction: str = "forward", ctx: Context | None = None,
+           memory: int | None = None) -> Result:
     """Minimum moves from inst.start to inst.finish by layered BFS, with one optimal solution.
 
-    `exhaust` searches forward to the end (every position reachable from the start) and still
-    reports the first depth at which the finish appears; it implies forward-only search. When the
-    next layer would not fit in `memory` bytes (default: memory_budget()) the search stops with
-    `res.moves` None and `res.out_of_memory` set (a limit, not a proof).
+    `exhaust` searches one way to the end and still reports the optimum: forward (`direction`
+    "forward": every position reachable from the start, the first depth at which the finish
+    appears) or backward ("backward": every position that can reach the finish, by the moves it
+    needs; the start's layer is the optimum). It implies a one-sided search. When the next layer
+    would not fit in `memory` bytes (default: memory_budget()) the search stops with `res.moves`
+    None and `res.out_of_memory` set (a limit, not a proof).
     """
     memory = memory_budget() if memory is None else memory
     ctx = ctx or Context()
+    if exhaust and direction == "backward":
+        return _search_backward(inst, symmetry, ctx, memory)
     t0 = time.monotonic()
     bidirectional = bidirectional and not exhaust
     group = group_for(inst, symmetry, with_finish=bidirectional)
@@ -398,8 +403,12 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
 
     # forward roots: the start (layer 0); with a required first jump, layer 1 is the chains
     # beginning with it, and the search proper starts there (layer 0 may not meet anything).
-    if (finish is not None and start == finish) or (finish is None and len(inst.start) == 1):
+    if inst.solved_at_start:
         res.moves, res.solution, res.layers_forward, res.meet = 0, (), [1], (0, 0)
+        return res
+    if inst.jumps_needed <= 0:
+        res.reason = "no jump can be made (the finish has as many pegs as the start)"
+        res.layers_forward = [1]
         return res
     fwd_layers: list[np.ndarray] = [np.array([start], np.uint64)]
     first_line = None
@@ -490,6 +499,79 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
     return res
 
 
+def _search_backward(inst: PegInstance, symmetry: bool, ctx: Context, memory: int) -> Result:
+    """Every position that can reach the finish, layer by layer (moves needed), then the start's
+    distance (through the required first jump if any) and one optimal sequence walked forward."""
+    t0 = time.monotonic()
+    b = inst.board
+    group = [tuple(range(b.n))]
+    if symmetry:  # the finish's stabiliser (all symmetries for "one peg anywhere")
+        group = [tuple(g) for g in b.symmetries
+                 if inst.finish is None or {g[h] for h in inst.finish} == set(inst.finish)]
+    sp = Space(inst, group)
+    res = Result(None, None, group_order=len(group))
+    counters = {"nodes": 0}
+    targets = _unique(sp.canon([1 << h for h in range(sp.n)] if inst.finish is None
+                               else [_bits(inst.finish)]))
+    bwd: list[np.ndarray] = []
+    gen = layers(sp, targets, True, counters)
+    while True:
+        if bwd:
+            stored = sum(map(len, bwd))
+            need = _needed_bytes(stored, len(bwd[-1]), len(bwd[-2]) if len(bwd) > 1 else 1)
+            if need > memory:
+                res.out_of_memory = True
+                res.reason = (f"memory budget: the next backward layer would need about "
+                              f"{need / 2**30:.2f} GiB of {memory / 2**30:.2f} GiB")
+                break
+        t1 = time.monotonic()
+        new = next(gen, None)
+        if new is None or (bwd and len(new) == 0):
+            res.exhausted = True
+            break
+        bwd.append(new)
+        res.layers_backward.append(len(new))
+        res.seconds_backward.append(round(time.monotonic() - t1, 3))
+        ctx.progress(side="backward", layer=len(bwd) - 1, size=len(new), nodes=counters["nodes"],
+                     elapsed=round(time.monotonic() - t0, 2))
+    del gen
+    res.nodes = counters["nodes"]
+    start = _bits(inst.start)
+    first_line = None
+    if inst.first_jump is not None:
+        a, c = inst.first_jump
+        first_line = next((l for l in sp.lines[False] if l[0] == a and l[2] == c), None)
+        if first_line is None or not sp.applies(start, first_line, False):
+            res.reason = f"the first jump {a}->{c} is not possible from the start"
+            return res
+
+    def depth(p: int) -> int | None:
+        c = sp.canon([p])
+        return next((k for k, layer in enumerate(bwd) if len(_common(c, layer))), None)
+
+    if first_line is None:
+        best, x, jumps = depth(start), start, []
+    else:  # the best first move among the chains that begin with the required jump
+        best, x, jumps = None, None, []
+        for q, ch in sp.chains(start, False, first_line):
+            k = depth(q)
+            if k is not None and (best is None or k + 1 < best):
+                best, x, jumps = k + 1, q, list(ch)
+    if best is None:
+        if not res.out_of_memory:
+            res.reason = "the start is not among the positions that can reach the finish"
+        return res
+    res.moves, res.meet = best, (0, best)
+    for k in range(best - (first_line is not None), 0, -1):
+        cand = list(sp.chains(x, backward=False))
+        i = _member(sp, [q for q, _ in cand], bwd[k - 1])
+        assert i >= 0, "reconstruction: no successor in the next backward layer"
+        x, chain = cand[i]
+        jumps.extend(chain)
+    res.solution = tuple(jumps)
+    return res
+
+
 def _member(sp: Space, ps: list[int], layer: np.ndarray) -> int:
     """Index in ps of the first position whose canonical form is in `layer` (-1: none)."""
     if not ps:
@@ -543,18 +625,19 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `native:bfs`: the optimum and one optimal jump sequence (task feasible: the same)."""
     opts = ctx.options
     t0 = time.monotonic()
-    res = search(inst, symmetry=bool(opts.get("symmetry", True)),
-                 bidirectional=bool(opts.get("bidirectional", True)),
-                 exhaust=bool(opts.get("exhaust", False)), ctx=ctx)
+    res = search(inst, symmetry=opts["symmetry"], bidirectional=opts["bidirectional"],
+                 exhaust=opts["exhaust"], direction=opts["direction"], ctx=ctx)
     stats = {"nodes": res.nodes, "layers_forward": res.layers_forward,
              "layers_backward": res.layers_backward, "seconds_forward": res.seconds_forward,
              "seconds_backward": res.seconds_backward, "symmetries": res.group_order,
              "meet": list(res.meet) if res.meet else None, "peak_rss_mib": peak_rss_mib(),
              "seconds": round(time.monotonic() - t0, 3)}
-    if opts.get("exhaust", False):
-        stats["reachable_total"] = res.reachable_total
-    if opts.get("exhaust", False):
-        stats["exhausted"] = res.exhausted
+    if opts["exhaust"]:
+        lay = res.layers_backward if opts["direction"] == "backward" else res.layers_forward
+        stats.update({"direction": opts["direction"], "layers": lay, "total": sum(lay),
+                      "exhausted": res.exhausted})
+        if opts["direction"] == "forward":
+            stats["reachable_total"] = res.reachable_total
     if res.out_of_memory:
         stats["memory_budget_gib"] = round(memory_budget() / 2**30, 2)
         if res.moves is None:

@@ -118,25 +118,32 @@ def writable(path: str | Path, what: str = "file") -> Path:
     return p
 
 
-def write_atomic(path: str | Path, data: bytes | str, what: str = "file") -> Path:
-    """Write `data` to `path` through a temporary file in the same folder renamed into place, so
-    a failure leaves nothing half-written; a missing folder or an OS error is an InputError."""
+def write_atomic(path: str | Path, data: Any, what: str = "file", suffix: str = ".tmp") -> Path:
+    """Write `data` (text, bytes, or a function that writes a given path) to `path` through a
+    temporary file in the same folder renamed into place, so `path` is complete or untouched;
+    a missing folder or an OS error is an InputError. `suffix`: the temporary file's ending (for
+    writers that choose the format by it)."""
     import os
     import tempfile
     p = writable(path, what)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=p.parent if str(p.parent) else ".")
     except OSError as e:
         raise InputError(f"cannot write the {what} ({e.strerror})", file=p) from None
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(raw)
+            if not callable(data):
+                f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        if callable(data):
+            data(tmp)
         os.chmod(tmp, 0o644)
         os.replace(tmp, p)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
         raise InputError(f"cannot write the {what} ({e.strerror})", file=p) from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return p
 
 

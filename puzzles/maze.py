@@ -92,22 +92,25 @@ def _op_count(W: int, H: int) -> int:
 
 
 def _validate(name: str, W: int, H: int, ops: tuple[Op, ...], walked: list[int], goal: int,
-              err: Callable[[str], InputError]) -> Maze:
-    """A Maze from checked parts; `err(msg)` makes the InputError for the start/goal/walk data."""
+              err: Callable[[str, str], InputError]) -> Maze:
+    """A Maze from checked parts; `err(msg, part)` makes the InputError, `part` being the data
+    at fault: "start", "walked" (a pre-walked path beyond the start) or "goal"."""
     n = W * H
-    for p in [*walked, goal]:
-        if not 0 <= p < n:
-            raise err(f"node {p} is off the {W}x{H} grid (ids 0..{n - 1})")
+    path = "walked" if len(walked) > 1 else "start"
+    for part, ps in ((path, walked), ("goal", [goal])):
+        for p in ps:
+            if not 0 <= p < n:
+                raise err(f"node {p} is off the {W}x{H} grid (ids 0..{n - 1})", part)
     if not walked:
-        raise err("the pre-walked path must contain at least the start")
+        raise err("the pre-walked path must contain at least the start", "start")
     used = set()
     for a, b in zip(walked, walked[1:]):
         ax, ay, bx, by = a % W, a // W, b % W, b // W
         if abs(ax - bx) + abs(ay - by) != 1:
-            raise err(f"pre-walked step {a}->{b} is not a grid edge")
+            raise err(f"pre-walked step {a}->{b} is not a grid edge", "walked")
         e = (min(a, b), max(a, b))
         if e in used:
-            raise err(f"pre-walked path uses edge {a}-{b} twice (not a trail)")
+            raise err(f"pre-walked path uses edge {a}-{b} twice (not a trail)", "walked")
         used.add(e)
     prefix = tuple(walked) if len(walked) > 1 else ()
     return Maze(name, W, H, ops, walked[0], goal, prefix)
@@ -172,7 +175,8 @@ def parse_text(text: str, name: str = "maze", path: Path | str | None = None) ->
     if m < 1 or len(nums) != m + 2:
         raise err(f"start/goal line: 'm p0 .. p(m-1) g' with m >= 1 needs m + 2 integers; "
                   f"got {len(nums)} with m = {m}", ln)
-    return _validate(name, W, H, tuple(ops), nums[1:-1], nums[-1], lambda msg: err(msg, ln))
+    return _validate(name, W, H, tuple(ops), nums[1:-1], nums[-1],
+                     lambda msg, part: err(f"start/goal line ({part}): {msg}", ln))
 
 
 def load_text(path: Path | str, text: str | None = None) -> Maze:
@@ -266,8 +270,7 @@ def from_toml(data: dict, src: Source) -> Maze:
     walked = [node("walked", v) for v in walked] or [start]
     if walked[0] != start:
         raise src.error(f"walked path begins at {walked[0]}, not at the start {start}", field="walked")
-    field = "walked" if "walked" in data else "start"
-    return _validate(name, W, H, tuple(ops), walked, goal, lambda msg: src.error(msg, field=field))
+    return _validate(name, W, H, tuple(ops), walked, goal, lambda msg, part: src.error(msg, field=part))
 
 
 def to_toml(m: Maze) -> str:
@@ -335,7 +338,7 @@ def generate(rows: int, cols: int, seed: int = 0, *, start: Node | None = None,
     start = 0 if start is None else start
     goal = n - 1 if goal is None else goal
     return _validate(name or f"random-{rows}x{cols}-s{seed}", cols, rows, tuple(ops), [start], goal,
-                     lambda msg: InputError(msg))
+                     lambda msg, part: InputError(msg, field=part))
 
 
 # ---------------------------------------------------------------------------------------------

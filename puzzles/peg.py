@@ -11,6 +11,7 @@ c = a + 2d for one of the board's directions d. A *move* is a maximal run of jum
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -111,6 +112,14 @@ class PegInstance(Instance):
         """Every jump removes one peg: the fixed number of jumps of any solution."""
         return len(self.start) - (1 if self.finish is None else len(self.finish))
 
+    @property
+    def solved_at_start(self) -> bool:
+        """The empty sequence solves it: the start is the finish and no first jump is required (a
+        required first jump on an instance that needs no jump makes it INFEASIBLE: every jump
+        removes a peg, and the empty sequence has no first jump)."""
+        done = len(self.start) == 1 if self.finish is None else self.start == self.finish
+        return done and self.first_jump is None
+
     def _repr_svg_(self) -> str:
         from .draw import svg
         return svg(self)
@@ -133,7 +142,10 @@ def check(inst: PegInstance, solution: Solution) -> int:
             raise CheckError(f"jump {i}: {a}->{c} over {b} needs pegs in {a}, {b} and {c} empty")
         pegs -= {a, b}
         pegs.add(c)
-    if inst.first_jump is not None and solution and (solution[0][0], solution[0][2]) != inst.first_jump:
+    if inst.first_jump is not None and not solution:
+        raise CheckError(f"the first jump must be {inst.first_jump[0]}->{inst.first_jump[1]}; "
+                         "the sequence is empty")
+    if inst.first_jump is not None and (solution[0][0], solution[0][2]) != inst.first_jump:
         raise CheckError(f"first jump is {solution[0][0]}->{solution[0][2]}, "
                          f"required {inst.first_jump[0]}->{inst.first_jump[1]}")
     if inst.finish is not None and pegs != set(inst.finish):
@@ -164,6 +176,9 @@ def solution_key(inst: PegInstance, solution: Solution, up_to_symmetry: bool = F
 def infeasible_reason(inst: PegInstance) -> str | None:
     """A position-class invariant (derived from the board) that separates start and finish."""
     start = _mask(inst.start)
+    if inst.first_jump is not None and inst.jumps_needed <= 0:
+        return ("a first jump is required, but the start needs no jump (every jump removes a peg, "
+                "so no sequence that starts with a jump ends at the finish)")
     if inst.first_jump is not None:
         a, c = inst.first_jump
         line = next((l for l in inst.board.lines if l[0] == a and l[2] == c), None)
@@ -189,6 +204,31 @@ def start_lower_bound(inst: PegInstance) -> int:
     if inst.finish is None:
         k = max(0, k - 1)
     return max(k, 1 if inst.jumps_needed > 0 else 0)
+
+
+def hole_label(board: Board, h: Hole) -> str:
+    """A hole's name: on square-grid boards (orthogonal directions) the chess-like name, column
+    a, b, … from the leftmost hole and row 1, 2, … from the top (french37: centre d4); else its id."""
+    if set(board.directions) <= set(DIRECTION_SETS["orthogonal+diagonal"]):
+        x0 = min(x for x, _ in board.coords)
+        y0 = min(y for _, y in board.coords)
+        x, y = board.coords[h]
+        if x - x0 < 26:
+            return f"{chr(ord('a') + x - x0)}{y - y0 + 1}"
+    return str(h)
+
+
+def parse_hole(board: Board, text: str) -> Hole:
+    """A hole given as its id or its label (hole_label); InputError otherwise."""
+    t = text.strip()
+    if t.isdigit() and int(t) < board.n:
+        return int(t)
+    for h in range(board.n):
+        if hole_label(board, h) == t.lower():
+            return h
+    raise InputError(f"hole '{text}': not a hole of board {board.name} (ids 0..{board.n - 1}"
+                     + (", or names like " + hole_label(board, 0) if hole_label(board, 0) != "0" else "")
+                     + ")")
 
 
 # ---- describe / render ------------------------------------------------------------------------
@@ -233,8 +273,22 @@ def _cross(extra: Sequence[Point] = ()) -> list[Point]:
     return [(x, y) for y in range(7) for x in range(7) if 2 <= x <= 4 or 2 <= y <= 4 or (x, y) in extra]
 
 
+def triangle(n: int) -> Board:
+    """The triangular board of side n (n(n+1)/2 holes): row r = 0..n-1 has holes x = -r, -r+2, …, r
+    at y = r, numbered row by row; named `triangle{n}`. InputError beyond 64 holes (bitboards)."""
+    if not 1 <= n or n * (n + 1) // 2 > 64:
+        raise InputError(f"triangle({n}): the side must be 1..10 (at most 64 holes in a bitboard)")
+    return Board(f"triangle{n}", tuple((x, r) for r in range(n) for x in range(-r, r + 1, 2)),
+                 DIRECTION_SETS["triangular"])
+
+
+TRIANGLE_NAME = re.compile(r"triangle(?:\((\d+)\)|(\d+))")
+TRIANGLE_SIDES = range(4, 11)  # triangle4 … triangle10 are listed; triangle(n) takes any side 1..10
+
+
 def named_boards() -> dict[str, Callable[[], Board]]:
-    """The built-in boards by name (SPEC §1)."""
+    """The built-in boards by name (SPEC §1); `triangle(n)` / `triangleN` (N ≤ 10) are also accepted
+    by board()."""
     hoppers = [(0, 0), (2, 0), (4, 0), (1, 1), (3, 1), (0, 2), (2, 2), (4, 2), (1, 3), (3, 3), (0, 4),
                (2, 4), (4, 4)]
     tri21 = [(-1, -3), (1, -3), (0, -2), (-1, -1), (1, -1), (-2, 0), (0, 0), (2, 0), (-3, 1), (-1, 1),
@@ -249,15 +303,19 @@ def named_boards() -> dict[str, Callable[[], Board]]:
         "english33": lambda: Board("english33", tuple(_cross()), DIRECTION_SETS["orthogonal"]),
         "french37": lambda: Board("french37", tuple(_cross(french)), DIRECTION_SETS["orthogonal"]),
         "diamond41": lambda: Board("diamond41", tuple(diamond), DIRECTION_SETS["orthogonal"]),
+        **{f"triangle{k}": (lambda k=k: triangle(k)) for k in TRIANGLE_SIDES},
     }
 
 
 def board(name: str) -> Board:
     """A built-in board by name; InputError naming the known ones."""
     nb = named_boards()
-    if name not in nb:
-        raise InputError(f"unknown board '{name}'; known: " + ", ".join(nb))
-    return nb[name]()
+    if name in nb:
+        return nb[name]()
+    m = TRIANGLE_NAME.fullmatch(name)
+    if m and (m.group(1) is not None or int(m.group(2)) <= 10):
+        return triangle(int(m.group(1) or m.group(2)))
+    raise InputError(f"unknown board '{name}'; known: " + ", ".join(nb) + ", triangle(n) for n = 1..10")
 
 
 # ---- catalogue --------------------------------------------------------------------------------

@@ -1,18 +1,30 @@
-"""Pentomino and polyomino tiling: boards, pieces, placements, the board's symmetry group,
-canonical forms, a symmetry-breaking plan and the independent checker (SPEC §2).
+"""Polyomino and polycube tiling: boards, pieces, placements, the problem's symmetry group,
+canonical forms and the independent checker (SPEC §2, issue 14). The symmetry-breaking plan the
+engines use lives in `pentomino_breaking`.
 
 A tiling covers every board cell exactly once with the instance's pieces, each used its number of
 times. A tiling *is* its set of placements (piece name + cells): copies of one piece are
-interchangeable, so swapping two copies is not a new tiling. Counting "up to symmetry" counts the
-orbits of the tilings under the board's symmetry group (rotations and reflections of the plane that
-map the board's cell set onto itself), derived from the shape, never hand-listed.
+interchangeable, so swapping two copies is not a new tiling. Boards and pieces are 2D (cells
+(row, col)) or 3D (cells (layer, row, col)). A 2D piece takes its rotations and reflections, or
+with `one_sided` its rotations only; a 3D piece takes the 24 proper rotations of space (so a flat
+piece also shows its mirror image; a chiral solid and its mirror are separate pieces).
+
+Counting "up to symmetry" counts orbits under the problem's group: the lattice isometries that
+map the board's cell set onto itself (2D: up to 8, 3D: up to 48; derived from the cells, never
+hand-listed), of which the improper ones (reflections) count only when the piece set is closed
+under reflection — each piece's mirror image is a piece of the set, with the same count — which is
+derived from the pieces; such a symmetry renames each chiral piece to its mirror partner.
 
 >>> inst = catalogue()["6x10"]()
 >>> len(inst.cells), sum(len(p.orientations) for p in inst.pieces), len(symmetries(inst))
 (60, 63, 4)
+>>> soma = catalogue()["soma"]()
+>>> len(board_symmetries(soma)), len(symmetries(soma)), sum(len(p.orientations) for p in soma.pieces)
+(48, 48, 92)
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -23,11 +35,11 @@ from typing import Callable, Hashable, Sequence
 from .core import CheckError, Instance, Source, load_toml, require
 
 # ---- vocabulary -------------------------------------------------------------------------------
-Cell = tuple[int, int]                     # (row, col); row grows downwards
-Shape = frozenset[Cell]                    # a set of cells, normalised: min row = min col = 0
+Cell = tuple[int, ...]                     # (row, col) in 2D, (layer, row, col) in 3D
+Shape = frozenset[Cell]                    # a set of cells, normalised: every coordinate's min = 0
 Placement = tuple[str, tuple[Cell, ...]]   # (piece name, its cells sorted)
 Solution = tuple[Placement, ...]           # a tiling: its placements, sorted
-SymMap = dict[Cell, Cell]                  # one board symmetry as a cell -> cell map
+Iso = tuple[tuple[int, ...], tuple[int, ...]]  # signed permutation: x -> (s[i] * x[perm[i]])_i
 
 KIND = "pentomino"
 SENSE = None  # no objective: tasks are feasible and count
@@ -47,46 +59,88 @@ PENTOMINOES: dict[str, str] = {
     "Y": "####\n.#..",
     "Z": "##.\n.#.\n.##",
 }
+# The 5 free tetrominoes.
+TETROMINOES: dict[str, str] = {"I": "####", "L": "###\n#..", "O": "##\n##", "S": ".##\n##.",
+                               "T": "###\n.#."}
+# The 8 tetracubes and the 7 Soma pieces as solids: a list of layers, each layer rows of '#'.
+# A and B are the two screws (mirror images of each other), P the tripod ("branch").
+TETRACUBES: dict[str, list[str]] = {
+    "I": ["####"], "O": ["##\n##"], "L": ["###\n#.."], "T": ["###\n.#."], "S": [".##\n##."],
+    "A": ["##\n.#", "..\n.#"], "B": ["##\n#.", "..\n#."], "P": ["##\n#.", "#.\n.."],
+}
+SOMA: dict[str, list[str]] = {"V": ["##\n#."], **{k: TETRACUBES[k] for k in "LTSABP"}}
+# Named piece sets (TOML `pieces = "<name>"`); hexominoes are generated (the 35 free ones).
+NAMED_SETS = ("tetrominoes", "pentominoes", "hexominoes", "one-sided-pentominoes", "soma",
+              "tetracubes", "solid-pentominoes")
+HEXOMINO_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi"  # the 35 in sorted canonical order
 BOARD_CELL = "."        # in board art: a cell to cover; any other character is not part of the board
 SHAPE_CELL = "#"        # in piece shapes: a cell; '.' or ' ' = empty
 OFF_BOARD = " "         # in solution grids: a position inside the bounding box that is not a cell
-# The 8 linear isometries of the square lattice as (a, b, c, d): (r, c) -> (a r + b c, c r + d c).
-ISOMETRIES: tuple[tuple[int, int, int, int], ...] = (
-    (1, 0, 0, 1), (0, 1, -1, 0), (-1, 0, 0, -1), (0, -1, 1, 0),   # rotations by 0, 90, 180, 270
-    (1, 0, 0, -1), (-1, 0, 0, 1), (0, 1, 1, 0), (0, -1, -1, 0),   # the four reflections
-)
+DEFAULT_PIECES = "FILNPTUVWXYZ"
 
 
-def _apply(m: tuple[int, int, int, int], cell: Cell) -> Cell:
-    a, b, c, d = m
-    return (a * cell[0] + b * cell[1], c * cell[0] + d * cell[1])
+# ---- lattice geometry (any dimension) ---------------------------------------------------------
+@cache
+def isometries(dim: int) -> tuple[Iso, ...]:
+    """The 2^d d! linear isometries of the d-dimensional cubic lattice (signed permutations),
+    identity first, then the other proper ones (rotations), then the improper ones."""
+    out = [(perm, signs) for perm in itertools.permutations(range(dim))
+           for signs in itertools.product((1, -1), repeat=dim)]
+    out.sort(key=lambda m: (not proper(m), m != (tuple(range(dim)), (1,) * dim)))
+    return tuple(out)
+
+
+def proper(m: Iso) -> bool:
+    """True for a rotation (determinant +1), False for a reflection."""
+    perm, signs = m
+    inversions = sum(1 for i in range(len(perm)) for j in range(i) if perm[j] > perm[i])
+    return (-1) ** inversions * math.prod(signs) == 1
+
+
+def _apply(m: Iso, x: Cell) -> Cell:
+    perm, signs = m
+    return tuple(s * x[p] for p, s in zip(perm, signs))
 
 
 def normalise(cells) -> Shape:
-    """`cells` translated so that the smallest row and column are 0."""
-    r0 = min(r for r, _ in cells)
-    c0 = min(c for _, c in cells)
-    return frozenset((r - r0, c - c0) for r, c in cells)
+    """`cells` translated so that every coordinate's smallest value is 0."""
+    cells = [tuple(x) for x in cells]
+    lo = [min(x[i] for x in cells) for i in range(len(cells[0]))]
+    return frozenset(tuple(v - o for v, o in zip(x, lo)) for x in cells)
 
 
-def orientations_of(shape: Shape) -> tuple[Shape, ...]:
-    """The distinct fixed orientations (rotations and reflections) of a shape, in a stable order."""
+def mirror(shape: Shape) -> Shape:
+    """The mirror image of a shape (its last coordinate negated)."""
+    return normalise([x[:-1] + (-x[-1],) for x in shape])
+
+
+def orientations_of(shape: Shape, rotations_only: bool = False) -> tuple[Shape, ...]:
+    """The distinct fixed orientations of a shape under the lattice isometries of its dimension
+    (only the proper ones with `rotations_only`), in a stable order."""
     seen: dict[Shape, None] = {}
-    for m in ISOMETRIES:
+    for m in isometries(len(next(iter(shape)))):
+        if rotations_only and not proper(m):
+            continue
         seen.setdefault(normalise([_apply(m, x) for x in shape]), None)
     return tuple(seen)
 
 
+def neighbours(x: Cell):
+    """The 2d face neighbours of a cell."""
+    for i in range(len(x)):
+        for d in (1, -1):
+            yield x[:i] + (x[i] + d,) + x[i + 1:]
+
+
 def connected(cells) -> bool:
-    """True when the cells form one edge-connected region."""
-    cells = set(cells)
+    """True when the cells form one face-connected region."""
+    cells = {tuple(x) for x in cells}
     if not cells:
         return False
     todo = [next(iter(cells))]
     seen = {todo[0]}
     while todo:
-        r, c = todo.pop()
-        for n in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+        for n in neighbours(todo.pop()):
             if n in cells and n not in seen:
                 seen.add(n)
                 todo.append(n)
@@ -95,15 +149,25 @@ def connected(cells) -> bool:
 
 @dataclass(frozen=True)
 class Piece:
-    """A polyomino used `count` times; its fixed orientations are derived from `shape`."""
+    """A polyomino or polycube used `count` times; its fixed orientations are derived from `shape`
+    (2D: rotations and reflections, rotations only when `one_sided`; 3D: the 24 rotations)."""
 
     name: str       # one character: the letter shown in solution grids
     shape: Shape
     count: int = 1
+    one_sided: bool = False
+
+    @property
+    def dim(self) -> int:
+        return len(next(iter(self.shape)))
+
+    @property
+    def rotations_only(self) -> bool:
+        return self.one_sided or self.dim == 3
 
     @cached_property
     def orientations(self) -> tuple[Shape, ...]:
-        return orientations_of(self.shape)
+        return orientations_of(self.shape, self.rotations_only)
 
     @property
     def size(self) -> int:
@@ -112,7 +176,7 @@ class Piece:
 
 @dataclass(frozen=True)
 class Tiling(Instance):
-    """A tiling problem: the board's cells (normalised to start at row 0, column 0) and the pieces."""
+    """A tiling problem: the board's cells (normalised to start at coordinate 0) and the pieces."""
 
     name: str
     cells: frozenset[Cell]
@@ -120,12 +184,21 @@ class Tiling(Instance):
     source: str = ""
 
     @cached_property
-    def height(self) -> int:
-        return 1 + max(r for r, _ in self.cells)
+    def dim(self) -> int:
+        return len(next(iter(self.cells)))
 
     @cached_property
+    def extent(self) -> tuple[int, ...]:
+        """The bounding box's size along each coordinate."""
+        return tuple(1 + max(x[i] for x in self.cells) for i in range(self.dim))
+
+    @property
+    def height(self) -> int:
+        return self.extent[-2]
+
+    @property
     def width(self) -> int:
-        return 1 + max(c for _, c in self.cells)
+        return self.extent[-1]
 
     @cached_property
     def piece(self) -> dict[str, Piece]:
@@ -155,43 +228,91 @@ def placements(inst: Tiling) -> tuple[Place, ...]:
     board = inst.cells
     for i, p in enumerate(inst.pieces):
         for o in p.orientations:
-            h = 1 + max(r for r, _ in o)
-            w = 1 + max(c for _, c in o)
-            for dr in range(inst.height - h + 1):
-                for dc in range(inst.width - w + 1):
-                    cells = [(r + dr, c + dc) for r, c in o]
-                    if all(x in board for x in cells):
-                        out.append(Place(i, tuple(sorted(cells))))
+            ext = [1 + max(x[k] for x in o) for k in range(inst.dim)]
+            for off in itertools.product(*(range(e - s + 1) for e, s in zip(inst.extent, ext))):
+                cells = [tuple(a + b for a, b in zip(x, off)) for x in o]
+                if all(x in board for x in cells):
+                    out.append(Place(i, tuple(sorted(cells))))
+    return tuple(out)
+
+
+class Sym(dict):
+    """One symmetry of the problem: a cell -> cell map (the dict) and, for a reflection, the
+    renaming of each piece to its mirror partner (`pmap` by piece index, `names` by name)."""
+
+    def __init__(self, cells: dict, pmap: tuple[int, ...], names: dict[str, str], is_proper: bool):
+        super().__init__(cells)
+        self.pmap, self.names, self.proper = pmap, names, is_proper
+
+
+def _translate_back(img: dict) -> dict:
+    lo = [min(y[i] for y in img.values()) for i in range(len(next(iter(img.values()))))]
+    return {x: tuple(v - o for v, o in zip(y, lo)) for x, y in img.items()}
+
+
+@cache
+def board_symmetries(inst: Tiling) -> tuple[tuple[Iso, dict], ...]:
+    """The board's own symmetry group: every lattice isometry that maps the cell set onto itself
+    (after translating the image back to coordinate 0), identity first, as (isometry, cell map)."""
+    out = []
+    for m in isometries(inst.dim):
+        mp = _translate_back({x: _apply(m, x) for x in inst.cells})
+        if set(mp.values()) == inst.cells:
+            out.append((m, mp))
     return tuple(out)
 
 
 @cache
-def symmetries(inst: Tiling) -> tuple[SymMap, ...]:
-    """The board's symmetry group as cell maps, identity first: every lattice isometry that maps
-    the cell set onto itself (after translating the image back to row 0, column 0)."""
-    out: list[SymMap] = []
-    for m in ISOMETRIES:
-        img = {x: _apply(m, x) for x in inst.cells}
-        r0 = min(r for r, _ in img.values())
-        c0 = min(c for _, c in img.values())
-        mp = {x: (r - r0, c - c0) for x, (r, c) in img.items()}
-        if set(mp.values()) == inst.cells:
-            out.append(mp)
+def mirror_partners(pieces: tuple[Piece, ...]) -> tuple[int, ...] | None:
+    """For each piece, the index of its mirror partner (itself when achiral), or None when the
+    set is not closed under reflection (some piece's mirror image is no piece of the set with the
+    same count). Pieces with the same orientation set are matched in order."""
+    def cls(shape: Shape, rot: bool) -> frozenset:
+        return frozenset(orientations_of(shape, rot))
+    keys = [(cls(p.shape, p.rotations_only), p.count) for p in pieces]
+    out = []
+    for p in pieces:
+        want = (cls(mirror(p.shape), p.rotations_only), p.count)
+        same = [j for j, k in enumerate(keys) if k == want]
+        mine = [j for j, k in enumerate(keys) if k == keys[pieces.index(p)]]
+        if len(same) != len(mine):
+            return None
+        out.append(same[mine.index(pieces.index(p))])
     return tuple(out)
 
 
-def transform(sol: Solution, g: SymMap) -> Solution:
-    """The image of a tiling under a board symmetry."""
-    return tuple(sorted((name, tuple(sorted(g[x] for x in cells))) for name, cells in sol))
+@cache
+def symmetries(inst: Tiling) -> tuple[Sym, ...]:
+    """The problem's symmetry group, identity first: the board's proper symmetries, and its
+    improper ones when the piece set is closed under reflection (pieces renamed to partners)."""
+    partners = mirror_partners(inst.pieces)
+    ident = tuple(range(len(inst.pieces)))
+    out = []
+    for m, mp in board_symmetries(inst):
+        if proper(m):
+            out.append(Sym(mp, ident, {p.name: p.name for p in inst.pieces}, True))
+        elif partners is not None:
+            out.append(Sym(mp, partners, {p.name: inst.pieces[j].name
+                                          for p, j in zip(inst.pieces, partners)}, False))
+    return tuple(out)
 
 
-def canonical(inst: Tiling, sol: Solution, group: Sequence[SymMap] | None = None) -> Solution:
-    """The smallest image of `sol` under the group (default: the board's whole group)."""
+def transform(sol: Solution, g: Sym | dict) -> Solution:
+    """The image of a tiling under a symmetry."""
+    names = getattr(g, "names", None)
+    get = g.__getitem__
+    if names is None:
+        return tuple(sorted((name, tuple(sorted(map(get, cells)))) for name, cells in sol))
+    return tuple(sorted((names[name], tuple(sorted(map(get, cells)))) for name, cells in sol))
+
+
+def canonical(inst: Tiling, sol: Solution, group: Sequence[Sym] | None = None) -> Solution:
+    """The smallest image of `sol` under the group (default: the problem's whole group)."""
     return min(transform(sol, g) for g in (symmetries(inst) if group is None else group))
 
 
 def one_per_orbit(inst: Tiling, sols: Sequence[Solution]) -> list[Solution]:
-    """The first of `sols` in each orbit of the board's group, in order."""
+    """The first of `sols` in each orbit of the problem's group, in order."""
     seen: set = set()
     kept = []
     for sol in sols:
@@ -207,125 +328,39 @@ def as_solution(placed: Sequence[Placement]) -> Solution:
     return tuple(sorted((name, tuple(sorted(tuple(x) for x in cells))) for name, cells in placed))
 
 
-# ---- symmetry breaking ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PlanNode:
-    """One node of the symmetry-breaking plan (exact orbit counting, derived from the group).
-
-    Among the tilings that contain every placement of `fixed` (placement indices), whose
-    stabiliser in the board's group is `group`, keep only those in which `piece` (a piece used
-    once) lies on an allowed placement: the smallest placement of each `group`-orbit of its
-    placements. `free` are the kept placements whose stabiliser in `group` is trivial (each such
-    orbit of tilings is counted exactly once); each kept placement with a non-trivial stabiliser
-    becomes a child node that fixes it and breaks the remaining symmetry with another piece.
-    `forbidden` lists the placements of `piece` (compatible with `fixed`) that are not kept.
-    When no piece used once is left, `piece` is -1 and `residual` > 1 says how many symmetries
-    remain: those tilings must be deduplicated by canonical form.
-    """
-
-    fixed: tuple[int, ...]
-    piece: int
-    free: tuple[int, ...]
-    forbidden: tuple[int, ...]
-    children: tuple["PlanNode", ...]
-    residual: int = 1
-
-    def leaves_exact(self) -> bool:
-        """True when every branch ends with a trivial residual group (no deduplication needed)."""
-        return self.residual == 1 and all(ch.leaves_exact() for ch in self.children)
-
-    def nodes(self):
-        """This node and all its descendants, depth first."""
-        yield self
-        for ch in self.children:
-            yield from ch.nodes()
-
-
-@cache
-def symmetry_plan(inst: Tiling) -> PlanNode:
-    """The plan: keep one placement of X (in general: the piece used once whose placements form
-    the fewest orbits) per orbit of the group; where the kept placement is itself fixed by a
-    non-trivial symmetry, restrict a further piece used once (preferring one the remaining
-    symmetries move freely, such as P) under those symmetries, and so on.
-
-    Counting the tilings that obey the plan counts each orbit exactly once (see PlanNode); the
-    argument needs no property of the board beyond its group."""
-    pls = placements(inst)
-    group = symmetries(inst)
-    index = {(p.piece, p.cells): i for i, p in enumerate(pls)}
-
-    def image(i: int, g: SymMap) -> int:
-        p = pls[i]
-        return index[(p.piece, tuple(sorted(g[x] for x in p.cells)))]
-
-    def node(fixed: tuple[int, ...], grp: tuple[SymMap, ...], used: frozenset[int]) -> PlanNode:
-        if len(grp) == 1:
-            return PlanNode(fixed, -1, (), (), ())
-        covered = {x for i in fixed for x in pls[i].cells}
-        best = None
-        for k, pc in enumerate(inst.pieces):
-            if pc.count != 1 or k in used:
-                continue
-            cand = [i for i, p in enumerate(pls) if p.piece == k and covered.isdisjoint(p.cells)]
-            reps, nonfree = [], []
-            seen: set[int] = set()
-            for i in cand:
-                if i in seen:
-                    continue
-                orbit = {image(i, g) for g in grp}
-                seen |= orbit
-                reps.append(i)  # cand is in increasing order: i is its orbit's smallest
-                stab = tuple(g for g in grp if image(i, g) == i)
-                if len(stab) > 1:
-                    nonfree.append((i, stab))
-            score = (len(reps), k) if not fixed else (len(nonfree), len(reps), k)
-            if best is None or score < best[0]:
-                best = (score, k, cand, reps, nonfree)
-        if best is None:
-            return PlanNode(fixed, -1, (), (), (), residual=len(grp))
-        _, k, cand, reps, nonfree = best
-        keep = set(reps)
-        nf = {i for i, _ in nonfree}
-        children = tuple(node(fixed + (i,), stab, used | {k}) for i, stab in nonfree)
-        return PlanNode(fixed, k, tuple(i for i in reps if i not in nf),
-                        tuple(i for i in cand if i not in keep), children)
-
-    return node((), tuple(group), frozenset())
-
-
 # ---- the independent checker ------------------------------------------------------------------
 def check(inst: Tiling, solution) -> None:
     """Raise CheckError unless `solution` covers every board cell exactly once, uses each piece its
-    number of times, and places each piece in one of its orientations; no objective (None).
+    number of times, and places each piece in one of its allowed orientations; no objective.
 
     Accepts the solution tuple or its JSON form ({"placements": [[piece, [[r, c], ...]], ...]})."""
     if isinstance(solution, dict):
         solution = solution.get("placements", ())
-    covered: dict[tuple[int, int], int] = {}
+    board = inst.cells
+    covered: set = set()
     used: dict[str, int] = {}
     forms = _chk_forms(inst.pieces)
     for i, pl in enumerate(solution):
         try:
             name, cells = pl
-            cells = [(int(r), int(c)) for r, c in cells]
+            cells = [x if type(x) is tuple else tuple(int(v) for v in x) for x in cells]
         except (TypeError, ValueError):
-            raise CheckError(f"placement {i}: {pl!r} is not (piece, [(row, col), ...])") from None
+            raise CheckError(f"placement {i}: {pl!r} is not (piece, [cell, ...])") from None
         if name not in forms:
             raise CheckError(f"placement {i}: unknown piece {name!r}")
-        if len(set(cells)) != len(cells):
-            raise CheckError(f"placement {i} ({name}): a cell is listed twice")
-        if not cells or _chk_key(cells) not in forms[name]:
-            raise CheckError(f"placement {i} ({name}): cells {sorted(cells)} are not an orientation "
-                             f"of piece {name}")
         for x in cells:
-            if x not in inst.cells:
+            if x not in board:
                 raise CheckError(f"placement {i} ({name}): cell {x} is not on the board")
             if x in covered:
-                raise CheckError(f"cell {x} is covered twice (placements {covered[x]} and {i})")
-            covered[x] = i
+                raise CheckError(f"cell {x} is covered twice (placement {i} and an earlier one "
+                                 "or itself)")
+            covered.add(x)
+        if not cells or _chk_key(cells) not in forms[name]:
+            raise CheckError(f"placement {i} ({name}): cells {sorted(cells)} are not an orientation "
+                             f"of piece {name} that it may take")
         used[name] = used.get(name, 0) + 1
-    missing = inst.cells - covered.keys()
-    if missing:
+    if len(covered) != len(board):
+        missing = board - covered
         raise CheckError(f"{len(missing)} cells not covered, e.g. {min(missing)}")
     for p in inst.pieces:
         if used.get(p.name, 0) != p.count:
@@ -334,36 +369,60 @@ def check(inst: Tiling, solution) -> None:
 
 
 @cache
-def _chk_forms(pieces: tuple[Piece, ...]) -> dict[str, frozenset[frozenset[tuple[int, int]]]]:
-    """Checker-only: every rotation/reflection of each piece's shape, translated to (0, 0)."""
+def _chk_forms(pieces: tuple[Piece, ...]) -> dict[str, frozenset[tuple]]:
+    """Checker-only: each piece's allowed images — 2D: the 8 matrices [[a,b],[c,d]] with entries
+    in {0,±1} that are orthogonal (4 with determinant 1 when one-sided); 3D: the orthogonal 3x3
+    {0,±1} matrices with determinant 1 — applied to the shape, translated to the origin."""
     out = {}
     for p in pieces:
+        d = len(next(iter(p.shape)))
+        rot_only = p.one_sided or d == 3
         forms = set()
-        for swap in (False, True):
-            for sr in (1, -1):
-                for sc in (1, -1):
-                    pts = [((c if swap else r) * sr, (r if swap else c) * sc) for r, c in p.shape]
-                    forms.add(_chk_key(pts))
+        for entries in itertools.product((-1, 0, 1), repeat=d * d):
+            mat = [entries[r * d:(r + 1) * d] for r in range(d)]
+            if any(sum(mat[r][k] * mat[s][k] for k in range(d)) != (r == s)
+                   for r in range(d) for s in range(d)):
+                continue  # not orthogonal
+            det = (mat[0][0] * mat[1][1] - mat[0][1] * mat[1][0] if d == 2 else
+                   sum(mat[0][k] * (mat[1][(k + 1) % 3] * mat[2][(k + 2) % 3]
+                                    - mat[1][(k + 2) % 3] * mat[2][(k + 1) % 3]) for k in range(3)))
+            if rot_only and det != 1:
+                continue
+            forms.add(_chk_key([tuple(sum(mat[r][k] * x[k] for k in range(d)) for r in range(d))
+                                for x in p.shape]))
         out[p.name] = frozenset(forms)
     return out
 
 
-def _chk_key(pts) -> frozenset[tuple[int, int]]:
-    mr = min(q[0] for q in pts)
-    mc = min(q[1] for q in pts)
-    return frozenset((q[0] - mr, q[1] - mc) for q in pts)
+def _chk_key(pts) -> tuple:
+    """Checker-only: distinct cells translated to the origin, sorted."""
+    if len(pts[0]) == 2:
+        r0 = min(r for r, _ in pts)
+        c0 = min(c for _, c in pts)
+        return tuple(sorted([(r - r0, c - c0) for r, c in pts]))
+    lo = [min(col) for col in zip(*pts)]
+    return tuple(sorted(tuple(v - o for v, o in zip(q, lo)) for q in pts))
 
 
 # ---- identity, JSON, description, rendering ---------------------------------------------------
 def solution_key(inst: Tiling, solution: Solution, up_to_symmetry: bool = False) -> Hashable:
     """A tiling is its set of placements (SPEC §2); up to symmetry, the canonical form of its orbit."""
-    sol = as_solution(solution)
-    return canonical(inst, sol) if up_to_symmetry else sol
+    if up_to_symmetry:
+        try:  # every image is sorted afresh: no need to normalise first
+            return canonical(inst, solution)
+        except (KeyError, TypeError):  # cells given as lists, or off the board
+            return canonical(inst, as_solution(solution))
+    return as_solution(solution)
 
 
-def grid(inst: Tiling, solution: Solution) -> list[str]:
-    """Rows of piece letters over the board's bounding box (' ' outside the board)."""
-    g = [[OFF_BOARD] * inst.width for _ in range(inst.height)]
+def grid(inst: Tiling, solution: Solution) -> list:
+    """Rows of piece letters over the board's bounding box (' ' outside the board); in 3D a list
+    of layers, each such a list of rows."""
+    if inst.dim == 3:
+        return [grid(_layer(inst, z), [(n, [x[1:] for x in cells if x[0] == z])
+                                       for n, cells in solution]) for z in range(inst.extent[0])]
+    h, w = inst.extent
+    g = [[OFF_BOARD] * w for _ in range(h)]
     for r, c in inst.cells:
         g[r][c] = BOARD_CELL
     for name, cells in solution:
@@ -372,41 +431,46 @@ def grid(inst: Tiling, solution: Solution) -> list[str]:
     return ["".join(row) for row in g]
 
 
+def _layer(inst: Tiling, z: int) -> Tiling:
+    """Layer z of a 3D board as a 2D board of the same width and height (for drawing)."""
+    cells = {x[1:] for x in inst.cells if x[0] == z}
+    h, w = inst.extent[1:]
+    return _Box2(frozenset(cells), (h, w))
+
+
+@dataclass(frozen=True)
+class _Box2:
+    cells: frozenset
+    extent: tuple[int, int]
+    dim: int = 2
+
+
 def solution_json(inst: Tiling, solution: Solution) -> dict:
     return {"grid": grid(inst, solution),
             "placements": [[name, [list(x) for x in cells]] for name, cells in solution]}
 
 
 def describe(inst: Tiling) -> dict:
+    from .pentomino_breaking import plan_summary
     pls = placements(inst)
-    plan = symmetry_plan(inst)
     return {"kind": KIND, "name": inst.name, "cells": len(inst.cells),
-            "box": f"{inst.height}x{inst.width}",
+            "box": "x".join(map(str, inst.extent)),
             "pieces": "".join(p.name * p.count for p in inst.pieces),
+            "one_sided": any(p.one_sided for p in inst.pieces),
             "piece_area": sum(p.size * p.count for p in inst.pieces),
             "fixed_orientations": sum(len(p.orientations) for p in inst.pieces),
-            "placements": len(pls), "symmetries": len(symmetries(inst)),
-            "symmetry_breaking": _plan_summary(inst, plan), "source": inst.source}
-
-
-def _plan_summary(inst: Tiling, plan: PlanNode) -> str:
-    if plan.piece < 0:
-        return "none needed" if plan.residual == 1 else "none possible (no piece used once)"
-    parts = []
-    for n in plan.nodes():
-        if n.piece >= 0:
-            kept = len(n.free) + len(n.children)
-            parts.append(f"{inst.pieces[n.piece].name}: {kept} of {kept + len(n.forbidden)}"
-                         + (f" given {len(n.fixed)} fixed" if n.fixed else ""))
-    return "; ".join(parts[:4]) + (f"; … ({len(parts)} nodes)" if len(parts) > 4 else "") + \
-        ("" if plan.leaves_exact() else "; plus canonical dedup")
+            "placements": len(pls), "board_symmetries": len(board_symmetries(inst)),
+            "symmetries": len(symmetries(inst)),
+            "closed_under_reflection": mirror_partners(inst.pieces) is not None,
+            "symmetry_breaking": plan_summary(inst), "source": inst.source}
 
 
 def render(inst: Tiling, solution: Solution | None = None) -> str:
-    """The board ('.' = cell) or the tiling as a grid of piece letters."""
-    if solution is None:
-        return "\n".join(row.rstrip() for row in grid(inst, ()))
-    return "\n".join(row.rstrip() for row in grid(inst, solution))
+    """The board ('.' = cell) or the tiling as a grid of piece letters (3D: layers, blank-separated)."""
+    g = grid(inst, solution or ())
+    if inst.dim == 3:
+        return "\n\n".join("\n".join(row.rstrip() for row in layer) for layer in g)
+    return "\n".join(row.rstrip() for row in g)
 
 
 def infeasible_reason(inst: Tiling) -> str | None:
@@ -434,8 +498,7 @@ def _regions(cells) -> list[set[Cell]]:
         todo = [left.pop()]
         reg = set(todo)
         while todo:
-            r, c = todo.pop()
-            for n in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            for n in neighbours(todo.pop()):
                 if n in left:
                     left.discard(n)
                     reg.add(n)
@@ -444,63 +507,165 @@ def _regions(cells) -> list[set[Cell]]:
     return out
 
 
+# ---- named piece sets -------------------------------------------------------------------------
+def _art_cells(art: str, mark: str) -> list[tuple[int, int]]:
+    return [(r, c) for r, row in enumerate(art.split("\n")) for c, ch in enumerate(row) if ch == mark]
+
+
+def _solid(layers: list[str]) -> Shape:
+    return normalise([(z, r, c) for z, art in enumerate(layers) for r, c in _art_cells(art, "#")])
+
+
+def _free_polyominoes(n: int) -> list[Shape]:
+    """The free n-ominoes, each in its smallest orientation, sorted (grown cell by cell)."""
+    def canon(cells) -> tuple:
+        return min(tuple(sorted(o)) for o in orientations_of(normalise(cells)))
+    shapes = {((0, 0),)}
+    for _ in range(n - 1):
+        shapes = {canon(s + (y,)) for s in shapes for x in s for y in neighbours(x) if y not in s}
+    return [frozenset(s) for s in sorted(shapes)]
+
+
+@cache
+def named_set(name: str) -> tuple[Piece, ...]:
+    """The pieces of a named set (NAMED_SETS), one of each."""
+    if name == "pentominoes":
+        return tuple(Piece(k, normalise(_art_cells(a, "#"))) for k, a in PENTOMINOES.items())
+    if name == "tetrominoes":
+        return tuple(Piece(k, normalise(_art_cells(a, "#"))) for k, a in TETROMINOES.items())
+    if name == "hexominoes":
+        return tuple(Piece(k, s) for k, s in zip(HEXOMINO_NAMES, _free_polyominoes(6)))
+    if name == "one-sided-pentominoes":
+        out = []
+        for p in named_set("pentominoes"):
+            out.append(Piece(p.name, p.shape, 1, True))
+            m = mirror(p.shape)
+            if m not in orientations_of(p.shape, True):  # chiral: its mirror is a second piece
+                out.append(Piece(p.name.lower(), m, 1, True))
+        return tuple(out)
+    if name == "solid-pentominoes":
+        return tuple(Piece(p.name, frozenset((0,) + x for x in p.shape))
+                     for p in named_set("pentominoes"))
+    if name in ("soma", "tetracubes"):
+        return tuple(Piece(k, _solid(v)) for k, v in (SOMA if name == "soma" else TETRACUBES).items())
+    raise KeyError(name)
+
+
 # ---- parsing ----------------------------------------------------------------------------------
-def parse_board(art: str, src: Source, field: str = "board") -> frozenset[Cell]:
-    """Board cells from ASCII art ('.' = a cell), normalised to start at row 0, column 0."""
-    cells = [(r, c) for r, row in enumerate(art.split("\n")) for c, ch in enumerate(row)
-             if ch == BOARD_CELL]
+def _lines(art: str) -> list[str]:
+    """The rows of an art string without the blank first/last line a TOML \"\"\" block adds."""
+    rows = art.split("\n")
+    while rows and not rows[0].strip():
+        rows.pop(0)
+    while rows and not rows[-1].strip():
+        rows.pop()
+    return rows
+
+
+def parse_board(art, src: Source, field: str = "board") -> frozenset[Cell]:
+    """Board cells from ASCII art ('.' = a cell), or from a list of layers (3D; every layer the
+    same number of rows, every row the same length), normalised to start at coordinate 0."""
+    if isinstance(art, str):
+        cells = _art_cells(art, BOARD_CELL)
+    else:
+        if not art or not all(isinstance(a, str) for a in art):
+            raise src.error("expected a list of layers, each a string of board art", field=field)
+        rows0 = _lines(art[0])
+        cells = []
+        for z, layer in enumerate(art):
+            rows = _lines(layer)
+            size = (len(rows), max((len(r) for r in rows), default=0))
+            if len(rows) != len(rows0) or any(len(r) != len(rows0[0]) for r in rows):
+                raise src.error(f"layer {z + 1} is {size[0]} rows of length "
+                                f"{sorted({len(r) for r in rows})}, but layer 1 is {len(rows0)} "
+                                f"rows of {len(rows0[0]) if rows0 else 0} (3D layers must be "
+                                "equal rectangles; mark non-cells with another character)",
+                                field=field)
+            cells += [(z, r, c) for r, row in enumerate(rows) for c, ch in enumerate(row)
+                      if ch == BOARD_CELL]
     if not cells:
         raise src.error(f"the board has no cells (mark the cells to cover with '{BOARD_CELL}')",
                         field=field)
     return normalise(cells)
 
 
-def parse_shape(art: str, src: Source, field: str) -> Shape:
-    """A piece shape from ASCII art ('#' = a cell, '.' or space = empty); must be connected."""
+def parse_shape(art, src: Source, field: str) -> Shape:
+    """A piece shape from ASCII art ('#' = a cell, '.' or space = empty), or a list of layers of
+    such art (a 3D piece); must be connected."""
+    layers = [art] if isinstance(art, str) else art
+    if not layers or not all(isinstance(a, str) for a in layers):
+        raise src.error("expected a string of shape art or a list of layers", field=field)
     cells = []
-    for r, row in enumerate(art.split("\n")):
-        for c, ch in enumerate(row):
-            if ch == SHAPE_CELL:
-                cells.append((r, c))
-            elif ch not in ". \t\r":
-                raise src.error(f"unexpected character {ch!r} in a shape (use '#' for a cell, "
-                                "'.' or space for empty)", field=field)
+    for z, layer in enumerate(layers):
+        for r, row in enumerate(layer.split("\n")):
+            for c, ch in enumerate(row):
+                if ch == SHAPE_CELL:
+                    cells.append((r, c) if isinstance(art, str) else (z, r, c))
+                elif ch not in ". \t\r":
+                    raise src.error(f"unexpected character {ch!r} in a shape (use '#' for a cell, "
+                                    "'.' or space for empty)", field=field)
     if not cells:
         raise src.error("the shape has no cells ('#')", field=field)
     if not connected(cells):
-        raise src.error("the shape is not connected (its cells must join edge to edge)", field=field)
+        raise src.error("the shape is not connected (its cells must join face to face)",
+                        field=field)
     return normalise(cells)
 
 
-def pentomino_set(letters: str, src: Source, field: str = "pieces") -> tuple[Piece, ...]:
-    """Pieces from a string of pentomino letters (a letter repeated = that many copies)."""
-    counts: dict[str, int] = {}
-    for ch in letters:
-        if ch.isspace() or ch == ",":
-            continue
-        u = ch.upper()
-        if u not in PENTOMINOES:
-            raise src.error(f"unknown pentomino letter {ch!r} (the letters are "
-                            f"{''.join(PENTOMINOES)})", field=field)
-        counts[u] = counts.get(u, 0) + 1
-    if not counts:
-        raise src.error("no pieces given", field=field)
-    fake = Source("builtin")
-    return tuple(Piece(k, parse_shape(PENTOMINOES[k], fake, k), n) for k, n in counts.items())
+def pentomino_set(letters: str, src: Source, field: str = "pieces",
+                  one_sided: bool = False) -> tuple[Piece, ...]:
+    """Pieces from a named set (NAMED_SETS) or a string of pentomino letters (a letter repeated =
+    that many copies); `one_sided` makes 2D pieces rotate only."""
+    if letters.strip() in NAMED_SETS:
+        pieces = named_set(letters.strip())
+    else:
+        counts: dict[str, int] = {}
+        for ch in letters:
+            if ch.isspace() or ch == ",":
+                continue
+            u = ch.upper()
+            if u not in PENTOMINOES:
+                raise src.error(f"unknown pentomino letter {ch!r} (the letters are "
+                                f"{''.join(PENTOMINOES)}; named sets: {', '.join(NAMED_SETS)})",
+                                field=field)
+            counts[u] = counts.get(u, 0) + 1
+        if not counts:
+            raise src.error("no pieces given", field=field)
+        shapes = {p.name: p.shape for p in named_set("pentominoes")}
+        pieces = tuple(Piece(k, shapes[k], n) for k, n in counts.items())
+    if one_sided:
+        pieces = tuple(Piece(p.name, p.shape, p.count, True) for p in pieces)
+    return pieces
 
 
-def make(name: str, board: str, pieces: str = "FILNPTUVWXYZ", source: str = "") -> Tiling:
-    """A Tiling from board art and pentomino letters (InputError on bad input).
+def make(name: str, board, pieces: str = DEFAULT_PIECES, source: str = "",
+         one_sided: bool = False) -> Tiling:
+    """A Tiling from board art (or a list of layers) and pentomino letters or a named set
+    (InputError on bad input).
 
     >>> t = make("2x5", "....." + chr(10) + ".....", "LP")
     >>> len(placements(t)) > 0, len(symmetries(t))
     (True, 4)
     """
     src = Source(name)
-    return _build(name, parse_board(board, src), pentomino_set(pieces, src), src, source)
+    return _build(name, parse_board(board, src), pentomino_set(pieces, src, one_sided=one_sided),
+                  src, source)
 
 
 def _build(name: str, cells, pieces: tuple[Piece, ...], src: Source, source: str = "") -> Tiling:
+    dim = len(next(iter(cells)))
+    for p in pieces:
+        if p.dim != dim:
+            hint = " (for the 12 as solids use pieces = \"solid-pentominoes\")" if dim == 3 else ""
+            raise src.error(f"piece {p.name} is {p.dim}D but the board is {dim}D{hint}",
+                            field="pieces")
+        if p.one_sided and dim == 3:
+            raise src.error("one_sided applies to 2D pieces only (3D pieces always take the 24 "
+                            "rotations; list a chiral solid's mirror image as its own piece)",
+                            field="one_sided")
+    names = [p.name for p in pieces]
+    if len(set(names)) != len(names):
+        raise src.error("two pieces share a name", field="pieces")
     area = sum(p.size * p.count for p in pieces)
     if area != len(cells):
         raise src.error(f"the pieces cover {area} cells but the board has {len(cells)}",
@@ -509,17 +674,29 @@ def _build(name: str, cells, pieces: tuple[Piece, ...], src: Source, source: str
 
 
 def from_toml(data: dict, src: Source) -> Tiling:
-    """A Tiling from a parsed TOML table: `board` (art, '.' = cell) and optional `pieces`
-    (pentomino letters, or a table of custom pieces `[pieces.X] shape = ..., count = N`)."""
-    known = {"kind", "name", "board", "pieces", "source"}
+    """A Tiling from a parsed TOML table: `board` (art, '.' = cell, or a list of layers) or `size`
+    ([x, y] or [x, y, z]: a full box, x columns, y rows, z layers); optional `pieces` (pentomino
+    letters, a named set, or a table of custom pieces `[pieces.X] shape = ..., count = N`, a 3D
+    shape as a list of layers) and `one_sided` (2D pieces rotate but do not reflect)."""
+    known = {"kind", "name", "board", "size", "pieces", "one_sided", "source"}
     for k in data:
         if k not in known:
             raise src.error(f"unknown key '{k}' (known: {', '.join(sorted(known))})", field=k)
-    art = require(data, "board", str, src)
-    cells = parse_board(art, src)
-    spec = require(data, "pieces", (str, dict), src, default="FILNPTUVWXYZ")
+    if ("board" in data) == ("size" in data):
+        raise src.error("give exactly one of 'board' (art) and 'size' ([x, y] or [x, y, z])",
+                        field="board" if "board" in data else None)
+    if "size" in data:
+        size = require(data, "size", list, src)
+        if len(size) not in (2, 3) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                              and v >= 1 for v in size):
+            raise src.error("size must be [x, y] or [x, y, z], positive integers", field="size")
+        cells = frozenset(itertools.product(*(range(v) for v in reversed(size))))
+    else:
+        cells = parse_board(require(data, "board", (str, list), src), src)
+    one_sided = require(data, "one_sided", bool, src, default=False)
+    spec = require(data, "pieces", (str, dict), src, default=DEFAULT_PIECES)
     if isinstance(spec, str):
-        pieces = pentomino_set(spec, src)
+        pieces = pentomino_set(spec, src, one_sided=one_sided)
     else:
         if not spec:
             raise src.error("the pieces table is empty", field="pieces")
@@ -534,11 +711,11 @@ def from_toml(data: dict, src: Source) -> Tiling:
             for k in d:
                 if k not in ("shape", "count"):
                     raise src.error(f"unknown key '{k}' (known: count, shape)", field=f"{fld}.{k}")
-            shape = parse_shape(require(d, "shape", str, src), src, f"{fld}.shape")
+            shape = parse_shape(require(d, "shape", (str, list), src), src, f"{fld}.shape")
             count = require(d, "count", int, src, default=1)
             if count < 1:
                 raise src.error("count must be at least 1", field=f"{fld}.count")
-            out.append(Piece(pname, shape, count))
+            out.append(Piece(pname, shape, count, one_sided))
         pieces = tuple(out)
     name = require(data, "name", str, src, default=Path(src.name).stem)
     source = require(data, "source", str, src, default=str(src.name))
@@ -549,11 +726,13 @@ SUFFIXES: dict = {}
 
 
 # ---- catalogue --------------------------------------------------------------------------------
-CATALOGUE = ("6x10", "5x12", "4x15", "3x20", "8x8-centre")
+CATALOGUE = ("6x10", "5x12", "4x15", "3x20", "8x8-centre", "8x8-corners", "8x8-holes-1-6",
+             "8x8-holes-2-5", "one-sided-3x30", "one-sided-6x15", "3x4x5", "2x5x6", "2x3x10",
+             "soma", "tetracubes-2x4x4")
 
 
 def catalogue() -> dict[str, Callable[[], Tiling]]:
-    """The built-in boards of SPEC §2 (files in puzzles/data/pentomino/)."""
+    """The built-in boards (files in puzzles/data/pentomino/)."""
     def loader(short: str) -> Callable[[], Tiling]:
         def load() -> Tiling:
             res = resources.files(__package__).joinpath(f"data/pentomino/{short}.toml")

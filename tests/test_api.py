@@ -70,7 +70,7 @@ def test_solve_and_compare_with_configurations():
     assert r.params["encoding"] == "totalizer" and r.to_json()["config"] == "sat:time[encoding=totalizer]"
     c = ps.compare(inst, ["native", "a=sat[encoding=seqcounter]", "b=sat[encoding=totalizer]"], "count")
     assert c.verdict is ps.Verdict.AGREE
-    assert [(row["config"], row["count"]) for row in c.table()] == [("native:iddfs", 18), ("a", 18), ("b", 18)]
+    assert [(row["config"], row["count"]) for row in c.table()] == [("native:auto", 18), ("a", 18), ("b", 18)]
     assert json.loads(json.dumps(c.to_json()))["verdict"] == "AGREE"
 
 

@@ -30,12 +30,12 @@ def test_compare_json_agree():
     d = json.loads(p.stdout)
     assert d["verdict"] == "AGREE"
     assert [(r["engine"], r["count"]) for r in d["results"]] == [
-        ("native:iddfs", 18), ("cpsat:time", 18), ("sat:time", 18)]
+        ("native:auto", 18), ("cpsat:time", 18), ("sat:time", 18)]
 
 
 def test_human_output_has_table_and_verdict():
     p = run("compare", "peg/ipc-p01", "--engines", "native,sat")
-    assert p.returncode == 0 and "verdict: AGREE" in p.stdout and "native:iddfs" in p.stdout
+    assert p.returncode == 0 and "verdict: AGREE" in p.stdout and "native:auto" in p.stdout
 
 
 BAD_TOML = {
@@ -82,3 +82,15 @@ def test_list_and_show():
     assert {"peg/hoppers", "peg/triangle21", "peg/english33", "peg/ipc-p01", "peg/ipc-p20"} <= names
     p = run("show", "peg/triangle21")
     assert p.returncode == 0 and "holes: 21" in p.stdout
+
+
+def test_engines_table_keeps_brackets_and_whole_words():
+    """Rich markup once ate '[t]' and '[t-1]' in descriptions (x[t][e], s[t] = m*s[t-1] + c)."""
+    p = run("engines", "maze")
+    assert p.returncode == 0 and "x[t][e]" in p.stdout and "s[t-1]" in p.stdout
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-1", "0", "abc"])
+def test_time_limit_must_be_positive_and_finite(bad):
+    p = run("solve", "peg/hoppers", "--time-limit", bad)
+    assert p.returncode == 2 and "time-limit" in p.stderr and "Traceback" not in p.stderr

@@ -16,12 +16,14 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def _modules() -> list[str]:
-    names = ["puzzlesat"]
-    for m in pkgutil.walk_packages(puzzlesat.__path__, "puzzlesat."):
-        if m.name.endswith("__main__"):
-            continue
-        names.append(m.name)
-    return names
+    """Every module of the package (walked through the subpackages' real folders, which also
+    works for an editable install, where `puzzlesat.__path__` is the api/ folder only)."""
+    names = ["puzzlesat", "puzzlesat.engine"]
+    for sub in ("puzzles", "models", "native_search", "compare"):
+        pkg = importlib.import_module(f"puzzlesat.{sub}")
+        names.append(pkg.__name__)
+        names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
+    return sorted(set(names))
 
 
 MODULES = _modules()

@@ -177,7 +177,11 @@ def test_bad_text_names_line(text, line, msg):
     ('rows = 2\ncols = 2\nhorizontal = ["+1", "+1"]\nvertical = ["+1 +1"]\nstart = [2, 0]\ngoal = 3',
      "start", "off the"),
     ('rows = 2\ncols = 2\nhorizontal = ["+1", "+1"]\nvertical = ["+1 +1"]\nstart = 0\ngoal = 4',
-     "start", "off the"),
+     "goal", "off the"),  # issue 17: a goal off the grid was reported under "start"
+    ('rows = 2\ncols = 2\nhorizontal = ["+1", "+1"]\nvertical = ["+1 +1"]\nstart = 0\ngoal = 4\n'
+     'walked = [0, 1]', "goal", "off the"),
+    ('rows = 2\ncols = 2\nhorizontal = ["+1", "+1"]\nvertical = ["+1 +1"]\nstart = 0\ngoal = 3\n'
+     'walked = [0, 7]', "walked", "off the"),
     ('rows = 2\ncols = 2\nhorizontal = ["+1", "+1"]\nvertical = ["+1 +1"]\nstart = 0\ngoal = 3\n'
      'walked = [0, 3]', "walked", "not a grid edge"),
     ('rows = 2\ncols = 2\nhorizontal = ["+1", "+1"]\nvertical = ["+1 +1"]\ngoal = 3',
@@ -189,6 +193,15 @@ def test_bad_toml_names_field(body, field, msg):
         _toml(text)
     assert ei.value.field == field
     assert (ei.value.line is not None) == (msg != "missing")
+
+
+def test_text_goal_error_names_the_goal():
+    """The start/goal line's message says which part is wrong (issue 17)."""
+    with pytest.raises(InputError, match=r"\(goal\): node 9 is off") as ei:
+        M.parse_text("3 3\n+1 +2\n+4 -1 +1\n+3 *2\n*3 -2 +5\n-4 +1\n1 0 9\n", "bad", "bad.txt")
+    assert ei.value.line == 7
+    with pytest.raises(InputError, match=r"\(start\): node 10 is off"):
+        M.parse_text("3 3\n+1 +2\n+4 -1 +1\n+3 *2\n*3 -2 +5\n-4 +1\n1 10 8\n", "bad", "bad.txt")
 
 
 def test_cli_bad_file_exit_2(tmp_path):

@@ -90,8 +90,9 @@ def test_ipc_optima(key):
     assert (r.status, r.objective) == (Status.OPTIMAL, inst.known_min_moves)
 
 
-@pytest.mark.parametrize("opts", [dict(symmetry=False), dict(bidirectional=False),
-                                  dict(symmetry=False, bidirectional=False), dict(exhaust=True)])
+@pytest.mark.parametrize("opts", [{"symmetry": False}, {"bidirectional": False},
+                                  {"symmetry": False, "bidirectional": False}, {"exhaust": True},
+                                  {"exhaust": True, "direction": "backward"}])
 def test_options_agree(opts):
     for name in ("hoppers", "hoppers-first06", "triangle15"):
         r = bfs(name, **opts)
@@ -264,8 +265,7 @@ def test_memory_budget_is_a_limit_not_a_proof(monkeypatch):
     res = peg_bfs.search(inst, memory=1 << 20)
     assert res.moves is None and res.out_of_memory and "memory budget" in res.reason
     monkeypatch.setattr(peg_bfs, "MEMORY_BUDGET", 1 << 20)
-    out = peg_bfs.run(inst, Task.OPTIMIZE, Context({"exhaust": False, "symmetry": True,
-                                                    "bidirectional": True}))
+    out = peg_bfs.run(inst, Task.OPTIMIZE, Context(family("peg").engine("native:bfs").resolve_options({})))
     assert out.status == Status.UNKNOWN and not out.solutions
 
 

@@ -10,7 +10,8 @@ TASKS = (Task.COUNT, Task.FEASIBLE)
 _SAT_OPTIONS = tuple(Option("encoding", "pairwise", o.help, SAT_ENCODINGS) if o.name == "encoding"
                      else o for o in SAT_OPTIONS)
 SYMMETRY_OPTIONS = (
-    Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits)"),
+    Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits)",
+           flag=True, identity=True),
     Option("symmetry_breaking", True, "with up_to_symmetry: restrict X (then P, …) to one placement "
            "per orbit of the board's group (exact orbit counts); off: count canonical forms"),
 )
@@ -18,13 +19,18 @@ SYMMETRY_OPTIONS = (
 FAMILY = Family(
     name="pentomino",
     module="puzzlesat.puzzles.pentomino",
-    description="Tile a board with pentominoes or custom polyominoes: count all tilings or orbits",
+    description="Tile a 2D or 3D board with polyominoes or polycubes (named sets, custom pieces, "
+                "one-sided): count all tilings or orbits",
+    # counts stream to the runner, which checks each tiling and keeps a tally, not the tilings
+    extra={"streamed_count": True},
     tasks=TASKS,
     engines=(
         Engine("native:dfs", "puzzlesat.native_search.pentomino:run", TASKS,
                (*SYMMETRY_OPTIONS,
-                Option("scan", "short", "cell scan order: along the short or the long side",
-                       ("short", "long"))),
+                Option("scan", "short", "cell scan order: fastest along the shortest side of "
+                       "the box, or the longest", ("short", "long")),
+                Option("processes", 1, "count: run the independent subtrees (plan branches split "
+                       "by their first choice) on this many forked processes")),
                "depth-first search filling the first empty cell, bitboards (numba)",
                aliases=("native",)),
         Engine("cpsat:cover", "puzzlesat.models.pentomino_cpsat:run", TASKS,

@@ -43,7 +43,7 @@ FAMILY = Family(
             aliases=("native",), validate="puzzlesat.native_search.sliding:validate_ida"),
         Engine("native:bfs", "puzzlesat.native_search.sliding:run_bfs", ALL, (
             Option("exhaust", False, "search every position reachable from the start; the stats "
-                   "get the distance histogram (layers), radius and farthest positions"),),
+                   "get the distance histogram (layers), radius and farthest positions", flag=True),),
                "breadth-first search over a byte per arrangement (<= 12 cells); counts by layers"),
         Engine("native:bidir", "puzzlesat.native_search.sliding:run_bidir", ALL, (
             Option("memory_mb", 2000, "stop with UNKNOWN before the kept layers pass this size"),),

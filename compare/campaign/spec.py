@@ -1,0 +1,240 @@
+"""A campaign spec (campaign.toml) and the jobs it expands to.
+
+    name = "peg-encodings"
+    instances = ["peg/ipc-p01", "peg/ipc-p0*", "boards/*.toml"]  # names, files, globs
+    task = "optimize"          # optimize | count | feasible
+    time_limit = 60            # seconds per job (hard)
+    memory_limit_mb = 4096     # per job process (hard, RLIMIT_AS)
+    repeat = 1                 # or: seeds = [0, 1, 2] (engines with a `seed` option get seed=s)
+    precheck = true            # the instant invariant checks, as in `solve`
+    [configs]
+    native = "native"
+    tot = "sat:time[encoding=totalizer]"
+
+Every error (unknown key, unknown engine or option, a glob matching nothing) is an InputError
+naming the file, line and field, raised before any job runs.
+"""
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import fnmatch
+import glob
+import hashlib
+import json
+import pickle
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from puzzlesat.puzzles.core import InputError, Task, key_line, load_toml
+
+from ..config import Config, parse
+from ..instances import load_instance
+from ..registry import Family, families
+
+KEYS = ("name", "instances", "task", "time_limit", "memory_limit_mb", "repeat", "seeds", "precheck",
+        "configs")
+GLOB_CHARS = set("*?[")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run: an instance under one configuration, one repeat; `key` is its identity in the store."""
+
+    key: str
+    campaign: str
+    instance: str        # the label: catalogue name or the path as the spec gives it
+    instance_hash: str   # sha256 of the instance's content (its name excluded)
+    family: str
+    config: str          # the configuration's name
+    config_spec: str     # its canonical form, e.g. sat:time[encoding=totalizer]
+    engine: str          # the engine's registry name (aliases resolved)
+    options: str         # JSON: every option of the engine with its value (defaults included)
+    task: str
+    repeat: int
+    seed: int | None
+    time_limit: float
+    memory_limit_mb: int
+    precheck: bool
+    blob: str            # the instance object, pickled and base64-encoded (workers need no files)
+
+    def payload(self) -> dict[str, Any]:
+        """What a job process needs (JSON-able)."""
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Spec:
+    """A loaded campaign spec: every instance loaded and every configuration validated."""
+
+    name: str
+    path: Path
+    text: str
+    task: Task
+    time_limit: float
+    memory_limit_mb: int
+    repeats: list[tuple[int, int | None]]  # (repeat index, seed or None)
+    precheck: bool
+    configs: list[Config]
+    instances: list[tuple[str, Family, Any, str]]  # (label, family, instance, content hash)
+
+    def jobs(self) -> list[Job]:
+        """Every job, instance-major, in a stable order."""
+        out = []
+        for label, fam, inst, h in self.instances:
+            blob = base64.b64encode(pickle.dumps(inst)).decode()
+            for cfg in self.configs:
+                eng = fam.engine(cfg.engine)
+                for rep, seed in self.repeats:
+                    given = dict(cfg.opts)
+                    has_seed = any(o.name == "seed" for o in eng.options)
+                    if seed is not None and has_seed:
+                        given["seed"] = str(seed)
+                    opts = eng.resolve_options(given)
+                    job_seed = seed if has_seed else None
+                    ident = [label, h, cfg.name, eng.name, opts, str(self.task), rep, job_seed,
+                             self.time_limit, self.memory_limit_mb, self.precheck]
+                    key = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
+                    out.append(Job(key[:32], self.name, label, h, fam.name, cfg.name, cfg.spec, eng.name,
+                                   json.dumps(opts, sort_keys=True, default=str), str(self.task), rep,
+                                   job_seed, self.time_limit, self.memory_limit_mb, self.precheck, blob))
+        return out
+
+
+def content_hash(fam: Family, inst: Any) -> str:
+    """sha256 over the family and the instance's fields (name excluded), in a canonical JSON form."""
+    fields = _canon(inst)
+    if isinstance(fields, dict):
+        fields.pop("name", None)
+    return hashlib.sha256(json.dumps([fam.name, fields], sort_keys=True).encode()).hexdigest()
+
+
+def _canon(v: Any) -> Any:
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return {f.name: _canon(getattr(v, f.name)) for f in dataclasses.fields(v)}
+    if isinstance(v, enum.Enum):
+        return v.value
+    if isinstance(v, dict):
+        return {str(k): _canon(x) for k, x in sorted(v.items(), key=lambda kv: repr(kv[0]))}
+    if isinstance(v, (set, frozenset)):
+        return sorted((_canon(x) for x in v), key=lambda x: json.dumps(x, sort_keys=True))
+    if isinstance(v, (list, tuple)):
+        return [_canon(x) for x in v]
+    if hasattr(v, "tolist"):  # numpy arrays and scalars
+        return v.tolist()
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return repr(v)
+
+
+def load_spec(path: str | Path) -> Spec:
+    """The Spec in `path`, fully validated; InputError naming file, line and field otherwise."""
+    path = Path(path)
+    data = load_toml(path)
+    text = path.read_text(encoding="utf-8")
+
+    def err(msg: str, key: str, line_key: str | None = None) -> InputError:
+        return InputError(msg, file=path, line=key_line(text, line_key or key.split(".")[-1]), field=key)
+
+    for k in data:
+        if k not in KEYS:
+            raise err(f"unknown key (known: {', '.join(KEYS)})", k)
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("missing or empty 'name' (a string naming the campaign)", file=path, field="name")
+    try:
+        task = Task(data.get("task", "optimize"))
+    except ValueError:
+        raise err("expected one of " + ", ".join(t.value for t in Task), "task") from None
+    time_limit = data.get("time_limit", 60)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
+        raise err("expected a positive number of seconds", "time_limit")
+    mem = data.get("memory_limit_mb", 4096)
+    if isinstance(mem, bool) or not isinstance(mem, int) or mem < 64:
+        raise err("expected an integer number of MB, at least 64", "memory_limit_mb")
+    precheck = data.get("precheck", True)
+    if not isinstance(precheck, bool):
+        raise err("expected true or false", "precheck")
+    if "repeat" in data and "seeds" in data:
+        raise err("give either repeat or seeds, not both", "seeds")
+    if "seeds" in data:
+        seeds = data["seeds"]
+        if (not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds)
+                or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)):
+            raise err("expected a non-empty list of distinct integers", "seeds")
+        repeats: list[tuple[int, int | None]] = list(enumerate(seeds))
+    else:
+        n = data.get("repeat", 1)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise err("expected a positive integer", "repeat")
+        repeats = [(i, None) for i in range(n)]
+
+    raw_configs = data.get("configs")
+    if not isinstance(raw_configs, dict) or not raw_configs:
+        raise InputError("missing [configs] table (name = \"engine[key=value,...]\")", file=path,
+                         field="configs")
+    configs = []
+    for cname, ctext in raw_configs.items():
+        try:
+            configs.append(parse(ctext, name=cname))
+        except InputError as e:
+            raise err(e.message, f"configs.{cname}", cname) from None
+
+    raw_inst = data.get("instances")
+    if not isinstance(raw_inst, list) or not raw_inst or not all(isinstance(s, str) for s in raw_inst):
+        raise err("expected a non-empty list of instance names, files or globs", "instances")
+    instances = []
+    seen: set[str] = set()
+    for entry in raw_inst:
+        try:
+            labels = _expand(entry, path.parent)
+        except InputError as e:
+            raise err(f"'{entry}': {e}", "instances") from None
+        for label, src in labels:
+            if label in seen:
+                continue
+            seen.add(label)
+            try:
+                fam, inst = load_instance(src)
+            except InputError as e:
+                raise err(f"'{entry}': {e}", "instances") from None
+            instances.append((label, fam, inst, content_hash(fam, inst)))
+
+    for cfg in configs:
+        for fam in {f.name: f for _, f, _, _ in instances}.values():
+            try:
+                eng = fam.engine(cfg.engine)
+                if task not in eng.tasks:
+                    raise InputError(f"engine {eng.name} does not do task '{task}'")
+                opts = dict(cfg.opts)
+                if "seed" in opts and any(s is not None for _, s in repeats):
+                    raise InputError("sets seed, and the campaign gives seeds")
+                eng.resolve_options(opts)
+            except InputError as e:
+                raise err(f"{cfg}: {e.message}", f"configs.{cfg.name}", cfg.name) from None
+    return Spec(name.strip(), path, text, task, float(time_limit), mem, repeats, precheck, configs,
+                instances)
+
+
+def _expand(entry: str, base: Path) -> list[tuple[str, str]]:
+    """(label, source for load_instance) for a catalogue name, a file, or a glob of either."""
+    if not GLOB_CHARS & set(entry):
+        p = Path(entry)
+        if not p.is_absolute() and (base / p).exists():
+            return [(entry, str(base / p))]
+        return [(entry, entry)]
+    fam_name, slash, pattern = entry.partition("/")
+    out: list[tuple[str, str]] = []
+    if slash and fam_name in families():
+        names = families()[fam_name].puzzle.catalogue()
+        out = [(f"{fam_name}/{n}", f"{fam_name}/{n}") for n in names if fnmatch.fnmatchcase(n, pattern)]
+    if not out:
+        pat = entry if Path(entry).is_absolute() else str(base / entry)
+        for f in sorted(glob.glob(pat, recursive=True)):
+            label = f if Path(entry).is_absolute() else str(Path(f).relative_to(base))
+            out.append((label, f))
+    if not out:
+        raise InputError("the glob matches no instance (no catalogue name, no file)")
+    return out

@@ -1,0 +1,335 @@
+"""Campaigns: same answers as each job alone, resumable and idempotent, crash-safe under SIGKILL,
+hard time and memory limits on the job's process group, one-line input errors, report/plot/export."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from puzzlesat.compare.instances import load_instance
+from puzzlesat.compare.runner import solve
+
+CONFIGS = {"native": ("native", {}), "cpsat": ("cpsat", {}), "tot": ("sat:time", {"encoding": "totalizer"})}
+
+
+def cli(*args: str, cwd=None, timeout=600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=cwd)
+
+
+def boards(folder: Path, n: int, seed: int = 13) -> list[Path]:
+    """n small sliding boards (2x3 and 3x3), each a random walk of 4-8 moves from the goal."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i in range(n):
+        rows, cols = (2, 3) if i % 2 else (3, 3)
+        s, b, prev = list(range(1, rows * cols)) + [0], rows * cols - 1, None
+        for _ in range(4 + i % 5):
+            r, c = divmod(b, cols)
+            nb = [(r + dr) * cols + c + dc for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                  if 0 <= r + dr < rows and 0 <= c + dc < cols and (r + dr) * cols + c + dc != prev]
+            nxt = rng.choice(nb)
+            s[b], s[nxt] = s[nxt], 0
+            prev, b = b, nxt
+        p = folder / f"s{i:02d}.toml"
+        p.write_text(f'kind = "sliding"\nrows = {rows}\ncols = {cols}\nstart = {s}\n')
+        out.append(p)
+    return out
+
+
+def spec(folder: Path, text: str, name: str = "campaign.toml") -> Path:
+    p = folder / name
+    p.write_text(text)
+    return p
+
+
+def rows(db: Path) -> list[dict]:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in con.execute("SELECT * FROM runs")]
+    finally:
+        con.close()
+
+
+def stored(db: Path) -> int:
+    """Jobs stored so far (0 while the store is being created)."""
+    try:
+        return len(rows(db)) if db.exists() else 0
+    except sqlite3.Error:
+        return 0
+
+
+def digest(*paths: Path) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.read_bytes() if p.exists() else b"<missing>")
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    """A 2-worker local campaign: 20 small instances x 3 configurations, task count."""
+    d = tmp_path_factory.mktemp("grid")
+    boards(d / "boards", 20)
+    sp = spec(d, 'name = "grid"\ninstances = ["boards/*.toml"]\ntask = "count"\ntime_limit = 60\n'
+                 '[configs]\nnative = "native"\ncpsat = "cpsat"\ntot = "sat:time[encoding=totalizer]"\n')
+    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(d / "grid.db"))
+    assert p.returncode == 0, p.stderr
+    return d, sp, d / "grid.db"
+
+
+def test_campaign_gives_the_answers_of_each_job_alone(grid):
+    d, _, db = grid
+    got = {(Path(r["instance"]).name, r["config"]): r for r in rows(db)}
+    assert len(got) == 60
+    for f in sorted((d / "boards").glob("*.toml")):
+        fam, inst = load_instance(str(f))
+        for cname, (engine, opts) in CONFIGS.items():
+            alone = solve(fam, inst, engine, "count", time_limit=60, options=opts, isolate=False)
+            r = got[(f.name, cname)]
+            assert (r["status"], r["objective"], r["count"]) == (str(alone.status), alone.objective, alone.count)
+            assert r["solutions_checked"] == alone.checked == alone.count
+            assert r["termination"] == "done" and r["engine"] == alone.engine
+            assert json.loads(r["options"]) == {k: v for k, v in alone.params.items()
+                                                if k in json.loads(r["options"])}
+
+
+def test_second_run_executes_nothing(grid):
+    d, sp, db = grid
+    before = rows(db)
+    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db))
+    assert p.returncode == 0, p.stderr
+    assert "60 already stored, 0 to run" in p.stderr
+    assert rows(db) == before
+
+
+def test_report_json_and_table(grid):
+    _, _, db = grid
+    p = cli("campaign", "report", "--store", str(db), "--json")
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(p.stdout)
+    assert set(rep["configs"]) == set(CONFIGS)
+    for c in rep["configs"].values():
+        assert (c["jobs"], c["solved"], c["unknown"], c["errors"]) == (20, 20, 0, 0)
+        assert c["par2"] > 0 and c["median_seconds"] > 0
+    assert len(rep["instances"]) == 20 and {i["verdict"] for i in rep["instances"]} == {"AGREE"}
+    p = cli("campaign", "report", "--store", str(db))
+    assert p.returncode == 0 and "PAR-2" in p.stdout and "verdicts: AGREE 20, INCOMPLETE 0, DISAGREE 0" in p.stdout
+
+
+def test_report_disagree_first_and_exit_1(grid, tmp_path):
+    _, _, db = grid
+    bad = tmp_path / "bad.db"
+    src = sqlite3.connect(db)
+    src.backup(dst := sqlite3.connect(bad))
+    src.close()
+    inst = dst.execute("SELECT instance FROM runs ORDER BY instance DESC LIMIT 1").fetchone()[0]
+    dst.execute("UPDATE runs SET count = count + 1 WHERE instance = ? AND config = 'tot'", (inst,))
+    dst.commit()
+    dst.close()
+    p = cli("campaign", "report", "--store", str(bad), "--json")
+    assert p.returncode == 1
+    first = json.loads(p.stdout)["instances"][0]
+    assert (first["instance"], first["verdict"]) == (inst, "DISAGREE")
+    assert "counts differ" in first["reasons"][0]
+    p = cli("campaign", "report", "--store", str(bad))
+    assert p.returncode == 1 and p.stdout.startswith(f"DISAGREE {inst}: counts differ")
+
+
+def test_plots_and_export(grid, tmp_path):
+    _, _, db = grid
+    for kind, out, magic in (("cactus", "c.png", b"\x89PNG"), ("scatter", "s.svg", b"<?xml")):
+        p = cli("campaign", "plot", "--store", str(db), "--kind", kind, "-o", str(tmp_path / out))
+        assert p.returncode == 0, p.stderr
+        assert (tmp_path / out).read_bytes().startswith(magic)
+    p = cli("campaign", "plot", "--store", str(db), "--kind", "scatter", "--x", "nope", "-o", str(tmp_path / "x.png"))
+    assert p.returncode == 2 and "no configuration 'nope'" in p.stderr
+    p = cli("campaign", "export", "--store", str(db), "--format", "csv")
+    lines = p.stdout.strip().splitlines()
+    assert p.returncode == 0 and len(lines) == 61 and lines[0].startswith("key,campaign,instance,")
+    p = cli("campaign", "export", "--store", str(db), "--format", "json")
+    assert p.returncode == 0 and len(json.loads(p.stdout)) == 60
+    p = cli("campaign", "status", "--store", str(db))
+    assert p.returncode == 0 and "60 of 60 planned jobs stored" in p.stdout
+
+
+@pytest.mark.parametrize("body, message", [
+    ('name = "x"\ninstances = ["peg/hoppers"]\ntime_limt = 5\n[configs]\na = "native"\n',
+     "campaign.toml:3: time_limt: unknown key"),
+    ('name = "x"\ninstances = ["peg/hoppers"]\n[configs]\na = "nativ"\n',
+     "campaign.toml:4: configs.a: a=nativ: unknown engine 'nativ' for peg"),
+    ('name = "x"\ninstances = ["peg/hoppers"]\n[configs]\na = "sat[encodingg=totalizer]"\n',
+     "unknown option 'encodingg' for engine sat:time"),
+    ('name = "x"\ninstances = ["peg/hoppers"]\n[configs]\na = "sat[encoding=totaliser]"\n',
+     "option encoding='totaliser' of engine sat:time: choose one of"),
+    ('name = "x"\ninstances = ["peg/hoppers", "nothing/*.toml"]\n[configs]\na = "native"\n',
+     "campaign.toml:2: instances: 'nothing/*.toml': the glob matches no instance"),
+    ('name = "x"\ninstances = ["peg/nope*"]\n[configs]\na = "native"\n', "the glob matches no instance"),
+])
+def test_bad_spec_is_one_line_exit_2_and_no_store(tmp_path, body, message):
+    sp = spec(tmp_path, body)
+    p = cli("campaign", "run", str(sp), "--store", str(tmp_path / "s.db"))
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and message in p.stderr, p.stderr
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_store_of_another_campaign_and_silent_scheduler_leave_the_store_untouched(tmp_path):
+    sp = spec(tmp_path, 'name = "one"\ninstances = ["peg/hoppers"]\n[configs]\na = "native"\n')
+    db = tmp_path / "s.db"
+    assert cli("campaign", "run", str(sp), "--store", str(db)).returncode == 0
+    files = [db, Path(f"{db}-wal"), Path(f"{db}-shm")]
+    before = digest(*files)
+    other = spec(tmp_path, 'name = "two"\ninstances = ["peg/hoppers"]\n[configs]\na = "native"\n', "two.toml")
+    p = cli("campaign", "run", str(other), "--store", str(db))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert "holds campaign 'one', not 'two'" in p.stderr
+    import socket
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    p = cli("campaign", "run", str(sp), "--store", str(db), "--executor", "dask",
+            "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert f"Dask scheduler tcp://127.0.0.1:{port} does not answer" in p.stderr
+    assert digest(*files) == before
+
+
+def _job_processes_of(pid: int) -> list[int]:
+    """Live job processes whose supervisor was process `pid`."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            env = (d / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"PUZZLESAT_JOB_PARENT={pid}".encode() in env:
+            out.append(int(d.name))
+    return out
+
+
+def test_sigkill_of_the_campaign_keeps_a_consistent_store_and_resume_completes(tmp_path):
+    boards(tmp_path / "boards", 10, seed=5)
+    sp = spec(tmp_path, 'name = "kill"\ninstances = ["boards/*.toml"]\ntask = "count"\ntime_limit = 60\n'
+                        '[configs]\ncpsat = "cpsat"\n')
+    db = tmp_path / "k.db"
+    proc = subprocess.Popen([sys.executable, "-m", "puzzlesat", "campaign", "run", str(sp), "--jobs", "2",
+                             "--store", str(db)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and stored(db) < 3:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+    kept = {r["key"]: r for r in rows(db)}
+    assert 3 <= len(kept) < 10
+    assert all(r["termination"] == "done" and r["status"] == "OPTIMAL" for r in kept.values())
+    time.sleep(1.0)
+    assert _job_processes_of(proc.pid) == []  # the running jobs died with their supervisor
+    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db))
+    assert p.returncode == 0, p.stderr
+    assert f"{len(kept)} already stored, {10 - len(kept)} to run" in p.stderr
+    after = rows(db)
+    assert len(after) == len({r["key"] for r in after}) == 10
+    assert all(kept[r["key"]] == r for r in after if r["key"] in kept)
+
+
+def test_memory_limit_is_recorded_as_memory_and_time_limit_as_time(tmp_path):
+    # maze native with tt_bits=27 allocates a 1 GiB table: over a 512 MB RLIMIT_AS, fine under 4 GB;
+    # english33 by SAT does not prove its optimum in 1 s.
+    a = spec(tmp_path, 'name = "mem"\ninstances = ["maze/sample1"]\ntime_limit = 20\nmemory_limit_mb = 512\n'
+                       '[configs]\nbig = "native[tt_bits=27]"\n', "a.toml")
+    b = spec(tmp_path, 'name = "mem"\ninstances = ["maze/sample1"]\ntime_limit = 20\nmemory_limit_mb = 4096\n'
+                       '[configs]\nbig = "native[tt_bits=27]"\n', "b.toml")
+    c = spec(tmp_path, 'name = "time"\ninstances = ["peg/english33"]\ntime_limit = 1\n'
+                       '[configs]\nsat = "sat"\n', "c.toml")
+    for s, db in ((a, "m.db"), (b, "m.db"), (c, "t.db")):
+        p = cli("campaign", "run", str(s), "--store", str(tmp_path / db))
+        assert p.returncode == 0, p.stderr
+    small, large = sorted(rows(tmp_path / "m.db"), key=lambda r: r["memory_limit_mb"])
+    assert (small["status"], small["termination"]) == ("UNKNOWN", "memory")
+    assert "ran out of memory" in small["reason"] and "memory_limit_mb=512" in small["reason"]
+    assert (large["status"], large["objective"], large["termination"]) == ("OPTIMAL", 36, "done")
+    (t,) = rows(tmp_path / "t.db")
+    assert t["termination"] == "time" and t["status"] in ("UNKNOWN", "FEASIBLE")  # a limit, never an answer
+    assert t["status"] == "UNKNOWN" or t["objective"] >= 18  # English-33's optimum is 18 moves (SPEC)
+    assert t["seconds"] < 30
+
+
+def test_outer_limit_kills_the_whole_process_group(monkeypatch):
+    """At the supervisor's own limit the job dies with everything it started (the engine worker)."""
+    from puzzlesat.compare.campaign import execute as ex
+    from puzzlesat.compare.campaign.spec import Job, content_hash
+    import base64
+    import pickle
+    fam, inst = load_instance("peg/english33")
+    job = Job("k" * 32, "t", "peg/english33", content_hash(fam, inst), "peg", "sat", "sat", "sat:time",
+              json.dumps({}), "optimize", 0, None, 30.0, 4096, True,
+              base64.b64encode(pickle.dumps(inst)).decode())
+    seen = []
+    real_wait = ex._wait
+
+    def at_limit_once_the_engine_runs(proc, hard, cancel):
+        deadline = time.monotonic() + 30
+        while not ex.descendants(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the job process has forked its engine worker
+        seen.append([proc.pid, *ex.descendants(proc.pid)])
+        return real_wait(proc, time.monotonic(), cancel)  # the outer limit passes now
+    monkeypatch.setattr(ex, "_wait", at_limit_once_the_engine_runs)
+    rec = ex.execute(job.payload())
+    assert (rec["status"], rec["termination"]) == ("UNKNOWN", "time")
+    assert "job process group killed" in rec["reason"]
+    assert len(seen[0]) >= 2
+    assert _alive(seen[0]) == []  # nothing the job started is left
+
+
+def _alive(pids: list[int], wait: float = 5.0) -> list[int]:
+    """The processes of `pids` that still run (not zombies), after waiting up to `wait` s."""
+    deadline = time.monotonic() + wait
+    while True:
+        live = []
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                live.append(pid)
+        if not live or time.monotonic() > deadline:
+            return live
+        time.sleep(0.1)
+
+
+def test_ctrl_c_kills_running_jobs_and_keeps_a_consistent_store(tmp_path):
+    boards(tmp_path / "boards", 8, seed=9)
+    sp = spec(tmp_path, 'name = "int"\ninstances = ["boards/*.toml"]\ntask = "count"\ntime_limit = 60\n'
+                        '[configs]\ncpsat = "cpsat"\n')
+    db = tmp_path / "i.db"
+    proc = subprocess.Popen([sys.executable, "-m", "puzzlesat", "campaign", "run", str(sp), "--jobs", "2",
+                             "--store", str(db)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and stored(db) < 1:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGINT)  # what Ctrl-C sends to the campaign (its jobs have their own groups)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted: running jobs killed" in err, err
+    assert _job_processes_of(proc.pid) == []
+    kept = rows(db)
+    assert 1 <= len(kept) < 8 and all(r["termination"] == "done" for r in kept)
+    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db))
+    assert p.returncode == 0 and len(rows(db)) == 8

@@ -1,0 +1,375 @@
+"""Random differential test (issue 17): seeded random small instances of all four families —
+multiplier-heavy mazes and big mazes (10x11, past the old 186-edge limit) included — run through
+`compare` over the engines; every verdict must be AGREE and equal to an oracle written here from
+the rules (SPEC.md), sharing no code with puzzlesat's engines, checkers or piece tables.
+
+The CI run is `test_random_instances_agree_with_the_oracles` (seed 17, a few dozen `compare` runs);
+`python bench/differential.py N [--seed S]` runs N instances per family with the same code.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+
+from puzzlesat.compare.crossval import Verdict, compare
+from puzzlesat.compare.registry import family
+from puzzlesat.puzzles import maze as M
+from puzzlesat.puzzles import peg as G
+from puzzlesat.puzzles import pentomino as P
+from puzzlesat.puzzles.core import Status, Task
+from puzzlesat.puzzles.sliding import Sliding
+
+
+@dataclass
+class Case:
+    """One instance, a task, the engines to compare and the oracle's answer: (objective, count);
+    objective None = infeasible."""
+
+    family: str
+    instance: Any
+    task: Task
+    engines: tuple[str, ...]
+    want: tuple[int | None, int]
+    note: str = ""
+
+
+# ---- calculation maze --------------------------------------------------------------------------
+def maze_oracle(m) -> tuple[int | None, int]:
+    """(best score, walks scoring it) over every trail: plain recursion from the rules."""
+    W, H = m.width, m.height
+
+    def eid(a, b):
+        a, b = min(a, b), max(a, b)
+        return (a // W) * (2 * W - 1) + (a % W if b == a + 1 else W - 1 + a % W)
+
+    def nbrs(v):
+        y, x = divmod(v, W)
+        return [ny * W + nx for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1))
+                if 0 <= ny < H and 0 <= nx < W]
+
+    def step(s, e):
+        c, k = m.ops[e]
+        return s + k if c == "+" else s - k if c == "-" else s * k
+
+    w = list(m.prefix) if m.prefix else [m.start]
+    used, s = set(), 1
+    for a, b in zip(w, w[1:]):
+        used.add(eid(a, b))
+        s = step(s, eid(a, b))
+    scores = []
+
+    def go(v, s):
+        if v == m.goal:
+            scores.append(s)
+        for u in nbrs(v):
+            e = eid(u, v)
+            if e not in used:
+                used.add(e)
+                go(u, step(s, e))
+                used.discard(e)
+
+    go(w[-1], s)
+    if not scores:
+        return None, 0
+    return max(scores), scores.count(max(scores))
+
+
+def _random_trail(rng, W, H, start, length):
+    """A random pre-walked path of up to `length` edges from `start` (a trail)."""
+    walk, used = [start], set()
+    for _ in range(length):
+        y, x = divmod(walk[-1], W)
+        nxt = [(ny * W + nx) for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1))
+               if 0 <= ny < H and 0 <= nx < W
+               and (min(walk[-1], ny * W + nx), max(walk[-1], ny * W + nx)) not in used]
+        if not nxt:
+            break
+        u = rng.choice(nxt)
+        used.add((min(walk[-1], u), max(walk[-1], u)))
+        walk.append(u)
+    return tuple(walk) if len(walk) > 1 else ()
+
+
+def _ops(rng, n, mul_rate):
+    out = []
+    for _ in range(n):
+        u = rng.random()
+        if u < mul_rate:
+            out.append(("*", rng.choice((0, 1, 2, 2, 3, 3, 4, 5))))
+        elif u < mul_rate + (1 - mul_rate) / 3:
+            out.append(("-", rng.randint(0, 6)))
+        else:
+            out.append(("+", rng.randint(0, 9)))
+    return tuple(out)
+
+
+def small_maze(rng: random.Random, i: int, quick: bool = False) -> Case:
+    """Up to 3x3 (12 edges): every engine, brute force included; multiplier-heavy half the time."""
+    W, H = rng.choice(((2, 2), (3, 2), (2, 3), (3, 3), (4, 2), (1, 4)))
+    mul = rng.choice((0.1, 0.5, 0.8))
+    ops = _ops(rng, 2 * W * H - W - H, mul)
+    n = W * H
+    start, goal = rng.randrange(n), rng.randrange(n)
+    prefix = _random_trail(rng, W, H, start, rng.choice((0, 0, 1, 2, 3)))
+    m = M.Maze(f"maze{i}-{W}x{H}-mul{mul}", W, H, ops, start, goal, prefix)
+    task = rng.choice((Task.OPTIMIZE, Task.COUNT))
+    return Case("maze", m, task, ("native:dfs", "native:brute", "cpsat:time", "cpsat:segments"),
+                maze_oracle(m), f"mul_rate {mul}")
+
+
+def big_maze(rng: random.Random, i: int, quick: bool = False) -> Case:
+    """10 rows x 11 cols (199 edges): a pre-walked path snakes through all but a small block, so
+    the oracle stays cheap while edge ids past 186 are walked and searched. The dead-end columns
+    keep ~70 edges free, so the CP-SAT models are big (`quick`: few multipliers, which keeps the
+    segment model to a few segments, and no cpsat:time: 31k variables, 3-7 s of CPU)."""
+    H, W, keep = 10, 11, rng.choice((4, 5, 6))
+    p = []
+    for y in range(H - 2):
+        p += [y * W + x for x in (range(W) if y % 2 == 0 else range(W - 1, -1, -1))]
+    for x in range(W - keep):
+        col = [(H - 2) * W + x, (H - 1) * W + x]
+        p += col if x % 2 == 0 else col[::-1]
+    mul = 0.08 if quick else rng.choice((0.08, 0.5))
+    ops = _ops(rng, 2 * W * H - W - H, mul)
+    m = M.Maze(f"maze{i}-10x11-keep{keep}", W, H, ops, 0, W * H - 1, tuple(p))
+    engines = ("native:dfs", "native:brute", "cpsat:segments") + (() if quick else ("cpsat:time",))
+    return Case("maze", m, rng.choice((Task.OPTIMIZE, Task.COUNT)), engines, maze_oracle(m),
+                f"big, mul_rate {mul}")
+
+
+# ---- peg solitaire -----------------------------------------------------------------------------
+def peg_oracle(coords, dirs, start, finish) -> tuple[int | None, int]:
+    """(minimum moves, ordered jump sequences reaching it): forward DP over (pegs, last landing
+    hole) layer by layer; a jump starting where the previous one landed continues the move."""
+    idx = {p: i for i, p in enumerate(coords)}
+    lines = [(idx[(x, y)], idx[(x + dx, y + dy)], idx[(x + 2 * dx, y + 2 * dy)])
+             for (x, y) in coords for dx, dy in dirs
+             if (x + dx, y + dy) in idx and (x + 2 * dx, y + 2 * dy) in idx]
+    layer = {(frozenset(start), None): (0, 1)}
+    need = len(start) - (1 if finish is None else len(finish))
+    for _ in range(need):
+        nxt: dict = {}
+        for (pegs, last), (mv, cnt) in layer.items():
+            for a, b, c in lines:
+                if a in pegs and b in pegs and c not in pegs:
+                    key = (pegs - {a, b} | {c}, c)
+                    cost = mv + (0 if a == last else 1)
+                    old = nxt.get(key)
+                    if old is None or cost < old[0]:
+                        nxt[key] = (cost, cnt)
+                    elif cost == old[0]:
+                        nxt[key] = (cost, old[1] + cnt)
+        layer = nxt
+    ends = [(mv, cnt) for (pegs, _), (mv, cnt) in layer.items()
+            if finish is None or pegs == frozenset(finish)]
+    if not ends:
+        return None, 0
+    best = min(mv for mv, _ in ends)
+    return best, sum(cnt for mv, cnt in ends if mv == best)
+
+
+def random_peg(rng: random.Random, i: int, quick: bool = False) -> Case:
+    """A hoppers, triangle15 or small orthogonal rectangle board; a random start of 4-7 pegs; the
+    finish where a random jump sequence ends (feasible), any one peg, or a random set."""
+    kind = rng.choice(("hoppers", "triangle15", "rect"))
+    if kind == "rect":
+        w, h = rng.choice(((4, 3), (5, 3), (4, 4)))
+        board = G.Board(f"rect{w}x{h}", tuple((x, y) for y in range(h) for x in range(w)),
+                        ((1, 0), (-1, 0), (0, 1), (0, -1)))
+    else:
+        board = G.board(kind)
+    coords, dirs = board.coords, board.directions
+    most = 6 if quick else 8
+    start = frozenset(rng.sample(range(len(coords)), rng.randint(4, min(most, len(coords) - 1))))
+    idx = {p: k for k, p in enumerate(coords)}
+    lines = [(idx[(x, y)], idx[(x + dx, y + dy)], idx[(x + 2 * dx, y + 2 * dy)])
+             for (x, y) in coords for dx, dy in dirs
+             if (x + dx, y + dy) in idx and (x + 2 * dx, y + 2 * dy) in idx]
+    pegs = set(start)
+    for _ in range(rng.randint(1, len(start) - 1)):
+        ok = [(a, b, c) for a, b, c in lines if a in pegs and b in pegs and c not in pegs]
+        if not ok:
+            break
+        a, b, c = rng.choice(ok)
+        pegs -= {a, b}
+        pegs.add(c)
+    r = rng.random()
+    finish = (frozenset(pegs) if r < 0.6 or len(pegs) == len(start) else None if r < 0.85
+              else frozenset(rng.sample(sorted(start), max(1, len(pegs)))))
+    if finish is not None and len(finish) == len(start):
+        finish = None
+    inst = G.PegInstance(f"peg{i}-{board.name}", board, start, finish)
+    task = rng.choice((Task.OPTIMIZE, Task.COUNT))
+    engines = ("native:iddfs", "cpsat:time", "sat:time") + (("native:bfs",) if task is Task.OPTIMIZE else ())
+    return Case("peg", inst, task, engines, peg_oracle(coords, dirs, start, finish), board.name)
+
+
+# ---- sliding tiles -----------------------------------------------------------------------------
+def sliding_oracle(rows, cols, start, goal) -> tuple[int | None, int]:
+    """(fewest moves, number of shortest move sequences): BFS over boards counting paths."""
+    def succ(b):
+        z = b.index(0)
+        r, c = divmod(z, cols)
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= nr < rows and 0 <= nc < cols:
+                t = nr * cols + nc
+                nb = list(b)
+                nb[z], nb[t] = nb[t], 0
+                yield tuple(nb)
+
+    dist, ways, frontier = {start: 0}, {start: 1}, [start]
+    while frontier and goal not in dist:
+        nxt = []
+        for b in frontier:
+            for nb in succ(b):
+                if nb not in dist:
+                    dist[nb] = dist[b] + 1
+                    ways[nb] = 0
+                    nxt.append(nb)
+                if dist[nb] == dist[b] + 1:
+                    ways[nb] += ways[b]
+        frontier = nxt
+    return (dist[goal], ways[goal]) if goal in dist else (None, 0)
+
+
+def random_sliding(rng: random.Random, i: int, quick: bool = False) -> Case:
+    """2x2, 2x3 or 3x2: a uniformly random start (solvable or not; 2x3 and 3x2 need up to 21
+    moves) or a random walk from the goal; the default goal or a random one. `quick`: uniform
+    starts on 2x2 only, walks of up to 10 moves."""
+    rows, cols = rng.choice(((2, 2), (2, 3), (3, 2)))
+    n = rows * cols
+    goal = tuple(range(1, n)) + (0,) if rng.random() < 0.5 else tuple(rng.sample(range(n), n))
+    if rng.random() < 0.4 and not (quick and n > 4):
+        start = tuple(rng.sample(range(n), n))
+    else:
+        b = list(goal)
+        for _ in range(rng.randint(0, 10 if quick else 20)):
+            z = b.index(0)
+            r, c = divmod(z, cols)
+            t = rng.choice([nr * cols + nc for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                            if 0 <= nr < rows and 0 <= nc < cols])
+            b[z], b[t] = b[t], 0
+        start = tuple(b)
+    inst = Sliding(f"sliding{i}-{rows}x{cols}", rows, cols, start, goal)
+    return Case("sliding", inst, rng.choice((Task.OPTIMIZE, Task.COUNT)),
+                ("native:ida", "native:bfs", "native:bidir", "native:iddfs", "cpsat:time", "sat:time"),
+                sliding_oracle(rows, cols, start, goal))
+
+
+# ---- pentomino tiling --------------------------------------------------------------------------
+SHAPES = {  # the 12 pentominoes, typed here from their usual pictures (not from puzzlesat)
+    "F": [".##", "##.", ".#."], "I": ["#####"], "L": ["####", "#..."], "N": ["##..", ".###"],
+    "P": ["##", "##", "#."], "T": ["###", ".#.", ".#."], "U": ["#.#", "###"],
+    "V": ["#..", "#..", "###"], "W": ["#..", "##.", ".##"], "X": [".#.", "###", ".#."],
+    "Y": ["####", ".#.."], "Z": ["##.", ".#.", ".##"]}
+
+
+def _orientations(rows: list[str]) -> set[frozenset]:
+    cells = [(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "#"]
+    out = set()
+    for _ in range(2):
+        for _ in range(4):
+            cells = [(c, -r) for r, c in cells]
+            r0, c0 = min(r for r, _ in cells), min(c for _, c in cells)
+            out.add(frozenset((r - r0, c - c0) for r, c in cells))
+        cells = [(r, -c) for r, c in cells]
+    return out
+
+
+def pentomino_oracle(cells: frozenset, letters: str) -> int:
+    """Tilings of `cells` by the pieces `letters`, each once: cover the first empty cell (row-major)
+    with every orientation of every unused piece, recursively."""
+    forms = {k: _orientations(SHAPES[k]) for k in letters}
+
+    def go(free: frozenset, left: tuple) -> int:
+        if not free:
+            return 1
+        first = min(free)
+        total = 0
+        for k in left:
+            for f in forms[k]:
+                anchor = min(f)
+                shift = (first[0] - anchor[0], first[1] - anchor[1])
+                placed = frozenset((r + shift[0], c + shift[1]) for r, c in f)
+                if placed <= free:
+                    total += go(free - placed, tuple(x for x in left if x != k))
+        return total
+
+    return go(frozenset(cells), tuple(letters))
+
+
+def random_pentomino(rng: random.Random, i: int, quick: bool = False) -> Case:
+    """A rectangle, maybe with random holes, and a random set of k pentominoes of its area."""
+    h, w, holes = rng.choice(((2, 5, 0), (3, 5, 0), (4, 5, 0), (2, 10, 0), (3, 4, 2), (4, 4, 1),
+                              (3, 7, 1), (4, 6, 4)))
+    k = (h * w - holes) // 5
+    letters = "".join(sorted(rng.sample(sorted(SHAPES), k)))
+    cells = [(r, c) for r in range(h) for c in range(w)]
+    for cell in rng.sample(cells, holes):
+        cells.remove(cell)
+    art = "\n".join("".join("." if (r, c) in cells else "#" for c in range(w)) for r in range(h))
+    t = P.make(f"pento{i}-{h}x{w}-{letters}", art, letters)
+    n = pentomino_oracle(frozenset(t.cells), letters)
+    return Case("pentomino", t, Task.COUNT, ("native:dfs", "cpsat:cover", "sat:cover"),
+                (0 if n else None, n), art.replace("\n", "/"))
+
+
+GENERATORS: dict[str, Callable[[random.Random, int, bool], Case]] = {
+    "maze": small_maze, "maze-big": big_maze, "peg": random_peg, "sliding": random_sliding,
+    "pentomino": random_pentomino}
+
+
+def cases(seed: int, per: dict[str, int], quick: bool = False) -> list[Case]:
+    """`per[g]` instances from each generator, reproducibly from `seed`."""
+    rng = random.Random(seed)
+    return [GENERATORS[g](rng, i, quick) for g, n in per.items() for i in range(n)]
+
+
+def run_case(c: Case, time_limit: float = 60.0) -> list[str]:
+    """The problems with one case (empty: AGREE and equal to the oracle)."""
+    cmp = compare(family(c.family), c.instance, list(c.engines), c.task, time_limit=time_limit)
+    obj, cnt = c.want
+    bad = []
+    if cmp.verdict is not Verdict.AGREE:
+        bad.append(f"verdict {cmp.verdict}: {cmp.reasons}")
+    for r in cmp.results:
+        if obj is None:
+            if r.status is not Status.INFEASIBLE:
+                bad.append(f"{r.engine}: {r.status} {r.objective}, oracle: infeasible")
+            continue
+        got = (r.status, r.objective if c.family != "pentomino" else 0)
+        if got != (Status.OPTIMAL, obj) or (c.task is Task.COUNT and r.count != cnt):
+            bad.append(f"{r.engine}: {r.status} objective {r.objective} count {r.count}, "
+                       f"oracle {obj} count {cnt}")
+    return bad
+
+
+def describe(c: Case) -> str:
+    fam = family(c.family)
+    text = fam.puzzle.to_text(c.instance) if c.family == "maze" else repr(c.instance)
+    return f"{c.family} {c.task} {c.note}\n{text}"
+
+
+CI = {"maze": 8, "maze-big": 2, "peg": 4, "sliding": 4, "pentomino": 4}
+
+
+def test_oracles_on_published_facts():
+    """The oracles themselves, on SPEC facts: 63 fixed pentomino orientations (F8 I2 L8 N8 P8 T4
+    U4 V4 W4 X1 Y8 Z4), 2 tilings of 3x20; maze sample1 optimum 36; the 8-puzzle 'hardest'
+    position 31 moves with 40 optimal solutions; hoppers 7 moves (SPEC §1)."""
+    sizes = {k: len(_orientations(v)) for k, v in SHAPES.items()}
+    assert sizes == dict(F=8, I=2, L=8, N=8, P=8, T=4, U=4, V=4, W=4, X=1, Y=8, Z=4)
+    assert all(len(next(iter(_orientations(v)))) == 5 for v in SHAPES.values())
+    assert maze_oracle(M.catalogue()["sample1"]())[0] == 36
+    assert sliding_oracle(3, 3, (8, 6, 7, 2, 5, 4, 3, 0, 1), (1, 2, 3, 4, 5, 6, 7, 8, 0)) == (31, 40)
+    hop = G.board("hoppers")
+    assert peg_oracle(hop.coords, hop.directions, frozenset(range(13)) - {6}, frozenset({6}))[0] == 7
+
+
+@pytest.mark.parametrize("c", cases(17, CI, quick=True), ids=lambda c: getattr(c.instance, "name", "?"))
+def test_random_instances_agree_with_the_oracles(c):
+    bad = run_case(c)
+    assert not bad, (bad, describe(c))
