@@ -31,7 +31,7 @@ def korf_ids(spec: str) -> list[int]:
         a, b = spec.split("-")
         return list(range(int(a), int(b) + 1))
     if "," in spec:
-        return [int(x) for x in spec.split(",")]
+        return [int(x) for x in spec.split(",") if x]
     return list(range(1, int(spec) + 1))
 
 
@@ -259,7 +259,8 @@ def main() -> int:
     ap.add_argument("--pdb", default="663", choices=["663", "555", "78", "none"])
     ap.add_argument("--only", choices=["kf24", "korf-avg", "explore"], default=None,
                     help="run only this part")
-    ap.add_argument("--kf24", default="25,40", help="Korf & Felner 24-puzzle ids: all, N, a-b or i,j,k")
+    ap.add_argument("--kf24", default="25,40", help="Korf & Felner 24-puzzle ids: all, N (the first N), "
+                    "a-b or i,j,k (one id: 'i,')")
     ap.add_argument("--processes", default="1,2", help="process counts for the 24-puzzles")
     ap.add_argument("--kf24-limit", type=float, default=600.0, help="seconds per 24-puzzle run")
     ap.add_argument("--model-limit", type=float, default=120.0)
