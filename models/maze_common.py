@@ -217,8 +217,30 @@ def run(build: Callable, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcom
                 return Outcome(Status.UNKNOWN, solutions=(walk,), stats=stats, reason="optimum not proved")
             return _count(build, m, solver.value(mod.objective), ctx, stats, **kw)
         return Outcome(st, objective=solver.value(mod.objective), solutions=(walk,), stats=stats)
+    if st is Status.INFEASIBLE and _reachable(m, fp):
+        # OR-tools 9.15's presolve was seen to call a feasible maze model INFEASIBLE (a 10x11 maze,
+        # scores ~1e11; feasible with presolve off): a reachable goal makes that claim false
+        return Outcome(Status.UNKNOWN, stats=stats, reason="CP-SAT said INFEASIBLE but the goal is "
+                       "reachable over unused edges: not trusted (a CP-SAT presolve defect)")
     return Outcome(st, count=0 if st is Status.INFEASIBLE and task is Task.COUNT else None, stats=stats,
                    reason="no trail reaches the goal" if st is Status.INFEASIBLE else None)
+
+
+def _reachable(m: Maze, fp: Free) -> bool:
+    """True when the goal is reachable from v0 over the usable edges (then some walk exists)."""
+    adj: dict[int, list[int]] = {}
+    for e in fp.edges:
+        a, b = m.edges[e]
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    seen, todo = {fp.v0}, [fp.v0]
+    while todo:
+        v = todo.pop()
+        for u in adj.get(v, ()):
+            if u not in seen:
+                seen.add(u)
+                todo.append(u)
+    return m.goal in seen
 
 
 def decision(f, objective_key, decode: Callable, m: Maze, bound: int | None):

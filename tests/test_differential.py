@@ -373,3 +373,15 @@ def test_oracles_on_published_facts():
 def test_random_instances_agree_with_the_oracles(c):
     bad = run_case(c)
     assert not bad, (bad, describe(c))
+
+
+def test_cpsat_time_never_calls_a_reachable_goal_infeasible():
+    """Found by bench/differential.py 20 --seed 7 (maze3-10x11-keep5): OR-tools 9.15's presolve
+    called the feasible time model INFEASIBLE (feasible with presolve off or wider score domains).
+    The engine must not pass that on: UNKNOWN with the reason, or the right optimum."""
+    c = next(c for c in cases(7, {"maze": 20, "maze-big": 20}) if c.instance.name.startswith("maze3-10x11"))
+    from puzzlesat.compare.runner import solve
+    for task in (Task.FEASIBLE, Task.OPTIMIZE):
+        r = solve(family("maze"), c.instance, "cpsat:time", task, isolate=False, time_limit=60)
+        assert r.status is not Status.INFEASIBLE, r.reason
+        assert r.objective in (None, c.want[0]) or task is Task.FEASIBLE
