@@ -115,7 +115,7 @@ def compare(instance: Any, engines: Iterable[str | Config] | None = None, task: 
 
     >>> c = compare(load("peg/hoppers-first06"), ["native", "tot=sat[encoding=totalizer]"], "count")
     >>> c.verdict.value, [(row["config"], row["count"]) for row in c.table()]
-    ('AGREE', [('native:iddfs', 18), ('tot', 18)])
+    ('AGREE', [('native:auto', 18), ('tot', 18)])
     """
     from puzzlesat.compare.crossval import compare as run
     fam = family_of(instance)

@@ -113,7 +113,7 @@ def compare(fam: Family, inst: Any, engine_names: list[str | Config], task: Task
     >>> fam, inst = load_instance("peg/hoppers-first06")
     >>> c = compare(fam, inst, ["native", "cpsat", "sat[encoding=totalizer]"], "count")
     >>> c.verdict.value, [(r.label, r.count) for r in c.results]
-    ('AGREE', [('native:iddfs', 18), ('cpsat:time', 18), ('sat[encoding=totalizer]', 18)])
+    ('AGREE', [('native:auto', 18), ('cpsat:time', 18), ('sat[encoding=totalizer]', 18)])
     """
     task = Task(task)
     runs = plan(fam, engine_names, task, options)

@@ -19,9 +19,6 @@ FAMILY = Family(
     module="puzzlesat.puzzles.peg",
     description="peg solitaire: minimum moves (a multi-jump is one move), optimal sequence counts",
     engines=(
-        Engine("native:auto", "puzzlesat.native_search.peg:run_auto", ALL, aliases=("native",),
-               description="native:bfs for optimize/feasible, native:iddfs for count (by measurement: "
-                           "iddfs does not finish the English central game)"),
         Engine("native:iddfs", "puzzlesat.native_search.peg:run", ALL,
                description="iterative deepening on moves, corner lower bound, failed-state table"),
         Engine("native:bfs", "puzzlesat.native_search.peg_bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
@@ -35,6 +32,9 @@ FAMILY = Family(
                    Option("bidirectional", True, "grow forward and backward layers, the smaller side first"),
                ),
                description="breadth-first search by moves over symmetry-reduced bitboard layers"),
+        Engine("native:auto", "puzzlesat.native_search.peg:run_auto", ALL, aliases=("native",),
+               description="native:bfs for optimize/feasible, native:iddfs for count (by measurement: "
+                           "iddfs does not finish the English central game)"),
         Engine("cpsat:time", "puzzlesat.models.peg_cpsat:run", ALL, aliases=("cpsat",),
                options=(*CPSAT_OPTIONS, INVARIANTS,
                         Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
