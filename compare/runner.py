@@ -397,6 +397,9 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
             objective = values[0]
         else:
             objective = best
+            if task is not Task.COUNT:  # the reported solution is the best checked one
+                order = sorted(range(len(sols)), key=lambda i: values[i] if sense == "min" else -values[i])
+                sols = [sols[i] for i in order]
     if status is Status.UNKNOWN and sols and task is not Task.COUNT:
         status = Status.FEASIBLE  # a checked solution exists; optimality was not proved
     if task is Task.COUNT and status is not Status.OPTIMAL:

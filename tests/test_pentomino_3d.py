@@ -381,7 +381,7 @@ def test_streamed_count_rejects_repeats_and_broken_tilings(lie, reason):
     from puzzlesat.compare.registry import Engine, Option
     from puzzlesat.puzzles.core import Task
     eng = Engine("lying", f"{__name__}:_lying_engine", (Task.COUNT,),
-                 (Option("up_to_symmetry", False), Option("lie", "repeat")))
+                 (Option("up_to_symmetry", False, identity=True), Option("lie", "repeat")))
     r = solve(FAM, inst("2x3x10"), eng, "count", options={"up_to_symmetry": True, "lie": lie},
               isolate=False)
     assert r.status.value == "ERROR" and reason in r.reason, (r.status, r.reason)

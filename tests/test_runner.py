@@ -101,3 +101,20 @@ def test_options_are_validated_and_recorded():
 def test_unsupported_task_is_input_error():
     with pytest.raises(InputError):
         solve(FAM, HOP, "native:bfs", "count")
+
+
+def test_cut_short_reports_its_best_checked_solution_first():
+    """Streamed solutions of a run cut short: the objective is the best one's, and solutions[0] is
+    that solution (a run streaming 28 moves then 27 reported 27 with the 28-move one first)."""
+    import puzzlesat as ps
+    from puzzlesat.engine import Outcome, Status as S
+    best = ps.solve(ps.load("peg/hoppers"), "native").solutions[0]
+    worse = ps.solve(ps.load("peg/hoppers"), "native:iddfs", "feasible").solutions[0]
+
+    def streams(inst, task, ctx):
+        for sol in (worse, best):
+            ctx.found(sol)
+        return Outcome(S.UNKNOWN)
+    r = ps.solve(ps.load("peg/hoppers"), streams)
+    assert r.status is S.FEASIBLE and r.objective == 7
+    assert ps.check(ps.load("peg/hoppers"), r.solutions[0]) == r.objective
