@@ -94,3 +94,12 @@ def test_engines_table_keeps_brackets_and_whole_words():
 def test_time_limit_must_be_positive_and_finite(bad):
     p = run("solve", "peg/hoppers", "--time-limit", bad)
     assert p.returncode == 2 and "time-limit" in p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("family, args", [("maze", ["--rows", "3", "--cols", "3"]),
+                                          ("sliding", ["-r", "3", "-c", "3"])])
+def test_generate_into_a_missing_folder_is_one_line(family, args, tmp_path):
+    out = tmp_path / "no" / "such" / "x.toml"
+    p = run("generate", family, *args, "-o", str(out))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "does not exist" in p.stderr, p.stderr
+    assert not out.parent.exists()

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import click
 
-from puzzlesat.puzzles.core import Task
+from puzzlesat.puzzles.core import Task, write_atomic
 
 from ..registry import CPSAT_OPTIONS, Engine, Family, Option
 
@@ -78,5 +78,5 @@ def generate(rows, cols, seed, start, goal, mul_rate, sub_rate, fmt, output):
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_atomic(output, text, "instance")  # a missing folder: one line, exit 2
         click.echo(f"wrote {output}", err=True)

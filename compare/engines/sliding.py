@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from puzzlesat.compare.registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
-from puzzlesat.puzzles.core import InputError, Task
+from puzzlesat.puzzles.core import InputError, Task, write_atomic
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 PDB_CHOICES = ("auto", "663", "555", "78", "6666", "44", "none")  # run_ida checks them per board
@@ -188,4 +188,4 @@ def generate(rows, cols, seed, walk, output):
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_atomic(output, text, "instance")  # a missing folder: one line, exit 2
