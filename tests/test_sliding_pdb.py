@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 import sys
 from collections import deque
@@ -18,7 +17,7 @@ from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import sliding_ida as I
 from puzzlesat.native_search import sliding_pdb as P
 from puzzlesat.puzzles.core import Context, InputError, Status
-from puzzlesat.puzzles.sliding import (KF24_GOAL, Sliding, catalogue, korf_felner24,
+from puzzlesat.puzzles.sliding import (KF24_GOAL, catalogue, korf_felner24,
                                        manhattan, solvable)
 
 FAM = family("sliding")
@@ -127,18 +126,7 @@ def test_cache_rejects_missing_truncated_damaged_and_other_versions(cache):
     assert info[key.filename()]["source"] == "cache"
 
 
-def _walk(rows, cols, seed, length, goal):
-    rng = random.Random(seed)
-    b, prev = list(goal), None
-    for _ in range(length):
-        z = b.index(0)
-        r, c = divmod(z, cols)
-        opts = [y for y, ok in ((z - cols, r > 0), (z + cols, r < rows - 1), (z - 1, c > 0),
-                                (z + 1, c < cols - 1)) if ok and y != prev]
-        y = rng.choice(opts)
-        b[z], b[y] = b[y], 0
-        prev = z
-    return Sliding(f"w{seed}", rows, cols, tuple(b), tuple(goal))
+from test_sliding import _walk  # noqa: E402  (the random walk of the sliding tests)
 
 
 @pytest.mark.parametrize("seed", range(4))
