@@ -1,0 +1,374 @@
+"""Every single-vacancy -> single-survivor problem of a board at once: shared layers met in the middle.
+
+Vocabulary (as native_search/peg_bfs.py: bitboards, moves = one peg's whole jump chain):
+- F[v][d]: the positions first reached after exactly d moves from "every hole full but v", stored as
+  sorted canonical forms under G_v, the symmetries fixing v (so the set is closed under G_v).
+  Computed once per vacancy v and shared by all of v's finishes.
+- B[f0][e]: the positions whose distance to the single peg in f0 is exactly e moves (unjump layers),
+  canonical under G_f0; computed once per *orbit* of finish holes (f0 its least hole) and carried to
+  every finish f = g(f0) of the orbit by the symmetry g.
+- A problem (v, f) meets them: M[e] = B[f][e] carried into v's frame (apply g to every position of
+  B[f0][e], canonicalise under G_v), then F[v][d] ∩ M[e] by a linear merge.
+
+Proof (the bidirectional argument, for layers 0..A forward and 0..E backward): a solution of s
+moves passes, after min(s, A) moves, through a position at forward distance ≤ A and backward
+distance ≤ E when s ≤ A + E; so no common position means more than A + E moves, and otherwise the
+least d + e over the common positions is the minimum (and the solution is rebuilt through the
+layers). A side searched to its end (an empty layer) decides alone: the finish is in F[v] or it is
+not (impossible). Beyond A + E, the successors of F[v][A] are *streamed* (generated in slices, never
+stored) j = 1..stream moves further and met with B[f][E]: a meeting at level j after none before
+is a solution of A + j + E moves and the minimum; none at any level proves more than A + stream + E
+moves, a lower bound reported as such (status UNKNOWN), never as a minimum.
+
+Layers grow until the next one is predicted (from the last growth factor) to pass the caps
+`max_forward` / `max_backward` (positions per layer); memory is that of the largest layers kept.
+
+>>> from puzzlesat.puzzles.peg import board
+>>> t = solve_table(board("triangle5"), [(0, 0), (4, 4), (3, 3)])
+>>> [(p, t[p].status.value, t[p].moves) for p in sorted(t)]
+[((0, 0), 'OPTIMAL', 10), ((3, 3), 'OPTIMAL', 9), ((4, 4), 'INFEASIBLE', None)]
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+from numba import njit
+
+from puzzlesat.puzzles.core import Status
+from puzzlesat.puzzles.peg import Board, Hole, PegInstance, Solution
+
+from . import peg_bfs
+from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique
+
+Perm = tuple[int, ...]     # hole h goes to perm[h]
+Pair = tuple[Hole, Hole]   # (vacate, finish)
+
+MAX_FORWARD = 60_000_000   # default cap: positions in one forward layer
+MAX_BACKWARD = 30_000_000  # default cap: positions in one backward layer
+SLICE = 1 << 16            # forward positions expanded per streamed slice
+
+
+# ---- kernels ----------------------------------------------------------------------------------
+@njit(cache=True)
+def apply_many(ps, table, nbytes):
+    """The images of bitboards under one permutation tabulated per byte (table[j, byte])."""
+    out = np.empty(ps.shape[0], np.uint64)
+    for i in range(ps.shape[0]):
+        q = ZERO
+        x = ps[i]
+        for j in range(nbytes):
+            q |= table[j, x & BYTE]
+            x >>= EIGHT
+        out[i] = q
+    return out
+
+
+@njit(cache=True)
+def common_sorted(a, b):
+    """The elements of sorted a that are in sorted b: a merge that gallops through the longer side."""
+    if a.shape[0] > b.shape[0]:
+        a, b = b, a
+    out = np.empty(a.shape[0], np.uint64)
+    nb = b.shape[0]
+    j = 0
+    k = 0
+    for i in range(a.shape[0]):
+        x = a[i]
+        if j < nb and b[j] < x:
+            step = 1
+            while j + step < nb and b[j + step] < x:
+                j += step
+                step *= 2
+            lo = j + 1
+            hi = min(j + step, nb)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if b[mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            j = lo
+        if j < nb and b[j] == x:
+            out[k] = x
+            k += 1
+    return out[:k]
+
+
+# ---- helpers ----------------------------------------------------------------------------------
+def perm_table(perm: Perm, n: int) -> np.ndarray:
+    """Per-byte image table of one permutation (for apply_many)."""
+    nbytes = (n + 7) // 8
+    full = (1 << n) - 1
+    t = np.zeros((nbytes, 256), np.uint64)
+    for j in range(nbytes):
+        for v in range(256):
+            t[j, v] = peg_bfs._image(perm, (v << (8 * j)) & full)
+    return t
+
+
+def compose(g: Perm, h: Perm) -> Perm:
+    """g after h."""
+    return tuple(g[h[i]] for i in range(len(h)))
+
+
+def inverse(g: Perm) -> Perm:
+    inv = [0] * len(g)
+    for i, x in enumerate(g):
+        inv[x] = i
+    return tuple(inv)
+
+
+def stabiliser(b: Board, h: Hole) -> list[Perm]:
+    return [tuple(g) for g in b.symmetries if g[h] == h]
+
+
+def contains(layer: np.ndarray, x: int) -> bool:
+    i = int(np.searchsorted(layer, np.uint64(x)))
+    return i < len(layer) and int(layer[i]) == x
+
+
+@dataclass
+class Answer:
+    """One problem settled as far as the layers reach: status OPTIMAL (moves exact, with a
+    solution), INFEASIBLE (a side searched to its end without the other's root), or UNKNOWN
+    (only `lower` is proved: no solution has fewer moves)."""
+
+    vacate: Hole
+    finish: Hole
+    status: Status
+    moves: int | None
+    lower: int
+    solution: Solution | None
+    how: str
+    meet: tuple[int, int] | None = None
+    upper: int | None = None       # moves of `solution` when status is UNKNOWN
+
+
+@dataclass
+class _Side:
+    """Layers from one root: canonical under `space`'s group; `done` = searched to its end."""
+
+    space: Space
+    layers: list[np.ndarray]
+    done: bool
+    seconds: float = 0.0
+
+    @property
+    def depth(self) -> int:
+        return len(self.layers) - 1
+
+
+def _grow(space: Space, root: int, backward: bool, cap: int, deadline: float | None) -> _Side:
+    """Layers from `root` until one is empty (done) or the next is predicted to pass `cap`."""
+    t0 = time.monotonic()
+    gen = peg_bfs.layers(space, _unique(space.canon([root])), backward)
+    out = [next(gen)]
+    done = False
+    while True:
+        last = len(out[-1])
+        prev = len(out[-2]) if len(out) > 1 else 1
+        if last * max(1.0, last / max(prev, 1)) > cap and len(out) > 1:
+            break
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        nxt = next(gen, None)
+        if nxt is None or len(nxt) == 0:
+            done = True
+            break
+        out.append(nxt)
+    gen.close()
+    return _Side(space, out, done, time.monotonic() - t0)
+
+
+@dataclass
+class Table:
+    """The shared layers of a board's problem set and the answers; stats for reports."""
+
+    board: Board
+    answers: dict[Pair, Answer] = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+
+
+def solve_table(b: Board, pairs: Sequence[Pair], *, max_forward: int = MAX_FORWARD,
+                max_backward: int = MAX_BACKWARD, stream: int = 1, time_limit: float | None = None,
+                progress: Callable[[str], None] | None = None) -> dict[Pair, Answer]:
+    """Answer every (vacate, finish) pair (see the module docstring); `stream` = forward moves
+    generated past the stored layers; `time_limit` (seconds, all pairs together) stops growing and
+    streaming: what is not settled by then is UNKNOWN with its proved lower bound."""
+    return TableSolver(b, max_forward, max_backward, stream, time_limit, progress).run(pairs).answers
+
+
+class TableSolver:
+    def __init__(self, b: Board, max_forward: int, max_backward: int, stream: int,
+                 time_limit: float | None, progress: Callable[[str], None] | None):
+        if b.n > 64:
+            raise ValueError(f"bitboards hold at most 64 holes (board {b.name} has {b.n})")
+        self.b, self.n = b, b.n
+        self.full = (1 << b.n) - 1
+        self.max_forward, self.max_backward, self.stream = max_forward, max_backward, stream
+        self.t0 = time.monotonic()
+        self.deadline = None if time_limit is None else self.t0 + time_limit
+        self.say = progress or (lambda s: None)
+        self.table = Table(b)
+        self.back: dict[Hole, _Side] = {}
+
+    def _space(self, h: Hole) -> Space:
+        inst = PegInstance(f"{self.b.name}:{h}", self.b, frozenset(range(self.n)) - {h}, frozenset({h}))
+        return Space(inst, stabiliser(self.b, h))
+
+    def _late(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def run(self, pairs: Sequence[Pair]) -> Table:
+        b = self.b
+        f0_of = {f: min(g[f] for g in b.symmetries) for _, f in pairs}
+        for f0 in sorted(set(f0_of.values())):
+            side = _grow(self._space(f0), 1 << f0, True, self.max_backward, self.deadline)
+            self.back[f0] = side
+            self.say(f"backward {f0}: layers {[len(x) for x in side.layers]}"
+                     f"{' (complete)' if side.done else ''} {side.seconds:.1f} s")
+        st = self.table.stats
+        st["backward_layers"] = {f0: [len(x) for x in s.layers] for f0, s in self.back.items()}
+        st["forward_layers"] = {}
+        by_v: dict[Hole, list[Hole]] = {}
+        for v, f in pairs:
+            by_v.setdefault(v, []).append(f)
+        for v in sorted(by_v):
+            self._vacancy(v, by_v[v], f0_of)
+        st["seconds"] = round(time.monotonic() - self.t0, 3)
+        return self.table
+
+    # ---- one vacancy --------------------------------------------------------------------------
+    def _carry(self, sv: Space, f: Hole, f0: Hole, e: int) -> np.ndarray:
+        """B[f][e] in v's frame: every position of B[f0][e] moved by g (g(f0) = f), canonical
+        under G_v, sorted and unique."""
+        sb = self.back[f0].space
+        g = next(tuple(g) for g in self.b.symmetries if g[f0] == f)
+        reps = self.back[f0].layers[e]
+        parts = [apply_many(reps, perm_table(compose(g, h), self.n), sv.nbytes) for h in sb.group]
+        return _unique(sv.canon(np.concatenate(parts)))
+
+    def _in_back(self, x: int, f: Hole, f0: Hole, e: int) -> bool:
+        """Is the actual position x at distance exactly e from the single peg in f?"""
+        g = next(tuple(g) for g in self.b.symmetries if g[f0] == f)
+        y = peg_bfs._image(inverse(g), x)
+        side = self.back[f0]
+        return contains(side.layers[e], int(side.space.canon([y])[0]))
+
+    def _vacancy(self, v: Hole, finishes: list[Hole], f0_of: dict) -> None:
+        sv = self._space(v)
+        fwd = _grow(sv, self.full ^ (1 << v), False, self.max_forward, self.deadline)
+        self.table.stats["forward_layers"][v] = [len(x) for x in fwd.layers]
+        self.say(f"forward {v}: layers {[len(x) for x in fwd.layers]}"
+                 f"{' (complete)' if fwd.done else ''} {fwd.seconds:.1f} s")
+        A = fwd.depth
+        pending: dict[Hole, np.ndarray] = {}  # unsettled finish -> B[f][E] in v's frame
+        for f in finishes:
+            f0 = f0_of[f]
+            bwd = self.back[f0]
+            E = bwd.depth
+            best = None
+            for e in range(E + 1):
+                m = self._carry(sv, f, f0, e)
+                for d in range(A + 1):
+                    if best is not None and d + e >= best[0]:
+                        break
+                    hit = common_sorted(fwd.layers[d], m)
+                    if len(hit):
+                        best = (d + e, d, e, int(hit[0]))
+                if e == E and best is None and not (fwd.done or bwd.done):
+                    pending[f] = m
+            if best is not None:
+                s, d, e, rep = best
+                sol = self._solution(sv, fwd, v, f, f0, d, e, rep)
+                self._answer(Answer(v, f, Status.OPTIMAL, s, s, sol, "search", (d, e), s))
+            elif fwd.done or bwd.done:
+                self._answer(Answer(v, f, Status.INFEASIBLE, None, A + E + 1, None,
+                                    "search: the {} side ran out of positions".format(
+                                        "forward" if fwd.done else "backward")))
+        if pending:
+            self._stream(sv, fwd, v, pending, f0_of)
+
+    def _stream(self, sv: Space, fwd: _Side, v: Hole, pending: dict[Hole, np.ndarray],
+                f0_of: dict) -> None:
+        """Successors of F[v][A], 1..stream moves on, generated depth-first in slices and met with
+        B[f][E] for each pending finish. If the walk completes, the least level j met is exact
+        (A + j + E) and an unmet finish needs more than A + stream + E moves; if the time limit
+        cuts it, only A + E + 1 is proved and a meeting is an upper bound (status UNKNOWN)."""
+        A = fwd.depth
+        found: dict[Hole, tuple[int, int]] = {}  # finish -> (least level met, rep)
+
+        def walk(chunk: np.ndarray, level: int) -> bool:
+            if level > 0:
+                for f, m in pending.items():
+                    if f not in found or found[f][0] > level:
+                        hit = common_sorted(chunk, m)
+                        if len(hit):
+                            found[f] = (level, int(hit[0]))
+            if level == self.stream or all(f in found and found[f][0] <= level + 1 for f in pending):
+                return True
+            for i in range(0, len(chunk), SLICE):
+                if self._late():
+                    return False
+                nxt = sv.expand(chunk[i:i + SLICE], False, np.empty(0, np.uint64), {"nodes": 0})
+                if not walk(nxt, level + 1):
+                    return False
+            return True
+
+        t0 = time.monotonic()
+        complete = walk(fwd.layers[-1], 0)
+        self.say(f"streamed {self.stream} level(s) past forward layer {A} of {v}: "
+                 f"{'complete' if complete else 'cut by the time limit'}, {time.monotonic() - t0:.1f} s")
+        for f in pending:
+            f0 = f0_of[f]
+            E = self.back[f0].depth
+            lower = A + E + 1 + (self.stream if complete else 0)
+            if f in found:
+                j, rep = found[f]
+                sol = self._solution(sv, fwd, v, f, f0, A + j, E, rep)
+                if complete:
+                    self._answer(Answer(v, f, Status.OPTIMAL, A + j + E, A + j + E, sol, "search",
+                                        (A + j, E), A + j + E))
+                else:
+                    self._answer(Answer(v, f, Status.UNKNOWN, None, A + E + 1, sol,
+                                        "time limit", None, A + j + E))
+            else:
+                self._answer(Answer(v, f, Status.UNKNOWN, None, lower, None,
+                                    "search limit" if complete else "time limit"))
+
+    def _answer(self, a: Answer) -> None:
+        self.table.answers[(a.vacate, a.finish)] = a
+        self.say(f"  {a.vacate} -> {a.finish}: {a.status.value} {a.moves} (≥ {a.lower}) {a.how}")
+
+    # ---- rebuilding one solution ----------------------------------------------------------------
+    def _solution(self, sv: Space, fwd: _Side, v: Hole, f: Hole, f0: Hole, d: int, e: int,
+                  rep: int) -> Solution:
+        """Jumps start -> y (d moves) -> f (e moves), y the position of rep's G_v orbit in B[f][e]."""
+        y = next(x for x in (peg_bfs._image(g, rep) for g in sv.group)
+                 if self._in_back(x, f, f0, e))
+        chains = self._forward_path(sv, fwd, y, d)
+        assert chains is not None, "reconstruction: no forward path through the layers"
+        x = y
+        for k in range(e, 0, -1):
+            x, ch = next((q, ch) for q, ch in sv.chains(x) if self._in_back(q, f, f0, k - 1))
+            chains.append(ch)
+        assert x == 1 << f
+        return tuple(j for ch in chains for j in ch)
+
+    def _forward_path(self, sv: Space, fwd: _Side, y: int, d: int) -> list | None:
+        """Chains from the start to the actual position y in d moves (y at forward depth d, or a
+        streamed level d - A), or None."""
+        start = _bits(sv.inst.start)
+        if d == 0:
+            return [] if y == start else None
+        A = fwd.depth
+        for q, unjumps in sv.chains(y, backward=True):
+            if d - 1 <= A and not contains(fwd.layers[d - 1], int(sv.canon([q])[0])):
+                continue
+            rest = self._forward_path(sv, fwd, q, d - 1)
+            if rest is not None:
+                return rest + [[(c, m, a) for a, m, c in reversed(unjumps)]]
+        return None
