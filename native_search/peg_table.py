@@ -161,8 +161,10 @@ class _Side:
         return len(self.layers) - 1
 
 
-def _grow(space: Space, root: int, backward: bool, cap: int, deadline: float | None) -> _Side:
-    """Layers from `root` until one is empty (done) or the next is predicted to pass `cap`."""
+def _grow(space: Space, root: int, backward: bool, cap: int, deadline: float | None,
+          depth: int | None = None) -> _Side:
+    """Layers from `root` until one is empty (done), the next is predicted to pass `cap`, or
+    layer `depth` (if given; then `cap` only stops a layer that is itself larger than `cap`)."""
     t0 = time.monotonic()
     gen = peg_bfs.layers(space, _unique(space.canon([root])), backward)
     out = [next(gen)]
@@ -170,7 +172,10 @@ def _grow(space: Space, root: int, backward: bool, cap: int, deadline: float | N
     while True:
         last = len(out[-1])
         prev = len(out[-2]) if len(out) > 1 else 1
-        if last * max(1.0, last / max(prev, 1)) > cap and len(out) > 1:
+        if depth is not None:
+            if len(out) > depth or last > cap:
+                break
+        elif last * max(1.0, last / max(prev, 1)) > cap and len(out) > 1:
             break
         if deadline is not None and time.monotonic() > deadline:
             break
@@ -194,11 +199,16 @@ class Table:
 
 def solve_table(b: Board, pairs: Sequence[Pair], *, max_forward: int = MAX_FORWARD,
                 max_backward: int = MAX_BACKWARD, stream: int = 1, time_limit: float | None = None,
+                forward_depth: int | None = None, backward_depth: int | None = None,
                 progress: Callable[[str], None] | None = None) -> dict[Pair, Answer]:
     """Answer every (vacate, finish) pair (see the module docstring); `stream` = forward moves
     generated past the stored layers; `time_limit` (seconds, all pairs together) stops growing and
-    streaming: what is not settled by then is UNKNOWN with its proved lower bound."""
-    return TableSolver(b, max_forward, max_backward, stream, time_limit, progress).run(pairs).answers
+    streaming: what is not settled by then is UNKNOWN with its proved lower bound;
+    `forward_depth` / `backward_depth` fix the stored depths (then the caps only stop at a layer
+    that is itself larger than the cap)."""
+    s = TableSolver(b, max_forward, max_backward, stream, time_limit, progress)
+    s.forward_depth, s.backward_depth = forward_depth, backward_depth
+    return s.run(pairs).answers
 
 
 class TableSolver:
@@ -214,6 +224,8 @@ class TableSolver:
         self.say = progress or (lambda s: None)
         self.table = Table(b)
         self.back: dict[Hole, _Side] = {}
+        self.forward_depth: int | None = None
+        self.backward_depth: int | None = None
 
     def _space(self, h: Hole) -> Space:
         inst = PegInstance(f"{self.b.name}:{h}", self.b, frozenset(range(self.n)) - {h}, frozenset({h}))
@@ -226,7 +238,8 @@ class TableSolver:
         b = self.b
         f0_of = {f: min(g[f] for g in b.symmetries) for _, f in pairs}
         for f0 in sorted(set(f0_of.values())):
-            side = _grow(self._space(f0), 1 << f0, True, self.max_backward, self.deadline)
+            side = _grow(self._space(f0), 1 << f0, True, self.max_backward, self.deadline,
+                         self.backward_depth)
             self.back[f0] = side
             self.say(f"backward {f0}: layers {[len(x) for x in side.layers]}"
                      f"{' (complete)' if side.done else ''} {side.seconds:.1f} s")
@@ -260,12 +273,13 @@ class TableSolver:
 
     def _vacancy(self, v: Hole, finishes: list[Hole], f0_of: dict) -> None:
         sv = self._space(v)
-        fwd = _grow(sv, self.full ^ (1 << v), False, self.max_forward, self.deadline)
+        fwd = _grow(sv, self.full ^ (1 << v), False, self.max_forward, self.deadline,
+                    self.forward_depth)
         self.table.stats["forward_layers"][v] = [len(x) for x in fwd.layers]
         self.say(f"forward {v}: layers {[len(x) for x in fwd.layers]}"
                  f"{' (complete)' if fwd.done else ''} {fwd.seconds:.1f} s")
         A = fwd.depth
-        pending: dict[Hole, np.ndarray] = {}  # unsettled finish -> B[f][E] in v's frame
+        pending: list[Hole] = []  # finishes not met within the stored layers
         for f in finishes:
             f0 = f0_of[f]
             bwd = self.back[f0]
@@ -279,8 +293,9 @@ class TableSolver:
                     hit = common_sorted(fwd.layers[d], m)
                     if len(hit):
                         best = (d + e, d, e, int(hit[0]))
-                if e == E and best is None and not (fwd.done or bwd.done):
-                    pending[f] = m
+                del m
+            if best is None and not (fwd.done or bwd.done):
+                pending.append(f)
             if best is not None:
                 s, d, e, rep = best
                 sol = self._solution(sv, fwd, v, f, f0, d, e, rep)
@@ -289,8 +304,13 @@ class TableSolver:
                 self._answer(Answer(v, f, Status.INFEASIBLE, None, A + E + 1, None,
                                     "search: the {} side ran out of positions".format(
                                         "forward" if fwd.done else "backward")))
-        if pending:
-            self._stream(sv, fwd, v, pending, f0_of)
+        batch: dict[Hole, np.ndarray] = {}  # finish -> B[f][E] in v's frame
+        for i, f in enumerate(pending):  # streamed in batches of ≤ 4 * max_backward positions
+            f0 = f0_of[f]
+            batch[f] = self._carry(sv, f, f0, self.back[f0].depth)
+            if sum(map(len, batch.values())) > 4 * self.max_backward or i == len(pending) - 1:
+                self._stream(sv, fwd, v, batch, f0_of)
+                batch = {}
 
     def _stream(self, sv: Space, fwd: _Side, v: Hole, pending: dict[Hole, np.ndarray],
                 f0_of: dict) -> None:
@@ -341,7 +361,8 @@ class TableSolver:
 
     def _answer(self, a: Answer) -> None:
         self.table.answers[(a.vacate, a.finish)] = a
-        self.say(f"  {a.vacate} -> {a.finish}: {a.status.value} {a.moves} (≥ {a.lower}) {a.how}")
+        self.say(f"  {a.vacate} -> {a.finish}: {a.status.value} {a.moves} (≥ {a.lower}, ≤ {a.upper}) "
+                 f"{a.how} {[list(j) for j in a.solution] if a.solution else ''}")
 
     # ---- rebuilding one solution ----------------------------------------------------------------
     def _solution(self, sv: Space, fwd: _Side, v: Hole, f: Hole, f0: Hole, d: int, e: int,
