@@ -3,10 +3,15 @@
 A problem (v, f) starts with every hole full but v and must end with one peg, in f. The board's
 symmetry group G acts on pairs; (v, f) and (g v, g f) have the same answer, so one pair per orbit
 is solved: vacate holes are the least hole of each G-orbit, finish holes the least of each orbit of
-the stabiliser of v. Each problem goes through the runner (compare.runner.solve) with `native:bfs`:
-the position-class precheck answers INFEASIBLE at once where the GF(2) invariants separate start and
-finish; otherwise the bidirectional BFS finds the minimum or proves none exists, and its jump
-sequence is replayed by the independent checker.
+the stabiliser of v. The position classes answer INFEASIBLE at once where the GF(2) invariants
+separate start and finish. The rest is solved by one of two methods:
+- "table" (default): native_search/peg_table.py, all problems together — forward layers once per
+  vacancy, backward layers once per orbit of finishes, met in the middle and streamed further; a
+  problem it cannot settle within its depths is UNKNOWN with a proved lower bound (and an upper
+  bound when a solution was found), never a wrong minimum or "impossible";
+- "bfs": each problem through the runner (compare.runner.solve) with `native:bfs` (bidirectional).
+Every solution is replayed by the independent checker (puzzles.peg.check) and must have exactly
+the moves claimed.
 
 >>> rows = list(problems(board("triangle5"), finish="same"))
 >>> [(r.vacate, r.finish, r.min_moves) for r in rows]
@@ -38,13 +43,29 @@ class Problem:
     seconds: float
     orbit_size: int               # how many (vacate, finish) pairs this one stands for
     stats: dict = field(default_factory=dict)
+    lower: int | None = None      # UNKNOWN: no solution has fewer moves (proved)
+    upper: int | None = None      # UNKNOWN: `solution` has this many moves
 
     def json(self, b: Board) -> dict:
         return {"vacate": self.vacate, "finish": self.finish,
                 "vacate_label": hole_label(b, self.vacate), "finish_label": hole_label(b, self.finish),
                 "status": str(self.status), "min_moves": self.min_moves,
                 "solution": [list(j) for j in self.solution] if self.solution is not None else None,
-                "proof": self.proof, "orbit_size": self.orbit_size, "seconds": round(self.seconds, 3)}
+                "proof": self.proof, "orbit_size": self.orbit_size, "seconds": round(self.seconds, 3),
+                "lower_bound": self.min_moves if self.min_moves is not None else self.lower,
+                "upper_bound": self.min_moves if self.min_moves is not None else self.upper}
+
+    def moves_text(self) -> str:
+        """The table cell: the minimum, "impossible", or the proved bounds of an unsettled one."""
+        if self.min_moves is not None:
+            return str(self.min_moves)
+        if self.status is Status.INFEASIBLE:
+            return "impossible"
+        if self.lower is not None and self.upper is not None:
+            return f"{self.lower}..{self.upper}"
+        if self.lower is not None:
+            return f">={self.lower}"
+        return str(self.status)
 
 
 def orbit_pairs(b: Board, vacate: Sequence[Hole] | str = ALL, finish: Sequence[Hole] | str = ALL
@@ -67,15 +88,62 @@ def problem_instance(b: Board, v: Hole, f: Hole) -> PegInstance:
                        frozenset(range(b.n)) - {v}, frozenset({f}))
 
 
+METHODS = ("table", "bfs")
+
+
 def problems(b: Board, vacate: Sequence[Hole] | str = ALL, finish: Sequence[Hole] | str = ALL,
-             time_limit: float | None = None, limit: int | None = None) -> Iterator[Problem]:
-    """Solve one problem per orbit (see the module docstring), yielding each as it is settled."""
+             time_limit: float | None = None, limit: int | None = None, method: str = "table",
+             progress=None, **table_options) -> Iterator[Problem]:
+    """Solve one problem per orbit (see the module docstring), yielding each as it is settled.
+    `time_limit` is per problem (method table: times the number of problems searched, for all of
+    them together); `table_options` go to peg_table.solve_table."""
+    pairs = orbit_pairs(b, vacate, finish)[:limit]
+    if method == "table":
+        yield from _by_table(b, pairs, time_limit, progress, table_options)
+        return
+    if method != "bfs":
+        raise ValueError(f"method {method!r}: one of {METHODS}")
+    yield from _by_bfs(b, pairs, time_limit)
+
+
+def _by_table(b: Board, pairs, time_limit, progress, options) -> Iterator[Problem]:
+    from puzzlesat.puzzles.peg import check, infeasible_reason
+    from .peg_table import solve_table
+    t0 = time.perf_counter()
+    rest = [p for p, _ in pairs if infeasible_reason(problem_instance(b, *p)) is None]
+    limit = None if time_limit is None else time_limit * max(1, len(rest))
+    answers = solve_table(b, rest, time_limit=limit, progress=progress, **options) if rest else {}
+    share = (time.perf_counter() - t0) / max(1, len(rest))  # the shared work, split evenly
+    for (v, f), size in pairs:
+        a = answers.get((v, f))
+        if a is None:
+            yield Problem(v, f, Status.INFEASIBLE, None, None, "position class", 0.0, size)
+            continue
+        moves = a.moves if a.status is Status.OPTIMAL else a.upper
+        if a.solution is not None:
+            try:
+                got = check(problem_instance(b, v, f), a.solution)
+            except Exception as e:  # the checker's verdict is final
+                got = f"fails the checker: {e}"
+            if got != moves:
+                yield Problem(v, f, Status.ERROR, None, None, f"solution {got} != claimed {moves}",
+                              share, size)
+                continue
+        if a.status is Status.OPTIMAL:
+            yield Problem(v, f, a.status, a.moves, a.solution, "search", share, size,
+                          {"meet": list(a.meet)})
+        elif a.status is Status.INFEASIBLE:
+            yield Problem(v, f, a.status, None, None, "search", share, size, {"reason": a.how})
+        else:
+            yield Problem(v, f, Status.UNKNOWN, None, a.solution, a.how, share, size, {},
+                          a.lower, a.upper)
+
+
+def _by_bfs(b: Board, pairs, time_limit) -> Iterator[Problem]:
     from puzzlesat.compare.registry import family
     from puzzlesat.compare.runner import solve
     fam = family("peg")
-    for i, ((v, f), size) in enumerate(orbit_pairs(b, vacate, finish)):
-        if limit is not None and i >= limit:
-            return
+    for (v, f), size in pairs:
         inst = problem_instance(b, v, f)
         t0 = time.perf_counter()
         r = solve(fam, inst, "native:bfs", "optimize", time_limit=time_limit,
@@ -92,9 +160,19 @@ def problems(b: Board, vacate: Sequence[Hole] | str = ALL, finish: Sequence[Hole
 
 
 def minimum(rows: Sequence[Problem]) -> int | None:
-    """The least min_moves over the solvable problems (None if none is solvable)."""
+    """The least min_moves over the solved problems (None if none is solved)."""
     ms = [r.min_moves for r in rows if r.min_moves is not None]
     return min(ms) if ms else None
 
 
-__all__ = ["Problem", "orbit_pairs", "problems", "minimum", "problem_instance", "board"]
+def minimum_proved(rows: Sequence[Problem]) -> bool:
+    """Is minimum(rows) the minimum over every problem: no unsettled problem could beat it?"""
+    m = minimum(rows)
+    open_ = [r for r in rows if r.status not in (Status.OPTIMAL, Status.INFEASIBLE)]
+    if m is None:
+        return not open_
+    return all(r.lower is not None and r.lower >= m for r in open_)
+
+
+__all__ = ["Problem", "orbit_pairs", "problems", "minimum", "minimum_proved", "problem_instance", "board",
+           "METHODS"]

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from puzzlesat.puzzles.core import Status
-from puzzlesat.puzzles.peg import Board, Hole, PegInstance, Solution
+from puzzlesat.puzzles.peg import Board, Hole, PegInstance, Solution, moves
 
 from . import peg_bfs
 from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique
@@ -200,14 +200,18 @@ class Table:
 def solve_table(b: Board, pairs: Sequence[Pair], *, max_forward: int = MAX_FORWARD,
                 max_backward: int = MAX_BACKWARD, stream: int = 1, time_limit: float | None = None,
                 forward_depth: int | None = None, backward_depth: int | None = None,
+                beam_width: int = 0, beam_depth: int = 3,
                 progress: Callable[[str], None] | None = None) -> dict[Pair, Answer]:
     """Answer every (vacate, finish) pair (see the module docstring); `stream` = forward moves
     generated past the stored layers; `time_limit` (seconds, all pairs together) stops growing and
     streaming: what is not settled by then is UNKNOWN with its proved lower bound;
     `forward_depth` / `backward_depth` fix the stored depths (then the caps only stop at a layer
-    that is itself larger than the cap)."""
+    that is itself larger than the cap). A problem left unmet gets a beam search
+    (native_search/peg_beam.py, `beam_width` positions a layer, its own backward layers to
+    `beam_depth`; 0 = none) for a solution: one with the proved lower bound settles it."""
     s = TableSolver(b, max_forward, max_backward, stream, time_limit, progress)
     s.forward_depth, s.backward_depth = forward_depth, backward_depth
+    s.beam_width, s.beam_depth = beam_width, beam_depth
     return s.run(pairs).answers
 
 
@@ -226,6 +230,8 @@ class TableSolver:
         self.back: dict[Hole, _Side] = {}
         self.forward_depth: int | None = None
         self.backward_depth: int | None = None
+        self.beam_width, self.beam_depth, self.beam_levels = 0, 3, 6
+        self._beyond: dict[int, np.ndarray] = {}  # beam levels past the stored layers, by depth
 
     def _space(self, h: Hole) -> Space:
         inst = PegInstance(f"{self.b.name}:{h}", self.b, frozenset(range(self.n)) - {h}, frozenset({h}))
@@ -304,6 +310,10 @@ class TableSolver:
                 self._answer(Answer(v, f, Status.INFEASIBLE, None, A + E + 1, None,
                                     "search: the {} side ran out of positions".format(
                                         "forward" if fwd.done else "backward")))
+        if self.stream == 0:
+            for f in pending:
+                self._unsettled(v, f, A + self.back[f0_of[f]].depth + 1, "search limit")
+            pending = []
         batch: dict[Hole, np.ndarray] = {}  # finish -> B[f][E] in v's frame
         for i, f in enumerate(pending):  # streamed in batches of ≤ 4 * max_backward positions
             f0 = f0_of[f]
@@ -320,6 +330,19 @@ class TableSolver:
         cuts it, only A + E + 1 is proved and a meeting is an upper bound (status UNKNOWN)."""
         A = fwd.depth
         found: dict[Hole, tuple[int, int]] = {}  # finish -> (least level met, rep)
+        W = self.beam_width
+        top = [np.empty(0, np.uint64), []]  # the best W level-1 positions so far, and a buffer
+        if W:
+            from .peg_beam import _neighbours, _scores
+            nbs = _neighbours(sv.inst)
+
+        def keep_best(force: bool = False) -> None:
+            if not W or (not force and sum(map(len, top[1])) < 2 * W):
+                return
+            cand = _unique(np.concatenate([top[0], *top[1]]))
+            if len(cand) > W:
+                cand = np.sort(cand[np.argpartition(_scores(cand, *nbs), W)[:W]])
+            top[0], top[1] = cand, []
 
         def walk(chunk: np.ndarray, level: int) -> bool:
             if level > 0:
@@ -328,6 +351,9 @@ class TableSolver:
                         hit = common_sorted(chunk, m)
                         if len(hit):
                             found[f] = (level, int(hit[0]))
+            if level == 1 and W:
+                top[1].append(chunk)
+                keep_best()
             if level == self.stream or all(f in found and found[f][0] <= level + 1 for f in pending):
                 return True
             for i in range(0, len(chunk), SLICE):
@@ -342,6 +368,27 @@ class TableSolver:
         complete = walk(fwd.layers[-1], 0)
         self.say(f"streamed {self.stream} level(s) past forward layer {A} of {v}: "
                  f"{'complete' if complete else 'cut by the time limit'}, {time.monotonic() - t0:.1f} s")
+        beamed: dict[Hole, tuple[int, int]] = {}  # finish -> (beam level met, rep)
+        levels: dict[int, np.ndarray] = {}  # the beam, by forward depth
+        unmet = [f for f in pending if f not in found]
+        if W and unmet and self.stream >= 1:
+            t0 = time.monotonic()
+            keep_best(force=True)
+            beam, level = top[0], 1
+            levels[A + 1] = beam
+            while unmet and level < self.beam_levels and len(beam) and not self._late():
+                level += 1
+                nxt = sv.expand(beam, False, np.empty(0, np.uint64), {"nodes": 0})
+                for f in unmet:
+                    hit = common_sorted(nxt, pending[f])
+                    if len(hit):
+                        beamed[f] = (level, int(hit[0]))
+                unmet = [f for f in unmet if f not in beamed]
+                if len(nxt) > W:
+                    nxt = np.sort(nxt[np.argpartition(_scores(nxt, *nbs), W)[:W]])
+                beam = levels[A + level] = nxt
+            self.say(f"beam of {W} past level 1 of {v}: met {len(beamed)} of "
+                     f"{len(beamed) + len(unmet)} to level {level}, {time.monotonic() - t0:.1f} s")
         for f in pending:
             f0 = f0_of[f]
             E = self.back[f0].depth
@@ -354,10 +401,44 @@ class TableSolver:
                                         (A + j, E), A + j + E))
                 else:
                     self._answer(Answer(v, f, Status.UNKNOWN, None, A + E + 1, sol,
-                                        "time limit", None, A + j + E))
+                                        "time limit", None, moves(sol)))
+            elif f in beamed:
+                j, rep = beamed[f]
+                self._beyond = levels  # a beam position's parent is in the previous beam level
+                sol = self._solution(sv, fwd, v, f, f0, A + j, E, rep)
+                self._beyond = {}
+                k = moves(sol)  # at most A + j + E (a beam position may be nearer the start)
+                assert k >= lower, f"beam solution of {k} moves below the proved bound {lower}"
+                if k == lower:
+                    self._answer(Answer(v, f, Status.OPTIMAL, lower, lower, sol,
+                                        "search (lower bound) + beam (solution)", None, lower))
+                else:
+                    self._answer(Answer(v, f, Status.UNKNOWN, None, lower, sol,
+                                        ("search limit" if complete else "time limit")
+                                        + "; beam solution", None, k))
             else:
                 self._answer(Answer(v, f, Status.UNKNOWN, None, lower, None,
                                     "search limit" if complete else "time limit"))
+
+    def _unsettled(self, v: Hole, f: Hole, lower: int, why: str) -> None:
+        """No meeting within the layers: a beam search may still find a solution; one with
+        `lower` moves settles the problem (OPTIMAL), else it is an upper bound (UNKNOWN)."""
+        sol = None
+        if self.beam_width and not self._late():
+            from .peg_beam import beam_solution
+            inst = PegInstance(f"{self.b.name}:{v}->{f}", self.b, frozenset(range(self.n)) - {v},
+                               frozenset({f}))
+            t0 = time.monotonic()
+            sol = beam_solution(inst, self.beam_width, self.beam_depth)
+            self.say(f"beam {v} -> {f}: {moves(sol) if sol else 'none'} ({time.monotonic() - t0:.1f} s)")
+        if sol is not None and moves(sol) == lower:
+            self._answer(Answer(v, f, Status.OPTIMAL, lower, lower, sol,
+                                "search (lower bound) + beam (solution)", None, lower))
+        elif sol is not None:
+            self._answer(Answer(v, f, Status.UNKNOWN, None, lower, sol, why + "; beam solution",
+                                None, moves(sol)))
+        else:
+            self._answer(Answer(v, f, Status.UNKNOWN, None, lower, None, why))
 
     def _answer(self, a: Answer) -> None:
         self.table.answers[(a.vacate, a.finish)] = a
@@ -388,6 +469,8 @@ class TableSolver:
         A = fwd.depth
         for q, unjumps in sv.chains(y, backward=True):
             if d - 1 <= A and not contains(fwd.layers[d - 1], int(sv.canon([q])[0])):
+                continue
+            if d - 1 in self._beyond and not contains(self._beyond[d - 1], int(sv.canon([q])[0])):
                 continue
             rest = self._forward_path(sv, fwd, q, d - 1)
             if rest is not None:

@@ -82,17 +82,32 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
 @click.option("--finish", multiple=True, metavar="all|same|HOLE...",
               help="the survivor's hole: all (default), same (= the vacated hole) or hole ids/names")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="seconds per problem (a problem cut short is UNKNOWN)")
+              help="seconds per problem (method table: times the problems searched, for all "
+                   "together); a problem cut short is UNKNOWN with its proved bounds")
+@click.option("--method", type=click.Choice(["table", "bfs"]), default="table", show_default=True,
+              help="table: all problems together, shared layers met in the middle; bfs: native:bfs "
+                   "per problem")
+@click.option("--stream", type=click.IntRange(min=0), default=1, show_default=True,
+              help="table: forward moves generated (not stored) past the stored layers")
+@click.option("--backward-depth", type=click.IntRange(min=0), default=None,
+              help="table: store the backward layers to this depth (default: by --max-backward)")
+@click.option("--max-forward", type=click.IntRange(min=1), default=None,
+              help="table: positions a forward layer may have (default 60,000,000)")
+@click.option("--max-backward", type=click.IntRange(min=1), default=None,
+              help="table: positions a backward layer may have (default 30,000,000)")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
-def problems(board_name: str, vacate, finish, time_limit, as_json) -> None:
+def problems(board_name: str, vacate, finish, time_limit, method, stream, backward_depth,
+             max_forward, max_backward, as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
-    by position class at once, else the minimum moves by native:bfs (bidirectional), with one
-    optimal jump sequence that the checker replayed. Example: puzzlesat peg problems triangle6
+    by position class at once, else the minimum moves by a native search (shared bidirectional
+    layers), with one optimal jump sequence that the checker replayed; a problem the search cannot
+    settle within its limits shows its proved bounds (>=L, or L..U with a checked solution of U
+    moves). Example: puzzlesat peg problems triangle6
 
     BOARD is a board name (english33, french37, diamond41, triangle4 ... triangle10, triangle(n),
     hoppers, triangle15, triangle21). Holes are ids, or on square grids names like d4 (column a..,
     row 1.. from the top left)."""
-    from puzzlesat.native_search.peg_problems import minimum, problems as solve_all
+    from puzzlesat.native_search.peg_problems import minimum, minimum_proved, problems as solve_all
     from puzzlesat.puzzles.peg import board, hole_label
     b = board(board_name)
     vs = _holes(b, vacate, ("all",))
@@ -102,27 +117,41 @@ def problems(board_name: str, vacate, finish, time_limit, as_json) -> None:
     if not as_json:
         click.echo(f"{b.name}: {b.n} holes, {len(b.symmetries)} symmetries; one problem per orbit")
         click.echo(f"{'vacate':>6} {'finish':>6} {'moves':>10}  {'proof':<15} {'orbit':>5} {'seconds':>8}")
-    for r in solve_all(b, vs, fs, time_limit):
+    opts = {} if method == "bfs" else {"stream": stream, "backward_depth": backward_depth}
+    if method == "table":
+        opts.update({k: v for k, v in (("max_forward", max_forward), ("max_backward", max_backward))
+                     if v is not None})
+    def say(line: str) -> None:  # progress of the shared layers, on stderr
+        if not as_json and not line.startswith("  "):
+            click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
+
+    for r in solve_all(b, vs, fs, time_limit, method=method, progress=say, **opts):
         rows.append(r)
         if not as_json:
-            moves = str(r.min_moves) if r.min_moves is not None else (
-                "impossible" if r.status is Status.INFEASIBLE else str(r.status))
+            moves = r.moves_text()
             click.echo(f"{hole_label(b, r.vacate):>6} {hole_label(b, r.finish):>6} {moves:>10}  "
                        f"{r.proof:<15} {r.orbit_size:>5} {r.seconds:8.2f}")
     m = minimum(rows)
+    proved = minimum_proved(rows)
     unsettled = [r for r in rows if r.status not in (Status.OPTIMAL, Status.INFEASIBLE)]
     if as_json:
         click.echo(json.dumps({"board": b.name, "problems": [r.json(b) for r in rows], "minimum": m,
-                               "complete": not unsettled,
-                               "seconds": round(time.perf_counter() - t0, 3)}))
+                               "minimum_proved": proved, "complete": not unsettled,
+                               "method": method, "seconds": round(time.perf_counter() - t0, 3)}))
         return
     solvable = [r for r in rows if r.min_moves is not None]
-    click.echo(f"{len(rows)} problems: {len(solvable)} solvable, "
+    click.echo(f"{len(rows)} problems: {len(solvable)} solved, "
                f"{sum(r.status is Status.INFEASIBLE for r in rows)} impossible"
-               + (f", {len(unsettled)} not settled (the minimum is then only an upper bound)"
-                  if unsettled else ""))
-    click.echo(f"minimum: {m if m is not None else 'none solvable'}"
-               f"  ({time.perf_counter() - t0:.1f} s)")
+               + (f", {len(unsettled)} not settled (bounds shown)" if unsettled else ""))
+    if m is None:
+        best_ub = min((r.upper for r in unsettled if r.upper is not None), default=None)
+        click.echo("minimum: " + ("none solvable" if not unsettled else "not settled"
+                                  + (f" (a solution of {best_ub} moves exists)" if best_ub else ""))
+                   + f"  ({time.perf_counter() - t0:.1f} s)")
+    else:
+        click.echo(f"minimum: {m}" + ("" if proved else " (not proved: an unsettled problem may "
+                                                         "need fewer moves)")
+                   + f"  ({time.perf_counter() - t0:.1f} s)")
     best = next((r for r in rows if r.min_moves == m and m is not None), None)
     if best is not None:
         click.echo(f"one optimal sequence ({hole_label(b, best.vacate)} -> {hole_label(b, best.finish)}): "
