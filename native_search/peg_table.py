@@ -312,7 +312,7 @@ class TableSolver:
                                         "forward" if fwd.done else "backward")))
         if self.stream == 0:
             for f in pending:
-                self._unsettled(v, f, A + self.back[f0_of[f]].depth + 1, "search limit")
+                self._unsettled(v, f, A + self.back[f0_of[f]].depth + 1, "bound")
             pending = []
         batch: dict[Hole, np.ndarray] = {}  # finish -> B[f][E] in v's frame
         for i, f in enumerate(pending):  # streamed in batches of ≤ 4 * max_backward positions
@@ -411,14 +411,14 @@ class TableSolver:
                 assert k >= lower, f"beam solution of {k} moves below the proved bound {lower}"
                 if k == lower:
                     self._answer(Answer(v, f, Status.OPTIMAL, lower, lower, sol,
-                                        "search (lower bound) + beam (solution)", None, lower))
+                                        "search + beam", None, lower))
                 else:
                     self._answer(Answer(v, f, Status.UNKNOWN, None, lower, sol,
-                                        ("search limit" if complete else "time limit")
-                                        + "; beam solution", None, k))
+                                        ("bound" if complete else "time limit") + " + beam",
+                                        None, k))
             else:
                 self._answer(Answer(v, f, Status.UNKNOWN, None, lower, None,
-                                    "search limit" if complete else "time limit"))
+                                    "bound" if complete else "time limit"))
 
     def _unsettled(self, v: Hole, f: Hole, lower: int, why: str) -> None:
         """No meeting within the layers: a beam search may still find a solution; one with
@@ -433,9 +433,9 @@ class TableSolver:
             self.say(f"beam {v} -> {f}: {moves(sol) if sol else 'none'} ({time.monotonic() - t0:.1f} s)")
         if sol is not None and moves(sol) == lower:
             self._answer(Answer(v, f, Status.OPTIMAL, lower, lower, sol,
-                                "search (lower bound) + beam (solution)", None, lower))
+                                "search + beam", None, lower))
         elif sol is not None:
-            self._answer(Answer(v, f, Status.UNKNOWN, None, lower, sol, why + "; beam solution",
+            self._answer(Answer(v, f, Status.UNKNOWN, None, lower, sol, why + " + beam",
                                 None, moves(sol)))
         else:
             self._answer(Answer(v, f, Status.UNKNOWN, None, lower, None, why))

@@ -95,9 +95,13 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
               help="table: positions a forward layer may have (default 60,000,000)")
 @click.option("--max-backward", type=click.IntRange(min=1), default=None,
               help="table: positions a backward layer may have (default 30,000,000)")
+@click.option("--beam", "beam_width", type=click.IntRange(min=0), default=200_000, show_default=True,
+              help="table: beam width past the stored layers for problems they leave open (a "
+                   "solution with the proved lower bound settles one; else it is an upper bound); "
+                   "0 = none")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def problems(board_name: str, vacate, finish, time_limit, method, stream, backward_depth,
-             max_forward, max_backward, as_json) -> None:
+             max_forward, max_backward, beam_width, as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
     by position class at once, else the minimum moves by a native search (shared bidirectional
     layers), with one optimal jump sequence that the checker replayed; a problem the search cannot
@@ -117,7 +121,8 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     if not as_json:
         click.echo(f"{b.name}: {b.n} holes, {len(b.symmetries)} symmetries; one problem per orbit")
         click.echo(f"{'vacate':>6} {'finish':>6} {'moves':>10}  {'proof':<15} {'orbit':>5} {'seconds':>8}")
-    opts = {} if method == "bfs" else {"stream": stream, "backward_depth": backward_depth}
+    opts = {} if method == "bfs" else {"stream": stream, "backward_depth": backward_depth,
+                                       "beam_width": beam_width}
     if method == "table":
         opts.update({k: v for k, v in (("max_forward", max_forward), ("max_backward", max_backward))
                      if v is not None})
