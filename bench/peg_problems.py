@@ -1,22 +1,26 @@
 """Peg single-vacancy problem tables (`peg problems`) and Bell's level tables, timed.
 
-Run: python bench/peg_problems.py [--sides 4,5,6,7] [--french] [--levels]
-Prints, per triangle side, the per-problem table (vacate, finish, min moves or impossible, proof,
-seconds) and the minimum against OEIS A127500; with --french the French-37 vacancy orbits and
-which finishes the position classes leave; with --levels both English central-game level tables
-(native:bfs --exhaust, forward and backward) against G. Bell's. A mismatch prints MISMATCH and
-makes the exit status 1. Wall-clock times on a shared machine.
+Run: python bench/peg_problems.py [--sides 4,5,6,7,8] [--french] [--levels] [--method table|bfs]
+       [--stream 1] [--backward-depth D] [--max-forward N] [--beam W]
+Prints, per triangle side, the per-problem table (vacate, finish, min moves, impossible, or the
+proved bounds of a problem left open), the minimum against OEIS A127500 (a mismatch, or a minimum
+that open problems could still beat, prints MISMATCH / NOT PROVED and makes the exit status 1),
+and the process's CPU seconds (user + sys), wall seconds and peak RSS; with --french the French-37
+table (every vacancy orbit, every finish: minimum, impossible, or bounds with a checked solution);
+with --levels both English central-game level tables (native:bfs --exhaust, forward and backward)
+against G. Bell's. Progress of the shared layers goes to stderr. Times on a shared machine.
 """
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import time
 
 from puzzlesat.compare.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search.peg_problems import minimum, orbit_pairs, problem_instance, problems
-from puzzlesat.puzzles.peg import board, catalogue, hole_label, infeasible_reason
+from puzzlesat.native_search.peg_problems import minimum, minimum_proved, problems
+from puzzlesat.puzzles.peg import board, catalogue, hole_label
 
 A127500 = {4: 5, 5: 9, 6: 9, 7: 12, 8: 13, 9: 16, 10: 18}
 BELL_FORWARD = [1, 1, 2, 9, 47, 263, 1452, 7772]
@@ -35,28 +39,50 @@ def verdict(cond: bool, what: str) -> str:
     return "ok" if cond else "MISMATCH"
 
 
-def triangle(n: int) -> None:
-    b = board(f"triangle{n}")
-    t0 = time.perf_counter()
+def usage() -> tuple[float, float]:
+    """(CPU seconds user + sys, peak RSS MiB) of this process so far."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime, r.ru_maxrss / 1024
+
+
+def table(name: str, opts: dict) -> list:
+    b = board(name)
+    t0, (c0, _) = time.perf_counter(), usage()
     rows = []
-    print(f"\ntriangle{n} ({b.n} holes)")
-    for r in problems(b):
+    print(f"\n{name} ({b.n} holes)", flush=True)
+    say = (lambda line: print(f"    [{time.perf_counter() - t0:7.1f} s] {line}", file=sys.stderr,
+                              flush=True) if not line.startswith("  ") else None)
+    for r in problems(b, progress=say, **opts):
         rows.append(r)
-        m = r.min_moves if r.min_moves is not None else ("impossible" if r.status.value == "INFEASIBLE"
-                                                         else r.status.value)
-        print(f"  {r.vacate:>3} -> {r.finish:>3}: {m!s:>10}  {r.proof:<15} x{r.orbit_size:<2} {r.seconds:7.2f} s")
-    m = minimum(rows)
-    print(f"  minimum {m} (A127500: {A127500[n]}) {verdict(m == A127500[n], f'triangle{n}')}"
-          f"  {len(rows)} problems, {time.perf_counter() - t0:.1f} s")
+        print(f"  {hole_label(b, r.vacate):>4} -> {hole_label(b, r.finish):>4}: {r.moves_text():>10}  "
+              f"{r.proof:<15} x{r.orbit_size:<2}", flush=True)
+    c1, rss = usage()
+    searched = [r for r in rows if r.proof != "position class"]
+    print(f"  {len(rows)} problems ({len(searched)} past the position classes), "
+          f"{sum(r.min_moves is not None for r in rows)} solved, "
+          f"{sum(r.status.value == 'INFEASIBLE' for r in rows)} impossible, "
+          f"{sum(r.status.value not in ('OPTIMAL', 'INFEASIBLE') for r in rows)} open; "
+          f"wall {time.perf_counter() - t0:.1f} s, CPU {c1 - c0:.1f} s, peak RSS {rss:.0f} MiB")
+    return rows
 
 
-def french() -> None:
+def triangle(n: int, opts: dict) -> None:
+    rows = table(f"triangle{n}", opts)
+    m, proved = minimum(rows), minimum_proved(rows)
+    what = verdict(m == A127500[n], f"triangle{n}") if proved else "NOT PROVED"
+    if not proved:
+        global ok
+        ok = False
+    print(f"  minimum {m} (A127500: {A127500[n]}) {what}")
+
+
+def french(opts: dict) -> None:
     b = board("french37")
-    vs = sorted({v for (v, _), _ in orbit_pairs(b)})
-    for v in vs:
-        allowed = [hole_label(b, f) for (vv, f), _ in orbit_pairs(b)
-                   if vv == v and infeasible_reason(problem_instance(b, v, f)) is None]
-        print(f"  {hole_label(b, v)}: " + (", ".join(allowed) if allowed else "impossible (position class)"))
+    rows = table("french37", opts)
+    solvable = sorted({hole_label(b, r.vacate) for r in rows
+                       if r.min_moves is not None or r.upper is not None})
+    print(f"  vacancies with a checked solution to some single survivor: {', '.join(solvable)} "
+          f"{verdict(solvable == ['c1', 'd2', 'd3'], 'french37 solvable vacancies')}")
 
 
 def levels() -> None:
@@ -78,12 +104,22 @@ def main() -> None:
     ap.add_argument("--sides", default="4,5,6,7")
     ap.add_argument("--french", action="store_true")
     ap.add_argument("--levels", action="store_true")
+    ap.add_argument("--method", default="table", choices=["table", "bfs"])
+    ap.add_argument("--stream", type=int, default=1)
+    ap.add_argument("--backward-depth", type=int, default=None)
+    ap.add_argument("--max-forward", type=int, default=None)
+    ap.add_argument("--max-backward", type=int, default=None)
+    ap.add_argument("--beam", type=int, default=200_000)
     a = ap.parse_args()
+    opts: dict = {"method": a.method}
+    if a.method == "table":
+        opts.update(stream=a.stream, backward_depth=a.backward_depth, beam_width=a.beam)
+        opts.update({k: v for k, v in (("max_forward", a.max_forward),
+                                       ("max_backward", a.max_backward)) if v is not None})
     for n in (int(x) for x in a.sides.split(",") if x):
-        triangle(n)
+        triangle(n, opts)
     if a.french:
-        print("\nfrench37 single vacancies: finishes the position classes allow")
-        french()
+        french(opts)
     if a.levels:
         print("\nenglish33 central game, level tables (native:bfs --exhaust)")
         levels()
