@@ -31,44 +31,55 @@ from .peg_table import common_sorted, contains
 
 
 @njit(cache=True)
-def _scores(ps, nb_lo, nb_hi, nbr, rim):
+def _popcount(x):
+    c = 0
+    while x:
+        x &= x - np.uint64(1)
+        c += 1
+    return c
+
+
+@njit(cache=True)
+def _scores(ps, adj, nbytes, rim):
     """Per position: 4 * isolated pegs (no neighbouring peg) + pegs on rim holes, times 2^20,
-    plus a 20-bit hash of the position (a reproducible tie-break)."""
+    plus a 20-bit hash of the position (a reproducible tie-break). adj[j, byte] is the union of
+    the neighbours of the holes in that byte."""
     out = np.empty(ps.shape[0], np.int64)
-    n = nb_lo.shape[0]
     for i in range(ps.shape[0]):
         p = ps[i]
-        s = 0
-        for h in range(n):
-            if (p >> np.uint64(h)) & np.uint64(1):
-                alone = True
-                for k in range(nb_lo[h], nb_hi[h]):
-                    if (p >> np.uint64(nbr[k])) & np.uint64(1):
-                        alone = False
-                        break
-                if alone:
-                    s += 4
-                if rim[h]:
-                    s += 1
-        x = p * np.uint64(0x9E3779B97F4A7C15)
-        out[i] = (s << 20) | np.int64(x >> np.uint64(44))
+        a = np.uint64(0)
+        x = p
+        for j in range(nbytes):
+            a |= adj[j, x & np.uint64(255)]
+            x >>= np.uint64(8)
+        s = 4 * _popcount(p & ~a) + _popcount(p & rim)
+        h = p * np.uint64(0x9E3779B97F4A7C15)
+        out[i] = (np.int64(s) << 20) | np.int64(h >> np.uint64(44))
     return out
 
 
 def _neighbours(inst: PegInstance):
+    """(adj, nbytes, rim) for _scores: per-byte neighbour unions and the rim holes' mask (holes
+    with fewer neighbours than the board's most)."""
     b = inst.board
     nb: dict[int, set[int]] = {h: set() for h in range(b.n)}
     for a, m, _ in b.lines:
         nb[a].add(m)
         nb[m].add(a)
-    lo, hi, flat = [], [], []
-    for h in range(b.n):
-        lo.append(len(flat))
-        flat.extend(sorted(nb[h]))
-        hi.append(len(flat))
+    nbytes = (b.n + 7) // 8
+    adj = np.zeros((nbytes, 256), np.uint64)
+    for j in range(nbytes):
+        for v in range(256):
+            m = 0
+            for k in range(8):
+                h = 8 * j + k
+                if v >> k & 1 and h < b.n:
+                    for x in nb[h]:
+                        m |= 1 << x
+            adj[j, v] = m
     most = max(len(nb[h]) for h in range(b.n))
-    rim = np.array([len(nb[h]) < most for h in range(b.n)], np.bool_)
-    return (np.array(lo, np.int64), np.array(hi, np.int64), np.array(flat, np.int64), rim)
+    rim = np.uint64(sum(1 << h for h in range(b.n) if len(nb[h]) < most))
+    return adj, nbytes, rim
 
 
 def beam_solution(inst: PegInstance, width: int = 200_000, back_depth: int = 4,
@@ -80,7 +91,7 @@ def beam_solution(inst: PegInstance, width: int = 200_000, back_depth: int = 4,
     finish = _bits(inst.finish)
     back = list(peg_bfs.layers(sp, np.array([finish], np.uint64), True, limit=back_depth))
     back = [x for x in back if len(x)]
-    nb_lo, nb_hi, nbr, rim = _neighbours(inst)
+    nbs = _neighbours(inst)
     beams = [np.array([_bits(inst.start)], np.uint64)]
     empty = np.empty(0, np.uint64)
     while len(beams[-1]):
@@ -93,7 +104,7 @@ def beam_solution(inst: PegInstance, width: int = 200_000, back_depth: int = 4,
             return None
         nxt = sp.expand(beams[-1], False, empty, {"nodes": 0})
         if len(nxt) > width:
-            keep = np.argpartition(_scores(nxt, nb_lo, nb_hi, nbr, rim), width)[:width]
+            keep = np.argpartition(_scores(nxt, *nbs), width)[:width]
             nxt = _unique(nxt[keep])
         beams.append(nxt)
     return None

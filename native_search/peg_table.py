@@ -331,18 +331,21 @@ class TableSolver:
         A = fwd.depth
         found: dict[Hole, tuple[int, int]] = {}  # finish -> (least level met, rep)
         W = self.beam_width
-        top = [np.empty(0, np.uint64), []]  # the best W level-1 positions so far, and a buffer
+        # the best W level-1 positions so far (scores alongside), and a buffer of scored chunks
+        top = [np.empty(0, np.uint64), np.empty(0, np.int64), [], []]
         if W:
             from .peg_beam import _neighbours, _scores
             nbs = _neighbours(sv.inst)
 
         def keep_best(force: bool = False) -> None:
-            if not W or (not force and sum(map(len, top[1])) < 2 * W):
+            if not W or (not force and sum(map(len, top[2])) < 4 * W):
                 return
-            cand = _unique(np.concatenate([top[0], *top[1]]))
-            if len(cand) > W:
-                cand = np.sort(cand[np.argpartition(_scores(cand, *nbs), W)[:W]])
-            top[0], top[1] = cand, []
+            ps = np.concatenate([top[0], *top[2]])
+            sc = np.concatenate([top[1], *top[3]])
+            if len(ps) > W:
+                idx = np.argpartition(sc, W)[:W]
+                ps, sc = ps[idx], sc[idx]
+            top[:] = [ps, sc, [], []]
 
         def walk(chunk: np.ndarray, level: int) -> bool:
             if level > 0:
@@ -352,7 +355,8 @@ class TableSolver:
                         if len(hit):
                             found[f] = (level, int(hit[0]))
             if level == 1 and W:
-                top[1].append(chunk)
+                top[2].append(chunk)
+                top[3].append(_scores(chunk, *nbs))
                 keep_best()
             if level == self.stream or all(f in found and found[f][0] <= level + 1 for f in pending):
                 return True
@@ -374,7 +378,7 @@ class TableSolver:
         if W and unmet and self.stream >= 1:
             t0 = time.monotonic()
             keep_best(force=True)
-            beam, level = top[0], 1
+            beam, level = _unique(top[0]), 1
             levels[A + 1] = beam
             while unmet and level < self.beam_levels and len(beam) and not self._late():
                 level += 1
