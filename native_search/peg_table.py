@@ -480,3 +480,126 @@ class TableSolver:
             if rest is not None:
                 return rest + [[(c, m, a) for a, m, c in reversed(unjumps)]]
         return None
+
+
+# ---- the minimum over every problem at once ---------------------------------------------------
+@dataclass
+class Least:
+    """The least moves over every single-vacancy -> single-survivor problem of a board: `moves`
+    (exact, with `solution` for the problem `pair`) or only `lower` (proved) when not met."""
+
+    moves: int | None
+    lower: int
+    pair: Pair | None
+    solution: Solution | None
+    layers_forward: list[int]
+    layers_backward: list[int]
+    seconds: float
+
+
+def least_over_all(b: Board, forward_depth: int, backward_depth: int, stream: int = 1,
+                   beam_width: int = 0, beam_levels: int = 4,
+                   progress: Callable[[str], None] | None = None) -> Least:
+    """One bidirectional search between the *set* of all single-vacancy starts and the set of all
+    single pegs, canonical under the whole symmetry group: its distance is the least minimum over
+    all problems (OEIS A127500 on triangles). Forward layers to `forward_depth`, backward to
+    `backward_depth`, then `stream` levels past the forward side met with the last backward layer;
+    the first meeting is the minimum (the bidirectional argument of the module docstring, with sets
+    as roots), no meeting proves a lower bound. Then a beam (`beam_width` > 0: the best of the
+    streamed level by the peg_beam score, `beam_levels` levels on) may find a solution: with the
+    lower bound's moves it settles the minimum, else `moves` stays None and `solution` (with
+    `pair`) is an upper bound."""
+    say = progress or (lambda s: None)
+    t0 = time.monotonic()
+    group = [tuple(g) for g in b.symmetries]
+    inst = PegInstance(f"{b.name}:all", b, frozenset(range(1, b.n)), frozenset({0}))
+    sp = Space(inst, group)
+    full = (1 << b.n) - 1
+    starts = _unique(sp.canon([full ^ (1 << h) for h in range(b.n)]))
+    pegs = _unique(sp.canon([1 << h for h in range(b.n)]))
+    fwd = [x for x in _layers_to(sp, starts, False, forward_depth)]
+    say(f"forward (all vacancies): {[len(x) for x in fwd]} {time.monotonic() - t0:.1f} s")
+    bwd = [x for x in _layers_to(sp, pegs, True, backward_depth)]
+    say(f"backward (all single pegs): {[len(x) for x in bwd]} {time.monotonic() - t0:.1f} s")
+    A, E = len(fwd) - 1, len(bwd) - 1
+    best = None
+    for s in range(A + E + 1):
+        for d in range(max(0, s - E), min(A, s) + 1):
+            hit = common_sorted(fwd[d], bwd[s - d])
+            if len(hit):
+                best = (d, s - d, int(hit[0]))
+                break
+        if best is not None:
+            break
+    level = 0
+    W = beam_width
+    top: list = []
+    if W:
+        from .peg_beam import _neighbours, _scores
+        nbs = _neighbours(inst)
+    if best is None and stream >= 1:
+        last = fwd[-1]
+        for i in range(0, len(last), SLICE):
+            nxt = sp.expand(last[i:i + SLICE], False, np.empty(0, np.uint64), {"nodes": 0})
+            hit = common_sorted(nxt, bwd[-1])
+            if len(hit):
+                best = (A + 1, E, int(hit[0]))
+                break
+            if W:
+                top.append(nxt[np.argpartition(_scores(nxt, *nbs), W)[:W]] if len(nxt) > W else nxt)
+                if sum(map(len, top)) > 4 * W:
+                    cand = _unique(np.concatenate(top))
+                    top = [cand[np.argpartition(_scores(cand, *nbs), W)[:W]] if len(cand) > W else cand]
+        level = 1
+        say(f"streamed 1 level past forward layer {A}: {'met' if best else 'no meeting'} "
+            f"{time.monotonic() - t0:.1f} s")
+    lf, lb = [len(x) for x in fwd], [len(x) for x in bwd]
+    lower = A + E + 1 + level
+    beams: dict[int, np.ndarray] = {}
+    if best is None and W and top:
+        cand = _unique(np.concatenate(top))
+        beam = cand[np.argpartition(_scores(cand, *nbs), W)[:W]] if len(cand) > W else cand
+        beam = np.sort(beam)
+        beams[A + 1] = beam
+        for j in range(2, beam_levels + 2):
+            nxt = sp.expand(beam, False, np.empty(0, np.uint64), {"nodes": 0})
+            hit = common_sorted(nxt, bwd[-1])
+            if len(hit):
+                best = (A + j, E, int(hit[0]))
+                break
+            if len(nxt) > W:
+                nxt = np.sort(nxt[np.argpartition(_scores(nxt, *nbs), W)[:W]])
+            beam = beams[A + j] = nxt
+        say(f"beam of {W}: {'met at ' + str(best[0] + best[1]) if best else 'no meeting'} "
+            f"{time.monotonic() - t0:.1f} s")
+    if best is None:
+        return Least(None, lower, None, None, lf, lb, time.monotonic() - t0)
+    d, e, m = best
+    chains: list = []
+    x = m
+    for k in range(d, 0, -1):  # back to some single-vacancy start
+        x, unjumps = next((q, u) for q, u in sp.chains(x, backward=True)
+                          if contains(fwd[k - 1] if k - 1 <= A else beams[k - 1],
+                                      int(sp.canon([q])[0])))
+        chains.append([(c, mm, a) for a, mm, c in reversed(unjumps)])
+    chains.reverse()
+    v = (full ^ x).bit_length() - 1
+    x = m
+    for k in range(e, 0, -1):  # on to some single peg
+        x, ch = next((q, ch) for q, ch in sp.chains(x) if contains(bwd[k - 1], int(sp.canon([q])[0])))
+        chains.append(ch)
+    f = x.bit_length() - 1
+    sol = tuple(j for ch in chains for j in ch)
+    k = moves(sol)  # a beam position may be nearer the start than its level
+    assert k >= lower or not beams, f"a solution of {k} moves below the proved bound {lower}"
+    exact = not beams or k == lower
+    return Least(k if exact else None, k if not beams else lower, (v, f), sol, lf, lb,
+                 time.monotonic() - t0)
+
+
+def _layers_to(sp: Space, root: np.ndarray, backward: bool, depth: int):
+    gen = peg_bfs.layers(sp, root, backward, limit=depth)
+    for x in gen:
+        if len(x) == 0:
+            return
+        yield x
