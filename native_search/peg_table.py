@@ -161,12 +161,13 @@ class _Side:
         return len(self.layers) - 1
 
 
-def _grow(space: Space, root: int, backward: bool, cap: int, deadline: float | None,
+def _grow(space: Space, root: int | np.ndarray, backward: bool, cap: int, deadline: float | None,
           depth: int | None = None) -> _Side:
     """Layers from `root` until one is empty (done), the next is predicted to pass `cap`, or
     layer `depth` (if given; then `cap` only stops a layer that is itself larger than `cap`)."""
     t0 = time.monotonic()
-    gen = peg_bfs.layers(space, _unique(space.canon([root])), backward)
+    roots = root if isinstance(root, np.ndarray) else _unique(space.canon([root]))
+    gen = peg_bfs.layers(space, roots, backward)
     out = [next(gen)]
     done = False
     while True:
@@ -497,13 +498,14 @@ class Least:
     seconds: float
 
 
-def least_over_all(b: Board, forward_depth: int, backward_depth: int, stream: int = 1,
-                   beam_width: int = 0, beam_levels: int = 4,
+def least_over_all(b: Board, forward_depth: int | None = None, backward_depth: int | None = None,
+                   stream: int = 1, beam_width: int = 0, beam_levels: int = 4,
+                   max_forward: int = MAX_FORWARD, max_backward: int = MAX_BACKWARD,
                    progress: Callable[[str], None] | None = None) -> Least:
     """One bidirectional search between the *set* of all single-vacancy starts and the set of all
     single pegs, canonical under the whole symmetry group: its distance is the least minimum over
     all problems (OEIS A127500 on triangles). Forward layers to `forward_depth`, backward to
-    `backward_depth`, then `stream` levels past the forward side met with the last backward layer;
+    `backward_depth` (None: grown by the caps, as in solve_table), then `stream` levels past the forward side met with the last backward layer;
     the first meeting is the minimum (the bidirectional argument of the module docstring, with sets
     as roots), no meeting proves a lower bound. Then a beam (`beam_width` > 0: the best of the
     streamed level by the peg_beam score, `beam_levels` levels on) may find a solution: with the
@@ -517,9 +519,9 @@ def least_over_all(b: Board, forward_depth: int, backward_depth: int, stream: in
     full = (1 << b.n) - 1
     starts = _unique(sp.canon([full ^ (1 << h) for h in range(b.n)]))
     pegs = _unique(sp.canon([1 << h for h in range(b.n)]))
-    fwd = [x for x in _layers_to(sp, starts, False, forward_depth)]
+    fwd = _grow(sp, starts, False, max_forward, None, forward_depth).layers
     say(f"forward (all vacancies): {[len(x) for x in fwd]} {time.monotonic() - t0:.1f} s")
-    bwd = [x for x in _layers_to(sp, pegs, True, backward_depth)]
+    bwd = _grow(sp, pegs, True, max_backward, None, backward_depth).layers
     say(f"backward (all single pegs): {[len(x) for x in bwd]} {time.monotonic() - t0:.1f} s")
     A, E = len(fwd) - 1, len(bwd) - 1
     best = None
@@ -595,11 +597,3 @@ def least_over_all(b: Board, forward_depth: int, backward_depth: int, stream: in
     exact = not beams or k == lower
     return Least(k if exact else None, k if not beams else lower, (v, f), sol, lf, lb,
                  time.monotonic() - t0)
-
-
-def _layers_to(sp: Space, root: np.ndarray, backward: bool, depth: int):
-    gen = peg_bfs.layers(sp, root, backward, limit=depth)
-    for x in gen:
-        if len(x) == 0:
-            return
-        yield x

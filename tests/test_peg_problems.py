@@ -13,7 +13,7 @@ from puzzlesat.compare.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import peg_bfs
 from puzzlesat.native_search.peg_problems import minimum, orbit_pairs, problem_instance, problems
-from puzzlesat.native_search.peg_table import solve_table
+from puzzlesat.native_search.peg_table import least_over_all, solve_table
 from puzzlesat.puzzles.core import InputError, Status
 from puzzlesat.puzzles.peg import board, catalogue, check, hole_label, infeasible_reason, parse_hole
 
@@ -142,6 +142,41 @@ def test_triangle6_table_equals_brute_force():
 @pytest.mark.slow
 def test_triangle6_every_vacancy_equals_brute_force():
     check_table(6)  # the brute force from all 21 vacancies takes minutes
+
+
+@pytest.mark.parametrize("n", [4, 5, 6])
+def test_least_over_all_problems_is_a127500(n):
+    b = board(f"triangle{n}")
+    r = least_over_all(b)
+    assert r.moves == r.lower == A127500[n]
+    assert check(problem_instance(b, *r.pair), r.solution) == A127500[n]
+
+
+@pytest.mark.parametrize("fd,bd,beam", [(3, 3, 50), (4, 3, 0), (2, 2, 50), (5, 1, 0)])
+def test_least_over_all_bounds_are_sound(fd, bd, beam):
+    b = board("triangle5")
+    r = least_over_all(b, fd, bd, stream=1, beam_width=beam)
+    assert r.lower <= A127500[5]
+    if r.moves is not None:
+        assert r.moves == A127500[5]
+    if r.solution is not None:
+        assert check(problem_instance(b, *r.pair), r.solution) >= A127500[5]
+    if beam == 0 and r.moves is None:
+        assert r.solution is None
+
+
+def test_least_command():
+    r = CliRunner().invoke(cli, ["peg", "problems", "triangle6", "--least", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["minimum"] == d["lower_bound"] == d["upper_bound"] == A127500[6]
+    inst = problem_instance(board("triangle6"), *d["pair"])
+    assert check(inst, tuple(map(tuple, d["solution"]))) == A127500[6]
+
+
+@pytest.mark.slow
+def test_least_over_all_side_7():
+    assert least_over_all(board("triangle7"), 7, 4).moves == A127500[7]
 
 
 def test_a127500_side_6():

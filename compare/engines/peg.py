@@ -99,9 +99,14 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
               help="table: beam width past the stored layers for problems they leave open (a "
                    "solution with the proved lower bound settles one; else it is an upper bound); "
                    "0 = none")
+@click.option("--forward-depth", type=click.IntRange(min=0), default=None,
+              help="table/--least: store the forward layers to this depth (default: by --max-forward)")
+@click.option("--least", is_flag=True,
+              help="only the least minimum over all problems (OEIS A127500 on triangles): one search "
+                   "between the set of all single-vacancy starts and the set of all single pegs")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def problems(board_name: str, vacate, finish, time_limit, method, stream, backward_depth,
-             max_forward, max_backward, beam_width, as_json) -> None:
+             max_forward, max_backward, beam_width, forward_depth, least, as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
     by position class at once, else the minimum moves by a native search (shared bidirectional
     layers), with one optimal jump sequence that the checker replayed; a problem the search cannot
@@ -114,6 +119,10 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     from puzzlesat.native_search.peg_problems import minimum, minimum_proved, problems as solve_all
     from puzzlesat.puzzles.peg import board, hole_label
     b = board(board_name)
+    if least:
+        _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
+               as_json)
+        return
     vs = _holes(b, vacate, ("all",))
     fs = _holes(b, finish, ("all", "same"))
     rows = []
@@ -122,7 +131,7 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
         click.echo(f"{b.name}: {b.n} holes, {len(b.symmetries)} symmetries; one problem per orbit")
         click.echo(f"{'vacate':>6} {'finish':>6} {'moves':>10}  {'proof':<15} {'orbit':>5} {'seconds':>8}")
     opts = {} if method == "bfs" else {"stream": stream, "backward_depth": backward_depth,
-                                       "beam_width": beam_width}
+                                       "forward_depth": forward_depth, "beam_width": beam_width}
     if method == "table":
         opts.update({k: v for k, v in (("max_forward", max_forward), ("max_backward", max_backward))
                      if v is not None})
@@ -161,6 +170,42 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     if best is not None:
         click.echo(f"one optimal sequence ({hole_label(b, best.vacate)} -> {hole_label(b, best.finish)}): "
                    + " ".join(f"{a}-{c}" for a, _, c in best.solution))
+
+
+def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
+           as_json) -> None:
+    """`peg problems --least`: the least minimum over all problems, proved or bounded, with one
+    solution the checker replayed."""
+    from puzzlesat.native_search.peg_problems import problem_instance
+    from puzzlesat.native_search.peg_table import MAX_BACKWARD, MAX_FORWARD, least_over_all
+    from puzzlesat.puzzles.peg import check, hole_label
+    t0 = time.perf_counter()
+    r = least_over_all(b, forward_depth, backward_depth, stream, beam_width,
+                       max_forward=max_forward or MAX_FORWARD, max_backward=max_backward or MAX_BACKWARD,
+                       progress=None if as_json else
+                       (lambda s: click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True)))
+    if r.solution is not None:
+        got = check(problem_instance(b, *r.pair), r.solution)
+        if got != (r.moves if r.moves is not None else got):
+            raise click.ClickException(f"the solution has {got} moves, not {r.moves}")
+        upper = got
+    else:
+        upper = None
+    if as_json:
+        click.echo(json.dumps({"board": b.name, "minimum": r.moves, "lower_bound": r.lower,
+                               "upper_bound": upper, "pair": list(r.pair) if r.pair else None,
+                               "solution": [list(j) for j in r.solution] if r.solution else None,
+                               "layers_forward": r.layers_forward,
+                               "layers_backward": r.layers_backward,
+                               "seconds": round(time.perf_counter() - t0, 3)}))
+        return
+    what = (f"{r.moves} (proved)" if r.moves is not None else
+            f"not settled: at least {r.lower}" + (f", at most {upper}" if upper else ""))
+    click.echo(f"{b.name}: least minimum over all single-vacancy problems: {what}"
+               f"  ({time.perf_counter() - t0:.1f} s)")
+    if r.solution is not None:
+        click.echo(f"one solution ({hole_label(b, r.pair[0])} -> {hole_label(b, r.pair[1])}, "
+                   f"{upper} moves): " + " ".join(f"{a}-{c}" for a, _, c in r.solution))
 
 
 @click.group("peg")
