@@ -1,13 +1,14 @@
 """Peg single-vacancy problem tables (`peg problems`) and Bell's level tables, timed.
 
 Run: python bench/peg_problems.py [--sides 4,5,6,7,8] [--french] [--levels] [--method table|bfs]
-       [--stream 1] [--backward-depth D] [--max-forward N] [--beam W]
+       [--stream 1] [--forward-depth D] [--backward-depth D] [--max-forward N] [--beam W] [--least]
 Prints, per triangle side, the per-problem table (vacate, finish, min moves, impossible, or the
 proved bounds of a problem left open), the minimum against OEIS A127500 (a mismatch, or a minimum
 that open problems could still beat, prints MISMATCH / NOT PROVED and makes the exit status 1),
 and the process's CPU seconds (user + sys), wall seconds and peak RSS; with --french the French-37
 table (every vacancy orbit, every finish: minimum, impossible, or bounds with a checked solution);
-with --levels both English central-game level tables (native:bfs --exhaust, forward and backward)
+with --least only the least minimum over all problems per side (one search between all starts and
+all single pegs); with --levels both English central-game level tables (native:bfs --exhaust, forward and backward)
 against G. Bell's. Progress of the shared layers goes to stderr. Times on a shared machine.
 """
 from __future__ import annotations
@@ -76,6 +77,33 @@ def triangle(n: int, opts: dict) -> None:
     print(f"  minimum {m} (A127500: {A127500[n]}) {what}")
 
 
+def least(n: int, a) -> None:
+    """The least minimum over all problems of triangle(n) alone (peg problems --least)."""
+    from puzzlesat.native_search.peg_problems import problem_instance
+    from puzzlesat.native_search.peg_table import least_over_all
+    from puzzlesat.puzzles.peg import check
+    b = board(f"triangle{n}")
+    t0, (c0, _) = time.perf_counter(), usage()
+    r = least_over_all(b, a.forward_depth, a.backward_depth, a.stream, a.beam,
+                       progress=lambda s: print(f"    [{time.perf_counter() - t0:7.1f} s] {s}",
+                                                file=sys.stderr, flush=True))
+    c1, rss = usage()
+    got = check(problem_instance(b, *r.pair), r.solution) if r.solution else None
+    print(f"\ntriangle{n} least over all problems: "
+          + (f"{r.moves}" if r.moves is not None else f">= {r.lower}, <= {got}")
+          + f" (A127500: {A127500[n]}) "
+          + (verdict(r.moves == A127500[n] == got, f"triangle{n} least") if r.moves is not None
+             else "NOT PROVED"))
+    print(f"  forward layers {r.layers_forward}\n  backward layers {r.layers_backward}")
+    if r.solution:
+        print(f"  solution {r.pair[0]} -> {r.pair[1]} ({got} moves, checked): "
+              + " ".join(f"{x}-{z}" for x, _, z in r.solution))
+    print(f"  wall {time.perf_counter() - t0:.1f} s, CPU {c1 - c0:.1f} s, peak RSS {rss:.0f} MiB")
+    if r.moves is None:
+        global ok
+        ok = False
+
+
 def french(opts: dict) -> None:
     b = board("french37")
     rows = table("french37", opts)
@@ -110,10 +138,18 @@ def main() -> None:
     ap.add_argument("--max-forward", type=int, default=None)
     ap.add_argument("--max-backward", type=int, default=None)
     ap.add_argument("--beam", type=int, default=200_000)
+    ap.add_argument("--forward-depth", type=int, default=None)
+    ap.add_argument("--least", action="store_true",
+                    help="only the least minimum over all problems per side (peg problems --least)")
     a = ap.parse_args()
+    if a.least:
+        for n in (int(x) for x in a.sides.split(",") if x):
+            least(n, a)
+        sys.exit(0 if ok else 1)
     opts: dict = {"method": a.method}
     if a.method == "table":
-        opts.update(stream=a.stream, backward_depth=a.backward_depth, beam_width=a.beam)
+        opts.update(stream=a.stream, backward_depth=a.backward_depth, beam_width=a.beam,
+                    forward_depth=a.forward_depth)
         opts.update({k: v for k, v in (("max_forward", a.max_forward),
                                        ("max_backward", a.max_backward)) if v is not None})
     for n in (int(x) for x in a.sides.split(",") if x):
