@@ -370,6 +370,7 @@ def database(key: Key, progress=None, deadline: float = float("inf"), rebuild: b
         secs = time.perf_counter() - t0
         write(key, db, secs)
         how = "built"
+        _HEURISTICS.clear()  # they hold the copies they were assembled from
     if info is not None:
         info[key.filename()] = {"source": how, "build_seconds": round(secs, 2), "entries": int(db.size),
                                 "bytes": int(db.nbytes)}
@@ -378,6 +379,10 @@ def database(key: Key, progress=None, deadline: float = float("inf"), rebuild: b
 
 
 # ---------------------------------------------------------------- the heuristic the kernels read
+
+# heuristics already assembled in this process (the databases laid end to end: 577 MB for 7-8)
+_HEURISTICS: dict[tuple, "Heuristic"] = {}
+
 
 @dataclass
 class Heuristic:
@@ -405,6 +410,9 @@ def heuristic(rows: int, cols: int, name: str, mirror: bool = True, progress=Non
             raise ValueError(f"no pattern partition '{name}' for {rows}x{cols} (known: "
                              f"{', '.join(partitions(rows, cols)) or 'none'})")
         patterns = PARTITIONS[(rows, cols)][name]
+    memo = (rows, cols, tuple(tuple(p) for p in patterns), bool(mirror))
+    if memo in _HEURISTICS:
+        return _HEURISTICS[memo]
     cells_used = [c for p in patterns for c in p]
     if len(set(cells_used)) != len(cells_used) or not all(0 <= c < n - 1 for c in cells_used):
         raise ValueError(f"patterns {patterns}: goal cells must be disjoint tiles' cells of {rows}x{cols}")
@@ -453,4 +461,6 @@ def heuristic(rows: int, cols: int, name: str, mirror: bool = True, progress=Non
         for t in tiles:
             lk_of[grp, t] = i
     dbs = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
-    return Heuristic(dbs, lk_tiles, lk_len, lk_map, lk_off, lk_of, groups, tuple(keys))
+    h = Heuristic(dbs, lk_tiles, lk_len, lk_map, lk_off, lk_of, groups, tuple(keys))
+    _HEURISTICS[memo] = h
+    return h

@@ -29,6 +29,7 @@ def cache(tmp_path, monkeypatch):
     """An empty database cache, forgotten databases in memory."""
     monkeypatch.setattr(P, "cache_dir", lambda: tmp_path)
     monkeypatch.setattr(P, "_LOADED", {})
+    monkeypatch.setattr(P, "_HEURISTICS", {})
     return tmp_path
 
 
