@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import os
 import subprocess
 import sys
@@ -142,6 +143,34 @@ def test_8_puzzle_pdb_ida_counts_like_bfs(cache, seed):
         r = solve(FAM, inst, "native:ida", "count", options={"pdb": "44", "mirror": mirror}, isolate=False)
         assert (r.status, r.objective, r.count) == (Status.OPTIMAL, ref.objective, ref.count)
         assert r.stats["heuristic"] == "pdb-44" + ("+mirror" if mirror else "")
+
+
+@pytest.mark.parametrize("blank", range(9))
+def test_8_puzzle_pdb_any_goal_blank(cache, blank):
+    """Goals with the blank on any cell (edges and centre get databases of their own, the mirror
+    only where the diagonal reflection keeps the blank): IDA* counts what BFS counts."""
+    rng = random.Random(blank)
+    tiles = list(range(1, 9))
+    rng.shuffle(tiles)
+    goal = tiles[:blank] + [0] + tiles[blank:]
+    inst = _walk(3, 3, 100 + blank, 30, goal)
+    ref = solve(FAM, inst, "native:bfs", "count", isolate=False)
+    r = solve(FAM, inst, "native:ida", "count", options={"pdb": "44"}, isolate=False)
+    assert (r.status, r.objective, r.count) == (Status.OPTIMAL, ref.objective, ref.count)
+    assert r.stats["heuristic"] == "pdb-44" + ("+mirror" if blank in (0, 2, 4, 6, 8) else "")
+
+
+def test_15_puzzle_pdb_centre_blank_goal(cache):
+    """A 4x4 goal with the blank inside the board: the 5-5-5 databases built for it give the
+    optimum and the count that Manhattan + linear conflicts give."""
+    goal = list(range(1, 16))
+    goal.insert(5, 0)
+    inst = _walk(4, 4, 5, 34, goal)
+    a = solve(FAM, inst, "native:ida", "count", options={"pdb": "555"}, isolate=False)
+    b = solve(FAM, inst, "native:ida", "count", options={"heuristic": "linear"}, isolate=False)
+    assert a.status is b.status is Status.OPTIMAL and a.stats["heuristic"] == "pdb-555+mirror"
+    assert (a.objective, a.count) == (b.objective, b.count) and a.objective >= 20
+    assert a.stats["nodes"] < b.stats["nodes"]
 
 
 def test_24_puzzle_frame_with_small_patterns(cache, monkeypatch):
