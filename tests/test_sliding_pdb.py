@@ -160,19 +160,6 @@ def test_8_puzzle_pdb_any_goal_blank(cache, blank):
     assert r.stats["heuristic"] == "pdb-44" + ("+mirror" if blank in (0, 2, 4, 6, 8) else "")
 
 
-def test_15_puzzle_pdb_centre_blank_goal(cache):
-    """A 4x4 goal with the blank inside the board: the 5-5-5 databases built for it give the
-    optimum and the count that Manhattan + linear conflicts give."""
-    goal = list(range(1, 16))
-    goal.insert(5, 0)
-    inst = _walk(4, 4, 5, 34, goal)
-    a = solve(FAM, inst, "native:ida", "count", options={"pdb": "555"}, isolate=False)
-    b = solve(FAM, inst, "native:ida", "count", options={"heuristic": "linear"}, isolate=False)
-    assert a.status is b.status is Status.OPTIMAL and a.stats["heuristic"] == "pdb-555+mirror"
-    assert (a.objective, a.count) == (b.objective, b.count) and a.objective >= 20
-    assert a.stats["nodes"] < b.stats["nodes"]
-
-
 def test_24_puzzle_frame_with_small_patterns(cache, monkeypatch):
     """The 5x5 path (Korf & Felner's blank-first goal turned onto the frame, symmetric lookups,
     mirror) with 3-tile patterns that build in a second: the same optimum and count as Manhattan +
