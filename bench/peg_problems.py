@@ -51,8 +51,8 @@ def table(name: str, opts: dict) -> list:
     t0, (c0, _) = time.perf_counter(), usage()
     rows = []
     print(f"\n{name} ({b.n} holes)", flush=True)
-    say = (lambda line: print(f"    [{time.perf_counter() - t0:7.1f} s] {line}", file=sys.stderr,
-                              flush=True) if not line.startswith("  ") else None)
+    say = (lambda line: print(f"    [{time.perf_counter() - t0:7.1f} s] {line}"[:200],
+                              file=sys.stderr, flush=True))
     for r in problems(b, progress=say, **opts):
         rows.append(r)
         print(f"  {hole_label(b, r.vacate):>4} -> {hole_label(b, r.finish):>4}: {r.moves_text():>10}  "

@@ -130,8 +130,8 @@ def _by_table(b: Board, pairs, time_limit, progress, options) -> Iterator[Proble
                               share, size)
                 continue
         if a.status is Status.OPTIMAL:
-            yield Problem(v, f, a.status, a.moves, a.solution, "search", share, size,
-                          {"meet": list(a.meet)})
+            yield Problem(v, f, a.status, a.moves, a.solution, a.how, share, size,
+                          {"meet": list(a.meet)} if a.meet else {})
         elif a.status is Status.INFEASIBLE:
             yield Problem(v, f, a.status, None, None, "search", share, size, {"reason": a.how})
         else:

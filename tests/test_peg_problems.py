@@ -115,6 +115,21 @@ def _brute5() -> dict:
     return _BRUTE5
 
 
+def test_problems_settled_by_the_beam():
+    """A problem whose lower bound comes from the layers and whose solution from the beam is a
+    row like any other (proof "search + beam"), equal to the brute force."""
+    b = board("triangle5")
+    want = _brute5()
+    rows = list(problems(b, forward_depth=5, backward_depth=3, stream=2, beam_width=50,
+                         max_forward=10**9, max_backward=10**9))
+    beamed = [r for r in rows if r.proof == "search + beam"]
+    assert beamed
+    for r in rows:
+        if r.status is Status.OPTIMAL:
+            assert r.min_moves == want[(r.vacate, r.finish)]
+            assert check(problem_instance(b, r.vacate, r.finish), r.solution) == r.min_moves
+
+
 def test_table_kernels_run_as_plain_python():
     """The table's kernels (peg_table, peg_beam) also run with numba's JIT off."""
     import os
