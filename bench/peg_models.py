@@ -14,12 +14,15 @@ from __future__ import annotations
 import argparse
 import time
 
-from puzzlesat.models import _cpsat, peg_resource, peg_time
+from puzzlesat.models import _cpsat, peg_merson, peg_ordered, peg_resource, peg_time
 from puzzlesat.models.peg_cpsat import PegCpModel
 from puzzlesat.puzzles.core import Context, Status
 from puzzlesat.puzzles.peg import catalogue, check, start_lower_bound
 
-BUILDERS = {"time": peg_time.build, "resource": peg_resource.build}
+BUILDERS = {"time": peg_time.build, "resource": peg_resource.build, "merson": peg_merson.build,
+            "ordered": peg_ordered.build,
+            "merson-all": lambda inst, inv: peg_merson.build(inst, inv, families="all"),
+            "ordered-all": lambda inst, inv: peg_ordered.build(inst, inv, families="all")}
 PARAMS = {"workers": 1, "linearization_level": 0, "seed": 0}
 
 
