@@ -34,13 +34,65 @@ SOURCE = ("peg:merson + commuting consecutive jumps in increasing line order (pa
           "reduction; valid for minimum moves, not for counts)")
 
 
+def stabiliser(inst: PegInstance) -> tuple[tuple[int, ...], ...]:
+    """The board symmetries (hole permutations) that map the start and the finish onto themselves
+    and keep a required first jump (identity first)."""
+    out = []
+    for s in inst.board.symmetries:
+        if frozenset(s[h] for h in inst.start) != inst.start:
+            continue
+        if inst.finish is not None and frozenset(s[h] for h in inst.finish) != inst.finish:
+            continue
+        if inst.first_jump is not None and tuple(s[h] for h in inst.first_jump) != inst.first_jump:
+            continue
+        out.append(s)
+    return tuple(out)
+
+
+def noncanonical_prefixes(inst: PegInstance, length: int) -> list[tuple[int, ...]]:
+    """The legal jump-line prefixes of `length` jumps from the start that are not the least of their
+    orbit under `stabiliser(inst)` (each is the image of a least one, by a symmetry that keeps the
+    start, the finish and the move count)."""
+    lines = inst.board.lines
+    index = {l: i for i, l in enumerate(lines)}
+    group = stabiliser(inst)[1:]
+    if not group or length == 0:
+        return []
+    perm = [tuple(index[(s[a], s[b], s[c])] for a, b, c in lines) for s in group]
+    out: list[tuple[int, ...]] = []
+
+    def rec(pegs: frozenset, prefix: tuple[int, ...]) -> None:
+        if len(prefix) == length:
+            if any(tuple(p[i] for i in prefix) < prefix for p in perm):
+                out.append(prefix)
+            return
+        for i, (a, b, c) in enumerate(lines):
+            if a in pegs and b in pegs and c not in pegs:
+                if not prefix and inst.first_jump is not None and (a, c) != inst.first_jump:
+                    continue
+                rec(pegs - {a, b} | {c}, prefix + (i,))
+
+    rec(inst.start, ())
+    return out
+
+
+PREFIX = 2  # jumps whose order under the symmetries is fixed (then the commuting order from there)
+
+
 def add_order(m: MersonModel) -> None:
-    """Add the commuting-order clauses to `m.f` (group 'commuting order')."""
+    """Add the symmetry clauses on the first PREFIX jumps (group 'symmetric prefix') and the
+    commuting-order clauses after them (group 'commuting order') to `m.f`."""
     inst, f, J = m.inst, m.f, m.horizon
     lines = inst.board.lines
     allowed = [tuple(B for B, lb in enumerate(lines) if B >= A or set(lb) & set(la))
                for A, la in enumerate(lines)]
     first = 1 if inst.first_jump is not None else 0
+    length = min(PREFIX, J)
+    bad = noncanonical_prefixes(inst, length)
+    if stabiliser(inst)[1:]:
+        first = length
+        f.add("symmetric prefix", *(Clause(tuple((("j", t, l), False) for t, l in enumerate(p)))
+                                    for p in bad))
     for t in range(first, J - 1):
         for A in range(len(lines)):
             if len(allowed[A]) == len(lines):

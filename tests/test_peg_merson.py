@@ -20,7 +20,7 @@ from puzzlesat.models import peg_merson, peg_ordered
 from puzzlesat.models.formulation import to_cnf
 from puzzlesat.puzzles import peg
 from puzzlesat.puzzles.core import InputError, Status
-from puzzlesat.puzzles.peg import catalogue, check
+from puzzlesat.puzzles.peg import PegInstance, board, catalogue, check
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_peg import oracle, tiny_instances  # noqa: E402  (the brute-force oracle of the peg tests)
@@ -117,6 +117,39 @@ def test_merson_counts_never_cut_a_solution(inst):
     for engine in ("cpsat:merson", "sat:merson", "cpsat:ordered"):
         b = solve(PEG, inst, engine, "count", isolate=False, precheck=False)
         assert (a.status, a.objective, a.count) == (b.status, b.objective, b.count), engine
+
+
+@st.composite
+def symmetric_instances(draw):
+    """Random starts made symmetric under a random board symmetry s (the union of their s-orbits),
+    the finish a hole that s fixes or one peg anywhere: the ordered model's symmetry clauses act."""
+    b = board(draw(st.sampled_from(["hoppers", "triangle5", "triangle6"])))
+    s = draw(st.sampled_from(b.symmetries[1:]))
+    seed = draw(st.lists(st.integers(0, b.n - 1), min_size=2, max_size=4, unique=True))
+    pegs = set(seed)
+    while True:
+        more = pegs | {s[h] for h in pegs}
+        if more == pegs:
+            break
+        pegs = more
+    fixed = [h for h in range(b.n) if s[h] == h]
+    fin = draw(st.sampled_from([None] + fixed))
+    assume(2 <= len(pegs) <= 8)
+    return PegInstance("sym", b, frozenset(pegs), None if fin is None else frozenset({fin}))
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(symmetric_instances())
+def test_ordered_keeps_the_optimum_on_symmetric_positions(inst):
+    assert peg_ordered.stabiliser(inst)[1:]  # the symmetry clauses are in play
+    a = solve(PEG, inst, "cpsat:time", "count", isolate=False, precheck=False)
+    assert a.status in (Status.OPTIMAL, Status.INFEASIBLE)
+    for engine in ("cpsat:ordered", "sat:ordered"):
+        b = solve(PEG, inst, engine, "optimize", isolate=False, precheck=False)
+        assert (a.status, a.objective) == (b.status, b.objective), engine
+    c = solve(PEG, inst, "sat:ordered", "count", isolate=False, precheck=False)
+    assert (a.status, a.objective, a.count) == (c.status, c.objective, c.count)
 
 
 def _sequences(f):
