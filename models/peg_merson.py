@@ -21,7 +21,8 @@ So with
   r[t][i] <-> (R_i full after step t+1) AND NOT (jump t ends in R_i)        (t = 0..J-2)
   m[1..t] + sum_i r[t][i] <= K - 1
 
-for `moves <= K` (group "merson resource", added with the bound). With the one-corner regions only
+for `moves <= K` (added with the bound, group "move counting"; the r literals: group "merson
+regions"). With the one-corner regions only
 this is peg:resource; the larger regions (2x2 blocks of the English board, for example) add the
 pegs that no corner count sees. For the finish "one peg anywhere" a region is never full at the end
 except a one-hole region holding the last peg, and that is excluded for t <= J-2 as in
@@ -109,21 +110,26 @@ def merson_family(inst: PegInstance, max_region: int = MAX_REGION) -> tuple[Regi
 
 
 def maximal_packings(regions) -> tuple[tuple[int, ...], ...]:
-    """Every maximal set of pairwise disjoint regions (indices into `regions`), in lexicographic
-    order (a plain branching enumeration; the boards here have at most a few hundred)."""
-    regs, n, out = list(regions), len(regions), []
+    """Every maximal set of pairwise disjoint regions (indices into `regions`, ascending): the
+    regions that meet no other one are in all of them; the rest by a plain branching enumeration
+    (the boards here have at most a few hundred)."""
+    regs = list(regions)
+    always = tuple(i for i, r in enumerate(regs) if not any(j != i and r & o for j, o in enumerate(regs)))
+    rest = [i for i in range(len(regs)) if i not in always]
+    out = []
 
-    def rec(i: int, chosen: tuple[int, ...], used: frozenset) -> None:
-        if i == n:
-            if all(j in chosen or regs[j] & used for j in range(n)):
-                out.append(chosen)
+    def rec(k: int, chosen: tuple[int, ...], used: frozenset) -> None:
+        if k == len(rest):
+            if all(j in chosen or regs[j] & used for j in rest):
+                out.append(tuple(sorted(always + chosen)))
             return
+        i = rest[k]
         if not regs[i] & used:
-            rec(i + 1, chosen + (i,), used | regs[i])
-        rec(i + 1, chosen, used)
+            rec(k + 1, chosen + (i,), used | regs[i])
+        rec(k + 1, chosen, used)
 
     rec(0, (), frozenset())
-    return tuple(out)
+    return tuple(sorted(out))
 
 
 def start_count(inst: PegInstance, regions) -> int:
