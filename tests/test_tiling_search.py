@@ -46,6 +46,14 @@ def test_fewest_options_finds_the_same_tilings_as_first_cell(name, up):
         assert set(fewest) == set(first)
 
 
+def test_fewest_options_without_the_plan_dedupes_by_canonical_form():
+    t = inst("soma")
+    assert len(list(tilings(t, up_to_symmetry=True, symmetry_breaking=False,
+                            branching="fewest"))) == 240
+    assert len(list(tilings_parallel(t, 2, up_to_symmetry=True, symmetry_breaking=False,
+                                     branching="fewest"))) == 240
+
+
 def test_2x5x6_264_orbits_2112_tilings():
     t = inst("2x5x6")
     reps = list(tilings(t, up_to_symmetry=True))
