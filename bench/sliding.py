@@ -4,6 +4,8 @@ spaces by BFS, the models, and a peer.
 Run: python bench/sliding.py [--korf all|N|a-b|i,j,k] [--pdb 663|555|78|none]
                              [--model-limit S] [--skip-models] [--skip-peer]
      python bench/sliding.py --only kf24 --kf24 25,40 --processes 1,2 --kf24-limit 600
+     python bench/sliding.py --only kf24-screen --kf24 all --screen 60 --kf24-limit 600
+                             (how many of the 50 finish within the limit, 1 process)
      python bench/sliding.py --only korf-avg --pdb 663      (average nodes over Korf's 100)
      python bench/sliding.py --only explore                 (2x6, 6x2, 4x3, 3x4: time and memory)
 Every native and model answer goes through the family's checker (compare.runner.solve) and is
@@ -136,6 +138,63 @@ def bench_kf24(ids: list[int], processes: list[int], limit: float) -> bool:
     return ok
 
 
+def _projected_seconds(r, optimal: int) -> float | None:
+    """CPU seconds an unfinished IDA* run would still need to finish the iteration at `optimal`,
+    extrapolated from its completed iterations (nodes grow by the last ratio per bound step of 2;
+    the last iteration is counted whole, though IDA* stops at its first solution)."""
+    its = [x for x in r.stats.get("iterations", []) if x > 0]
+    lb = r.stats.get("lower_bound")
+    cpu = r.stats.get("cpu_seconds")
+    if lb is None or not cpu or len(its) < 3:
+        return None
+    done = its[:-1]  # the last entry is the iteration the limit cut
+    ratio = done[-1] / done[-2]
+    nodes, cur = 0.0, float(done[-1])
+    for _ in range(lb, optimal + 1, 2):
+        cur *= ratio
+        nodes += cur
+    return max(nodes - its[-1], 0.0) / (r.stats.get("nodes", 0) / cpu)
+
+
+def bench_kf24_screen(ids: list[int], screen: float, limit: float, factor: float, slack: float) -> bool:
+    """How many of Korf & Felner's 24-puzzles finish within `limit` CPU seconds (1 process):
+    every instance runs `screen` wall seconds; an unfinished one whose extrapolated CPU time is
+    under `factor` times the limit runs again, with a wall limit of `slack` x `limit` (a shared
+    machine gives the process less than a core); it counts as finished when it proves the
+    optimum within `limit` seconds of CPU. The projection overestimates (kf24-01, projected at
+    1,293 s from a 40 s screen, finished in 572 s)."""
+    fam = family("sliding")
+    cat = catalogue()
+    load_pdb(5, 5, "6666")
+    print(f"\n## Korf & Felner's 24-puzzles within {limit:.0f} CPU s (screen {screen:.0f} s, then up to "
+          f"{slack * limit:.0f} s wall where the projection is under {factor:g} times the limit)")
+    print(f"{'#':>3} {'pub':>4} {'h0':>4} {'status':<8} {'len':>4} {'bound':>5} {'nodes':>16} {'wall s':>8} "
+          f"{'CPU s':>8} {'projected CPU s':>15}")
+    ok, solved = True, []
+    for i in ids:
+        inst = cat[f"kf24-{i:02d}"]()
+        r = solve(fam, inst, "native:ida", "optimize", options={"processes": 1}, time_limit=screen)
+        proj = None
+        if r.status.value == "UNKNOWN":
+            proj = _projected_seconds(r, inst.optimal)
+            if proj is not None and r.stats.get("cpu_seconds", 0) + proj < factor * limit:
+                r = solve(fam, inst, "native:ida", "optimize", options={"processes": 1},
+                          time_limit=slack * limit)
+                proj = None if r.status.value == "OPTIMAL" else _projected_seconds(r, inst.optimal)
+        bad = r.status.value == "OPTIMAL" and r.objective != inst.optimal
+        ok &= not bad
+        cpu = r.stats.get("cpu_seconds", 0.0)
+        if r.status.value == "OPTIMAL" and not bad and cpu <= limit:
+            solved.append((i, cpu))
+        bound = r.objective if r.status.value == "OPTIMAL" else r.stats.get("lower_bound", "-")
+        print(f"{i:3d} {inst.optimal:4d} {r.stats.get('h0', '-')!s:>4} {r.status.value:<8} {r.objective!s:>4} "
+              f"{bound!s:>5} {r.stats.get('nodes', 0):16,d} {r.seconds:8.1f} {cpu:8.1f} "
+              f"{'' if proj is None else f'{proj:15,.0f}'}" + ("  MISMATCH" if bad else ""), flush=True)
+    print(f"finished within {limit:.0f} CPU s: {len(solved)} of {len(ids)} "
+          f"({', '.join(f'#{i} {s:.0f} s' for i, s in solved)})")
+    return ok
+
+
 def bench_explore() -> bool:
     """Whole state spaces of 12-cell boards, each in its own process: seconds and peak memory."""
     import os
@@ -257,12 +316,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--korf", default="all", help="all, N (first N), a-b, or i,j,k")
     ap.add_argument("--pdb", default="663", choices=["663", "555", "78", "none"])
-    ap.add_argument("--only", choices=["kf24", "korf-avg", "explore"], default=None,
+    ap.add_argument("--only", choices=["kf24", "kf24-screen", "korf-avg", "explore"], default=None,
                     help="run only this part")
     ap.add_argument("--kf24", default="25,40", help="Korf & Felner 24-puzzle ids: all, N (the first N), "
                     "a-b or i,j,k (one id: 'i,')")
     ap.add_argument("--processes", default="1,2", help="process counts for the 24-puzzles")
     ap.add_argument("--kf24-limit", type=float, default=600.0, help="seconds per 24-puzzle run")
+    ap.add_argument("--screen", type=float, default=60.0, help="kf24-screen: seconds of the first pass")
+    ap.add_argument("--slack", type=float, default=2.5,
+                    help="kf24-screen: wall limit of a rerun, in limits (CPU time decides)")
+    ap.add_argument("--rerun-factor", type=float, default=3.0,
+                    help="kf24-screen: rerun with the full limit when projected under this many limits")
     ap.add_argument("--model-limit", type=float, default=120.0)
     ap.add_argument("--skip-models", action="store_true")
     ap.add_argument("--skip-peer", action="store_true")
@@ -272,6 +336,9 @@ def main() -> int:
     if a.only == "kf24":
         ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
         return 0 if bench_kf24(ids, [int(x) for x in a.processes.split(",")], a.kf24_limit) else 1
+    if a.only == "kf24-screen":
+        ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
+        return 0 if bench_kf24_screen(ids, a.screen, a.kf24_limit, a.rerun_factor, a.slack) else 1
     if a.only == "korf-avg":
         return 0 if bench_korf_average(a.pdb) else 1
     if a.only == "explore":

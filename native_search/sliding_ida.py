@@ -384,8 +384,8 @@ class Problem:
 def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "auto", mirror: bool = True,
             progress=None, deadline: float = float("inf")) -> Problem:
     """The kernel's arrays for `inst`: heuristic 'none', 'manhattan', 'linear' or 'auto' (pattern
-    databases where the board has partition `pdb` — 'auto': the board's first — and the goal's
-    blank is in a corner; else Manhattan + linear conflicts)."""
+    databases where the board has partition `pdb` — 'auto': the board's first — for any goal;
+    else Manhattan + linear conflicts)."""
     from . import sliding_pdb as P
     rows, cols, n = inst.rows, inst.cols, inst.cells
     start, goal = np.array(inst.start, np.int64), np.array(inst.goal, np.int64)
@@ -407,7 +407,7 @@ def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "auto", mirr
             start, goal, relabel = canon
             info = {}
             hh = P.heuristic(rows, cols, pdb, mirror=mirror, progress=progress, deadline=deadline,
-                             info=info)
+                             info=info, blank=int(np.flatnonzero(goal == 0)[0]))
             dbs, lk_tiles, lk_len, lk_map, lk_off, lk_of = (hh.dbs, hh.lk_tiles, hh.lk_len, hh.lk_map,
                                                             hh.lk_off, hh.lk_of)
             mode = H_PDB

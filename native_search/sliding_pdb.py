@@ -9,9 +9,11 @@ region): the blank stands for the whole region of free cells it can reach at no 
 region's lowest cell, so every edge costs one pattern move.
 
 Vocabulary:
-- frame: databases are defined for the standard goal (tiles 1..n-1 in row-major order, blank
-  last); `canonical` maps any goal with the blank in a corner to it by a board symmetry and a
-  relabelling of the tiles (Korf's instances have the blank first).
+- frame: databases are defined for a frame goal (tiles 1..n-1 in row-major order, the blank last
+  in the standard frame); `canonical` maps any goal to one by a board symmetry and a relabelling
+  of the tiles (Korf's instances have the blank first: a corner, the standard frame). A goal
+  whose blank is not in a corner gets the partition with the blank's cell swapped for the last
+  cell (`for_blank`) and databases of its own, built on first use.
 - partition: patterns as goal cells in the frame (`PARTITIONS[(rows, cols)][name]`).
 - key: a database is named by its pattern cells (sorted) and its blank region's lowest cell, after
   the board symmetry that makes them smallest, so patterns that are images of each other under a
@@ -97,27 +99,44 @@ def mirror_cells(rows: int, cols: int) -> list[int]:
     return [(c % cols) * cols + c // cols for c in range(rows * cols)]
 
 
+def frame_goal(n: int, blank: int) -> list[int]:
+    """The frame's goal with the blank at `blank`: tiles 1..n-1 in row-major order on the other cells."""
+    out, t = [0] * n, 1
+    for c in range(n):
+        if c != blank:
+            out[c] = t
+            t += 1
+    return out
+
+
 def canonical(rows: int, cols: int, start, goal):
-    """(start, goal, relabel) mapping a goal with the blank in a corner onto the frame's goal, or
-    None if the goal's blank is not in a corner. relabel[t] is the original tile for frame tile t."""
+    """(start, goal, relabel) mapping any goal onto a frame goal (`frame_goal`) by the board
+    symmetry that takes the goal's blank to the largest cell (a corner goes to the last cell, the
+    standard frame) and a relabelling of the tiles. relabel[t] is the original tile for frame tile t."""
     n = rows * cols
     gb = list(goal).index(0)
-    for g in symmetries(rows, cols):
-        if g[gb] != n - 1:
-            continue
-        s2 = [0] * n
-        g2 = [0] * n
-        for c in range(n):
-            s2[g[c]] = start[c]
-            g2[g[c]] = goal[c]
-        sigma = {g2[c]: (c + 1 if c < n - 1 else 0) for c in range(n)}
-        relabel = [0] * n
-        for t, s in sigma.items():
-            relabel[s] = t
-        frame_start = np.array([sigma[t] for t in s2], np.int64)
-        frame_goal = np.array(list(range(1, n)) + [0], np.int64)
-        return frame_start, frame_goal, tuple(relabel)
-    return None
+    syms = symmetries(rows, cols)
+    g = max(syms, key=lambda h: h[gb])  # the first of the best: deterministic
+    fg = frame_goal(n, g[gb])
+    s2 = [0] * n
+    g2 = [0] * n
+    for c in range(n):
+        s2[g[c]] = start[c]
+        g2[g[c]] = goal[c]
+    sigma = {g2[c]: fg[c] for c in range(n)}
+    relabel = [0] * n
+    for t, s in sigma.items():
+        relabel[s] = t
+    frame_start = np.array([sigma[t] for t in s2], np.int64)
+    return frame_start, np.array(fg, np.int64), tuple(relabel)
+
+
+def for_blank(patterns: tuple[Cells, ...], n: int, blank: int) -> tuple[Cells, ...]:
+    """A partition of the standard frame (the blank at the last cell) moved to a frame whose blank
+    is at `blank`: the pattern holding cell `blank` takes the last cell instead."""
+    if blank == n - 1:
+        return tuple(tuple(p) for p in patterns)
+    return tuple(tuple(sorted(n - 1 if c == blank else c for c in p)) for p in patterns)
 
 
 def _region(cells: set[int], free: set[int], rows: int, cols: int) -> set[int]:
@@ -152,11 +171,13 @@ class Key:
         return f"pdb-{self.rows}x{self.cols}-{'.'.join(map(str, self.cells))}-b{self.blank}-v{VERSION}.bin"
 
 
-def key_of(rows: int, cols: int, cells: Cells) -> tuple[Key, list[int]]:
-    """The database a pattern (goal cells in the frame) reads, and the symmetry into its frame."""
+def key_of(rows: int, cols: int, cells: Cells, blank: int | None = None) -> tuple[Key, list[int]]:
+    """The database a pattern (goal cells in the frame, the goal's blank at `blank`, default the
+    last cell) reads, and the symmetry into its frame."""
     n = rows * cols
+    blank = n - 1 if blank is None else blank
     free = set(range(n)) - set(cells)
-    region = _region({n - 1}, free, rows, cols)
+    region = _region({blank}, free, rows, cols)
     best = None
     for g in symmetries(rows, cols):
         cand = (tuple(sorted(g[c] for c in cells)), min(g[x] for x in region))
@@ -370,6 +391,7 @@ def database(key: Key, progress=None, deadline: float = float("inf"), rebuild: b
         secs = time.perf_counter() - t0
         write(key, db, secs)
         how = "built"
+        _HEURISTICS.clear()  # they hold the copies they were assembled from
     if info is not None:
         info[key.filename()] = {"source": how, "build_seconds": round(secs, 2), "entries": int(db.size),
                                 "bytes": int(db.nbytes)}
@@ -378,6 +400,10 @@ def database(key: Key, progress=None, deadline: float = float("inf"), rebuild: b
 
 
 # ---------------------------------------------------------------- the heuristic the kernels read
+
+# heuristics already assembled in this process (the databases laid end to end: 577 MB for 7-8)
+_HEURISTICS: dict[tuple, "Heuristic"] = {}
+
 
 @dataclass
 class Heuristic:
@@ -395,19 +421,29 @@ class Heuristic:
 
 def heuristic(rows: int, cols: int, name: str, mirror: bool = True, progress=None,
               deadline: float = float("inf"), info: dict | None = None,
-              patterns: tuple[Cells, ...] | None = None) -> Heuristic:
+              patterns: tuple[Cells, ...] | None = None, blank: int | None = None) -> Heuristic:
     """The additive heuristic of partition `name` (or of explicit `patterns`, goal cells in the
-    frame) for r×c boards in the frame; with `mirror`, also the same databases on the board's
-    reflection about the main diagonal (square boards)."""
+    standard frame) for r×c boards in the frame whose goal has the blank at `blank` (default: the
+    last cell; see `frame_goal`, `for_blank`); with `mirror`, also the same databases on the
+    board's reflection about the main diagonal (square boards, the blank's goal on the diagonal)."""
     n = rows * cols
+    blank = n - 1 if blank is None else blank
     if patterns is None:
         if name not in PARTITIONS.get((rows, cols), {}):
             raise ValueError(f"no pattern partition '{name}' for {rows}x{cols} (known: "
                              f"{', '.join(partitions(rows, cols)) or 'none'})")
         patterns = PARTITIONS[(rows, cols)][name]
+    memo = (rows, cols, tuple(tuple(p) for p in patterns), bool(mirror), blank)
+    if memo in _HEURISTICS:
+        return _HEURISTICS[memo]
     cells_used = [c for p in patterns for c in p]
     if len(set(cells_used)) != len(cells_used) or not all(0 <= c < n - 1 for c in cells_used):
         raise ValueError(f"patterns {patterns}: goal cells must be disjoint tiles' cells of {rows}x{cols}")
+    patterns = for_blank(patterns, n, blank)
+    goal_tile = frame_goal(n, blank)
+    goal_cell = [0] * n
+    for c in range(n):
+        goal_cell[goal_tile[c]] = c
     keys: list[Key] = []
     offs: dict[Key, int] = {}
     arrays = []
@@ -415,8 +451,10 @@ def heuristic(rows: int, cols: int, name: str, mirror: bool = True, progress=Non
     look = []  # (group, tiles, map, key)
     ident = list(range(n))
     refl = mirror_cells(rows, cols) if mirror and rows == cols else None
+    if refl is not None and refl[blank] != blank:
+        refl = None  # the reflection would move the goal's blank: no mirror lookup
     for cells in patterns:
-        key, g = key_of(rows, cols, tuple(cells))
+        key, g = key_of(rows, cols, tuple(cells), blank)
         if key not in offs:
             done = len(keys)
 
@@ -432,10 +470,10 @@ def heuristic(rows: int, cols: int, name: str, mirror: bool = True, progress=Non
         inv = [0] * n
         for c in range(n):
             inv[g[c]] = c
-        tiles = [inv[c] + 1 for c in key.cells]  # frame tile whose goal cell maps to the item's cell
+        tiles = [goal_tile[inv[c]] for c in key.cells]  # frame tile whose goal cell maps to the item's cell
         look.append((0, tiles, g, key))
         if refl is not None:
-            rtile = [0] + [refl[t - 1] + 1 for t in range(1, n)]
+            rtile = [0] + [goal_tile[refl[goal_cell[t]]] for t in range(1, n)]
             look.append((1, [rtile[t] for t in tiles], [g[refl[c]] for c in ident], key))
     nl = len(look)
     kmax = max(len(x[1]) for x in look)
@@ -453,4 +491,6 @@ def heuristic(rows: int, cols: int, name: str, mirror: bool = True, progress=Non
         for t in tiles:
             lk_of[grp, t] = i
     dbs = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
-    return Heuristic(dbs, lk_tiles, lk_len, lk_map, lk_off, lk_of, groups, tuple(keys))
+    h = Heuristic(dbs, lk_tiles, lk_len, lk_map, lk_off, lk_of, groups, tuple(keys))
+    _HEURISTICS[memo] = h
+    return h

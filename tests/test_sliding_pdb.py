@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import os
 import subprocess
 import sys
@@ -29,6 +30,7 @@ def cache(tmp_path, monkeypatch):
     """An empty database cache, forgotten databases in memory."""
     monkeypatch.setattr(P, "cache_dir", lambda: tmp_path)
     monkeypatch.setattr(P, "_LOADED", {})
+    monkeypatch.setattr(P, "_HEURISTICS", {})
     return tmp_path
 
 
@@ -141,6 +143,21 @@ def test_8_puzzle_pdb_ida_counts_like_bfs(cache, seed):
         r = solve(FAM, inst, "native:ida", "count", options={"pdb": "44", "mirror": mirror}, isolate=False)
         assert (r.status, r.objective, r.count) == (Status.OPTIMAL, ref.objective, ref.count)
         assert r.stats["heuristic"] == "pdb-44" + ("+mirror" if mirror else "")
+
+
+@pytest.mark.parametrize("blank", range(9))
+def test_8_puzzle_pdb_any_goal_blank(cache, blank):
+    """Goals with the blank on any cell (edges and centre get databases of their own, the mirror
+    only where the diagonal reflection keeps the blank): IDA* counts what BFS counts."""
+    rng = random.Random(blank)
+    tiles = list(range(1, 9))
+    rng.shuffle(tiles)
+    goal = tiles[:blank] + [0] + tiles[blank:]
+    inst = _walk(3, 3, 100 + blank, 30, goal)
+    ref = solve(FAM, inst, "native:bfs", "count", isolate=False)
+    r = solve(FAM, inst, "native:ida", "count", options={"pdb": "44"}, isolate=False)
+    assert (r.status, r.objective, r.count) == (Status.OPTIMAL, ref.objective, ref.count)
+    assert r.stats["heuristic"] == "pdb-44" + ("+mirror" if blank in (0, 2, 4, 6, 8) else "")
 
 
 def test_24_puzzle_frame_with_small_patterns(cache, monkeypatch):
