@@ -225,3 +225,12 @@ def test_native_3x4x5_all_31520():
     """3x4x5 all tilings: 31520 = Σ orbit sizes of the 3940 (every orbit has 8); ~1-2 min."""
     r = solve(FAM, inst("3x4x5"), "native", "count", options={"processes": 2})
     assert (r.status.value, r.count, r.checked) == ("OPTIMAL", 31520, 31520), r.reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["cpsat", "sat"])
+def test_models_2x5x6_264(engine):
+    """The models on the 2x5x6 box up to symmetry: about 25 s (cpsat) and 80 s (sat)."""
+    r = solve(FAM, inst("2x5x6"), engine, "count", options={"up_to_symmetry": True},
+              time_limit=600)
+    assert (r.status.value, r.count, r.checked) == ("OPTIMAL", 264, 264), r.reason
