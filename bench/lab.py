@@ -3,6 +3,7 @@
     python bench/lab.py encodings [--time-limit S]   # (a) PySAT encodings of peg's moves <= K
     python bench/lab.py pentomino [--time-limit S]   # (b) 6x10 orbits: symmetry breaking, encodings
     python bench/lab.py sliding [--time-limit S]     # (c) SAT solvers on sliding korf-055
+    python bench/lab.py peg [--time-limit S]         # (d) peg formulations: time, resource, merson, ordered
     python bench/lab.py all
 
 Each run is checked by the family checker and cross-validated per instance (the verdict is
@@ -66,12 +67,23 @@ def sliding(limit: float) -> None:
     report("sliding/korf-055", ",".join(cfgs), "optimize", limit)
 
 
+PEG_FORMULATIONS = ("time", "resource", "merson", "ordered")
+PEG_MODELS = ("peg/hoppers", "peg/triangle15", "peg/ipc-p18", "peg/triangle21")
+
+
+def peg(limit: float) -> None:
+    cfgs = ",".join(f"{be}:{f}" for be in ("cpsat", "sat") for f in PEG_FORMULATIONS)
+    for name in PEG_MODELS:
+        report(name, cfgs, "optimize", limit)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("which", choices=("encodings", "pentomino", "sliding", "all"))
+    ap.add_argument("which", choices=("encodings", "pentomino", "sliding", "peg", "all"))
     ap.add_argument("--time-limit", type=float, default=120.0)
     a = ap.parse_args()
-    for part, fn in (("encodings", encodings), ("pentomino", pentomino), ("sliding", sliding)):
+    for part, fn in (("encodings", encodings), ("pentomino", pentomino), ("sliding", sliding),
+                     ("peg", peg)):
         if a.which in (part, "all"):
             fn(a.time_limit)
     return 0

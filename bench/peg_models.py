@@ -1,54 +1,99 @@
 """Peg formulations at the frontier: triangle21 = 12 and lower bounds on the English central game.
 
 Run: python bench/peg_models.py [--instances triangle21,english33] [--formulations time,resource]
-                                [--budget S] [--per-call S]
-For each instance and formulation (models/peg_time.py, models/peg_resource.py), CP-SAT with the
-engines' pinned parameters (one worker, linearization_level 0, seed 0) answers the decision calls
+                                [--budget S] [--per-call S] [--start K] [--backend cpsat|sat]
+For each instance and formulation (models/peg_time.py, peg_resource.py, peg_merson.py,
+peg_ordered.py), CP-SAT with the engines' pinned parameters (one worker, linearization_level 0,
+seed 0) — or with `--backend sat` cadical195 on the CNF (seqcounter), a fresh solver per call —
+answers the decision calls
 "moves <= K" in ascending K from the corner lower bound: each UNSAT proves the optimum exceeds K
 (a lower bound proved by the model alone), the first SAT call is the optimum (its solution is
-replayed by the checker). Stops at the budget; prints per call the status, seconds and conflicts.
-Nothing from a native search is fed in. Wall-clock times on a shared machine.
+replayed by the checker). `--start K` begins at K instead (an UNSAT "moves <= K" proves every
+smaller bound too). Stops at the budget; prints per call the status, wall and CPU seconds of the
+process (the figure to compare on a shared machine) and conflicts. Nothing from a native search
+is fed in. Formulations: time, resource, merson and ordered (Merson families "all", the engines'
+default), merson-best and ordered-best (one family).
 """
 from __future__ import annotations
 
 import argparse
 import time
 
-from puzzlesat.models import _cpsat, peg_resource, peg_time
+from puzzlesat.models import _cpsat, peg_merson, peg_ordered, peg_resource, peg_time
+from puzzlesat.models import _sat
 from puzzlesat.models.peg_cpsat import PegCpModel
+from puzzlesat.models.peg_sat import PegCnf
 from puzzlesat.puzzles.core import Context, Status
 from puzzlesat.puzzles.peg import catalogue, check, start_lower_bound
 
-BUILDERS = {"time": peg_time.build, "resource": peg_resource.build}
+BUILDERS = {"time": peg_time.build, "resource": peg_resource.build,
+            "merson": lambda inst, inv: peg_merson.build(inst, inv, families="all"),
+            "ordered": lambda inst, inv: peg_ordered.build(inst, inv, families="all"),
+            "merson-best": lambda inst, inv: peg_merson.build(inst, inv, families="best"),
+            "ordered-best": lambda inst, inv: peg_ordered.build(inst, inv, families="best")}
 PARAMS = {"workers": 1, "linearization_level": 0, "seed": 0}
 
 
-def ascend(name: str, formulation: str, budget: float, per_call: float) -> None:
+class SatCalls:
+    """The CNF of a formulation with CP-SAT's call interface for `ascend` (cadical195, seqcounter)."""
+
+    def __init__(self, inst, builder):
+        self.pc = PegCnf(inst, "seqcounter", True, builder)
+        self.model = self.pc
+        self.sol = None
+
+    def call(self, k: int, ctx: Context):
+        with _sat.new_solver("cadical195", self.pc.clauses + self.pc.bounded(k)) as s:
+            res = _sat.solve_limited(s, ctx)
+            conflicts = s.accum_stats().get("conflicts", 0)
+            if res:
+                m = s.get_model()
+                self.sol = self.pc.decode({v for v in self.pc.jump_ids if m[v - 1] > 0})
+        st = {True: Status.OPTIMAL, False: Status.INFEASIBLE, None: Status.UNKNOWN}[res]
+        return st, conflicts, self.sol
+
+
+class CpCalls:
+    def __init__(self, inst, builder):
+        self.pm = PegCpModel(inst, True, builder)
+        self.model = self.pm.model
+
+    def call(self, k: int, ctx: Context):
+        st, solver = _cpsat.solve(self.pm.bounded(k), _cpsat.params(PARAMS), ctx)
+        sol = self.pm.decode(solver) if st in (Status.OPTIMAL, Status.FEASIBLE) else None
+        return st, solver.num_conflicts, sol
+
+
+def ascend(name: str, formulation: str, budget: float, per_call: float, start: int | None,
+           backend: str = "cpsat") -> None:
     inst = catalogue()[name]()
-    t0 = time.perf_counter()
-    pm = PegCpModel(inst, True, BUILDERS[formulation])
+    t0, c0 = time.perf_counter(), time.process_time()
+    calls = (CpCalls if backend == "cpsat" else SatCalls)(inst, BUILDERS[formulation])
     build = time.perf_counter() - t0
-    k = start_lower_bound(inst)
-    proved = k  # optimum >= proved
-    print(f"{name} {formulation}: built in {build:.1f} s ({_cpsat.model_size(pm.model)}); "
-          f"corner lower bound {k}")
+    size = (_cpsat.model_size(calls.model) if backend == "cpsat"
+            else f"{calls.pc.pool.top} vars, {len(calls.pc.clauses)} clauses")
+    k = start_lower_bound(inst) if start is None else start
+    proved = start_lower_bound(inst)  # optimum >= proved
+    print(f"{name} {formulation} [{backend}]: built in {build:.1f} s ({size}); "
+          f"corner lower bound {start_lower_bound(inst)}, first call moves <= {k}")
     while time.perf_counter() - t0 < budget:
         left = budget - (time.perf_counter() - t0)
         ctx = Context(PARAMS, min(per_call, left))
-        st, solver = _cpsat.solve(pm.bounded(k), _cpsat.params(PARAMS), ctx)
-        print(f"  moves <= {k}: {st} {solver.wall_time:.1f} s, {solver.num_conflicts} conflicts",
-              flush=True)
+        c1, w1 = time.process_time(), time.perf_counter()
+        st, conflicts, sol = calls.call(k, ctx)
+        print(f"  moves <= {k}: {st} {time.perf_counter() - w1:.1f} s wall, "
+              f"{time.process_time() - c1:.1f} s CPU, {conflicts} conflicts", flush=True)
         if st is Status.INFEASIBLE:
             proved = k + 1
             k += 1
         elif st in (Status.OPTIMAL, Status.FEASIBLE):
-            sol = pm.decode(solver)
             print(f"  optimum {check(inst, sol)} moves (checked), proved in "
-                  f"{time.perf_counter() - t0:.1f} s")
+                  f"{time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU")
             return
         else:
             break
-    print(f"  best lower bound proved: optimum >= {proved} ({time.perf_counter() - t0:.1f} s)")
+    print(f"  best lower bound proved: optimum >= {proved} ({time.perf_counter() - t0:.1f} s wall, "
+          f"{time.process_time() - c0:.1f} s CPU)")
 
 
 def main() -> None:
@@ -57,10 +102,12 @@ def main() -> None:
     ap.add_argument("--formulations", default="time,resource")
     ap.add_argument("--budget", type=float, default=600.0, help="seconds per instance and formulation")
     ap.add_argument("--per-call", type=float, default=600.0, help="seconds per decision call")
+    ap.add_argument("--start", type=int, default=None, help="first bound K (default: the corner bound)")
+    ap.add_argument("--backend", choices=("cpsat", "sat"), default="cpsat")
     a = ap.parse_args()
     for name in a.instances.split(","):
         for f in a.formulations.split(","):
-            ascend(name, f, a.budget, a.per_call)
+            ascend(name, f, a.budget, a.per_call, a.start, a.backend)
 
 
 if __name__ == "__main__":

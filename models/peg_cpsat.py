@@ -48,8 +48,10 @@ def build(inst: PegInstance, builder=build_time, **options: Any) -> PegCpModel:
     return PegCpModel(inst, options["invariants"], builder)
 
 
-def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time) -> Outcome:
-    """Engine `cpsat:time` (other peg formulations pass their `builder`)."""
+def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_builder=None) -> Outcome:
+    """Engine `cpsat:time` (other peg formulations pass their `builder`; a formulation whose
+    solution set is not the full one — symmetry breaking — passes `count_builder`, the model the
+    count enumerates over)."""
     opts = ctx.options
     pm = build(inst, builder, **opts)
     p = _cpsat.params(opts)
@@ -71,6 +73,8 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time) -> Outc
         return Outcome(Status.FEASIBLE, best, None, (best_sol,), stats)
     if task is Task.OPTIMIZE:
         return Outcome(Status.OPTIMAL, best, None, (best_sol,), stats)
+    if count_builder is not None:
+        pm = build(inst, count_builder, **opts)  # the enumeration's model_size is recorded below
     model = pm.bounded(best)
     proj = [model.get_bool_var_from_proto_index(pm.vars[k].index) for k in pm.tm.jump_vars]
     st, projs, est = _cpsat.enumerate_projected(model, proj, opts, ctx)

@@ -72,8 +72,10 @@ def decision(inst: PegInstance, task: Task, options: dict, bound: int | None,
                                                      1 if tm.horizon else 0))
 
 
-def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time) -> Outcome:
-    """Engine `sat:time` (other peg formulations pass their `builder`)."""
+def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_builder=None) -> Outcome:
+    """Engine `sat:time` (other peg formulations pass their `builder`; a formulation whose
+    solution set is not the full one — symmetry breaking — passes `count_builder`, the model the
+    count enumerates over)."""
     opts = ctx.options
     pc = build(inst, builder, **opts)
     stats: dict[str, Any] = {"params": {"sat_solver": opts["solver"], "encoding": opts["encoding"]}}
@@ -123,6 +125,8 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time) -> Outc
     if task is Task.OPTIMIZE:
         return Outcome(Status.OPTIMAL, best, None, (best_sol,), stats)
     sols = []
+    if count_builder is not None:
+        pc = build(inst, count_builder, **opts)
     with _sat.new_solver(opts["solver"], pc.clauses + pc.bounded(best)) as s:
         try:
             for true in _sat.enumerate_projected(s, pc.jump_ids, ctx):

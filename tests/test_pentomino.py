@@ -349,8 +349,9 @@ def test_models_cut_short_are_unknown_never_a_count(engine):
     r = solve(FAM, inst("6x10"), engine, "count", time_limit=4)
     assert r.status.value == "UNKNOWN" and r.count is None, (r.status, r.count)
     # counts stream to the runner's checker; it returns the first solutions, all were checked
-    assert 0 < r.stats["count_lower_bound"] < 9356
-    assert r.checked >= r.stats["count_lower_bound"] and r.checked >= len(r.solutions) > 0
+    # (on a loaded machine the first 4 s may find none: then there is no lower bound at all)
+    lb = r.stats.get("count_lower_bound", 0)
+    assert lb < 9356 and r.checked >= lb and r.checked >= len(r.solutions) == min(lb, 1000)
 
 
 # ---- checker ----------------------------------------------------------------------------------

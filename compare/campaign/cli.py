@@ -124,10 +124,11 @@ def report(store_path, as_json) -> None:
 
     Exit status 1 if any instance's configurations DISAGREE (printed first).
     """
-    from .report import cell, report as make_report
+    from .report import cell, merge_parts, report as make_report
     store = Store.open_read(store_path)
     rows = store.rows()
     rep = make_report(rows, store.meta())
+    rows = merge_parts(rows)[0]
     bad = any(i["verdict"] == "DISAGREE" for i in rep["instances"])
     if as_json:
         print(json.dumps(rep, default=str))
@@ -156,6 +157,18 @@ def report(store_path, as_json) -> None:
         it.add_row(escape(inst["instance"]), f"[{colors[inst['verdict']]}]{inst['verdict']}[/]",
                    *map(escape, cells))
     out.print(it)
+    if rep["splits"]:
+        st = Table(title="split counts (one job per part; the count is the parts' sum)",
+                   title_justify="left")
+        for col in ("instance", "config", "parts", "finished", "count", "checked", "job s min",
+                    "job s max", "job s sum", "CPU s"):
+            st.add_column(col, justify="left" if col in ("instance", "config") else "right")
+        for s in rep["splits"]:
+            st.add_row(escape(s["instance"]), escape(s["config"]), str(s["parts"]),
+                       str(s["finished"]), "—" if s["count"] is None else str(s["count"]),
+                       str(s["solutions_checked"]), f"{s['seconds_min']:.2f}",
+                       f"{s['seconds_max']:.2f}", f"{s['seconds_sum']:.2f}", f"{s['cpu_seconds']:.2f}")
+        out.print(st)
     counts = {v: sum(i["verdict"] == v for i in rep["instances"]) for v in ("AGREE", "INCOMPLETE", "DISAGREE")}
     out.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()), markup=False)
     sys.exit(1 if bad else 0)

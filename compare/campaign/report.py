@@ -7,6 +7,7 @@ if solved, else twice the time limit; the median time is over solved jobs.
 """
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from collections import defaultdict
@@ -97,10 +98,68 @@ def verdicts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _parts(row: dict[str, Any]) -> tuple[int, int]:
+    """(part, parts) of a job that counts one part of a split search; (0, 1) otherwise."""
+    opts = loads(row["options"]) if row.get("options") else {}
+    return int(opts.get("part", 0) or 0), int(opts.get("parts", 1) or 1)
+
+
+def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(rows, splits): the jobs of each split count (campaign `split`: one job per part, options
+    parts/part) merged into one row per instance, task, configuration and repeat, and a summary
+    per split. The merged count is the sum of the parts' exact counts, given only when every
+    part is stored and finished OPTIMAL (the parts partition the search, so the sum is the
+    count); otherwise the row is UNKNOWN (or ERROR if a part is), never a partial sum."""
+    plain, groups = [], defaultdict(list)
+    for r in rows:
+        part, parts = _parts(r)
+        if parts > 1:
+            groups[(r["instance"], r["task"], r["config"], r["repeat"], parts)].append(r)
+        else:
+            plain.append(r)
+    merged, splits = [], []
+    for (inst, task, config, repeat, parts), rs in groups.items():
+        rs.sort(key=lambda r: _parts(r)[0])
+        ok = {_parts(r)[0] for r in rs if r["status"] == "OPTIMAL" and r["termination"] == "done"}
+        complete = ok == set(range(parts))
+        secs = [r["seconds"] or 0.0 for r in rs]
+        row = dict(rs[0])
+        row.update(count=sum(r["count"] for r in rs) if complete else None,
+                   count_lower_bound=None, objective=None,
+                   solutions_checked=sum(r["solutions_checked"] or 0 for r in rs),
+                   seconds=round(sum(secs), 4),
+                   wall_seconds=round(sum(r["wall_seconds"] or 0.0 for r in rs), 4),
+                   cpu_seconds=round(sum(r["cpu_seconds"] or 0.0 for r in rs), 4),
+                   started=min((r["started"] or "") for r in rs),
+                   finished=max((r["finished"] or "") for r in rs),
+                   stats=json.dumps({"parts": parts}), params=rs[0]["params"])
+        errors = [r for r in rs if r["status"] == "ERROR"]
+        if complete:
+            row.update(status="OPTIMAL", termination="done",
+                       reason=f"sum of {parts} parts, each counted exactly")
+        elif errors:
+            row.update(status="ERROR", termination="error",
+                       reason=f"part {_parts(errors[0])[0]}: {errors[0]['reason']}")
+        else:
+            row.update(status="UNKNOWN", termination="time",
+                       reason=f"{len(ok)} of {parts} parts finished: the count is not known")
+        merged.append(row)
+        splits.append({"instance": inst, "task": task, "config": config, "repeat": repeat,
+                       "parts": parts, "stored": len(rs), "finished": len(ok),
+                       "count": row["count"],
+                       "part_counts": [r["count"] for r in rs],
+                       "solutions_checked": row["solutions_checked"],
+                       "seconds_sum": row["seconds"], "seconds_min": round(min(secs), 4),
+                       "seconds_max": round(max(secs), 4), "cpu_seconds": row["cpu_seconds"]})
+    return plain + merged, splits
+
+
 def report(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
-    """The JSON report: {"campaign", "jobs", "configs": {...}, "instances": [...]}."""
-    return {"campaign": meta.get("campaign"), "jobs": len(rows), "configs": config_table(rows),
-            "instances": verdicts(rows)}
+    """The JSON report: {"campaign", "jobs", "configs": {...}, "instances": [...], "splits":
+    [...]} — a split count's parts counted as one job of its configuration (`merge_parts`)."""
+    merged, splits = merge_parts(rows)
+    return {"campaign": meta.get("campaign"), "jobs": len(rows), "configs": config_table(merged),
+            "instances": verdicts(merged), "splits": splits}
 
 
 def cell(r: dict[str, Any]) -> str:

@@ -7,6 +7,8 @@
     memory_limit_mb = 4096     # per job process (hard, RLIMIT_AS)
     repeat = 1                 # or: seeds = [0, 1, 2] (engines with a `seed` option get seed=s)
     precheck = true            # the instant invariant checks, as in `solve`
+    split = 1                  # count: each job of an engine with options parts/part becomes
+                               # `split` jobs, one per part of its search (the report sums them)
     [configs]
     native = "native"
     tot = "sat:time[encoding=totalizer]"
@@ -22,6 +24,7 @@ import enum
 import fnmatch
 import glob
 import hashlib
+import itertools
 import json
 import pickle
 from dataclasses import dataclass
@@ -35,7 +38,8 @@ from ..instances import load_instance
 from ..registry import Family, families
 
 KEYS = ("name", "instances", "task", "time_limit", "memory_limit_mb", "repeat", "seeds", "precheck",
-        "configs")
+        "split", "configs")
+SPLIT_OPTIONS = ("parts", "part")  # an engine with both can count one part of its search
 GLOB_CHARS = set("*?[")
 
 
@@ -79,6 +83,14 @@ class Spec:
     precheck: bool
     configs: list[Config]
     instances: list[tuple[str, Family, Any, str]]  # (label, family, instance, content hash)
+    split: int = 1
+
+    def parts(self, eng) -> list[dict[str, str]]:
+        """The option sets that split one job of engine `eng`: one per part, or [{}] unsplit."""
+        names = {o.name for o in eng.options}
+        if self.split == 1 or not set(SPLIT_OPTIONS) <= names:
+            return [{}]
+        return [{"parts": str(self.split), "part": str(i)} for i in range(self.split)]
 
     def jobs(self) -> list[Job]:
         """Every job, instance-major, in a stable order."""
@@ -87,8 +99,8 @@ class Spec:
             blob = base64.b64encode(pickle.dumps(inst)).decode()
             for cfg in self.configs:
                 eng = fam.engine(cfg.engine)
-                for rep, seed in self.repeats:
-                    given = dict(cfg.opts)
+                for (rep, seed), part in itertools.product(self.repeats, self.parts(eng)):
+                    given = {**cfg.opts, **part}
                     has_seed = any(o.name == "seed" for o in eng.options)
                     if seed is not None and has_seed:
                         given["seed"] = str(seed)
@@ -157,6 +169,11 @@ def load_spec(path: str | Path) -> Spec:
     precheck = data.get("precheck", True)
     if not isinstance(precheck, bool):
         raise err("expected true or false", "precheck")
+    split = data.get("split", 1)
+    if isinstance(split, bool) or not isinstance(split, int) or split < 1:
+        raise err("expected a positive integer (jobs per count)", "split")
+    if split > 1 and task is not Task.COUNT:
+        raise err("split divides a count into jobs: needs task = \"count\"", "split")
     if "repeat" in data and "seeds" in data:
         raise err("give either repeat or seeds, not both", "seeds")
     if "seeds" in data:
@@ -211,11 +228,16 @@ def load_spec(path: str | Path) -> Spec:
                 opts = dict(cfg.opts)
                 if "seed" in opts and any(s is not None for _, s in repeats):
                     raise InputError("sets seed, and the campaign gives seeds")
+                if split > 1 and set(SPLIT_OPTIONS) & set(opts):
+                    raise InputError("sets parts/part, and the campaign gives split")
                 eng.resolve_options(opts)
             except InputError as e:
                 raise err(f"{cfg}: {e.message}", f"configs.{cfg.name}", cfg.name) from None
+    if split > 1 and not any(set(SPLIT_OPTIONS) <= {o.name for o in f.engine(c.engine).options}
+                             for c in configs for f in {f.name: f for _, f, _, _ in instances}.values()):
+        raise err("no configuration's engine can split its count (options parts and part)", "split")
     return Spec(name.strip(), path, text, task, float(time_limit), mem, repeats, precheck, configs,
-                instances)
+                instances, split)
 
 
 def _expand(entry: str, base: Path) -> list[tuple[str, str]]:

@@ -14,6 +14,15 @@ ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 INVARIANTS = Option("invariants", True, "add the board's GF(2) position-class parities on every "
                     "intermediate state (redundant, prunes)")
 
+DESCEND = Option("strategy", "descend", "descend: decision calls moves<=K below the best (the resource "
+                 "counts need K: descend only)", ("descend",))
+MERSON_OPTIONS = (
+    Option("families", "all", "Merson-region families counted: all = every maximal disjoint family "
+           "of the minimal regions, one constraint each; best = one family (most regions full at "
+           "the start)", ("all", "best")),
+    Option("max_region", 4, "largest Merson region enumerated (holes)"),
+)
+
 FAMILY = Family(
     name="peg",
     module="puzzlesat.puzzles.peg",
@@ -56,6 +65,17 @@ FAMILY = Family(
                options=(*SAT_OPTIONS, INVARIANTS), validate="puzzlesat.models.peg_sat:validate",
                description="the resource formulation as CNF (at-most-K in the chosen encoding)",
                formulation="puzzlesat.models.peg_resource:decision"),
+        *(Engine(f"{be}:{name}", f"puzzlesat.models.peg_{name}:run_{be}", ALL,
+                 options=(*(CPSAT_OPTIONS + (DESCEND,) if be == "cpsat" else SAT_OPTIONS), INVARIANTS,
+                          *MERSON_OPTIONS),
+                 validate="puzzlesat.models.peg_merson:validate", description=text + (
+                     "" if be == "cpsat" else " (CNF; at-most-K in the chosen encoding)"),
+                 formulation=f"puzzlesat.models.peg_{name}:decision")
+          for name, text in (
+              ("merson", "the time model plus Merson-region resource counts (board-derived) on every state"),
+              ("ordered", "peg:merson plus commuting jumps in line order (symmetry breaking valid for "
+                          "minimum moves; counts run over peg:merson)"))
+          for be in ("cpsat", "sat")),
     ),
     extra={"commands": ["puzzlesat.compare.engines.peg:peg"]},
 )

@@ -1,5 +1,5 @@
 """Pentomino / polyomino tiling engines: native first-empty-cell DFS, CP-SAT and SAT exact cover."""
-from puzzlesat.puzzles.core import Task
+from puzzlesat.puzzles.core import InputError, Task
 
 from ..registry import CPSAT_OPTIONS, SAT_ENCODINGS, SAT_OPTIONS, Engine, Family, Option
 
@@ -9,6 +9,16 @@ TASKS = (Task.COUNT, Task.FEASIBLE)
 # 35 s against 88 s with ladder); piece counts above 1 fall back to seqcounter (recorded).
 _SAT_OPTIONS = tuple(Option("encoding", "pairwise", o.help, SAT_ENCODINGS) if o.name == "encoding"
                      else o for o in SAT_OPTIONS)
+def _positive(v: int, engine: str) -> None:
+    if v < 1:
+        raise InputError(f"option parts={v} of engine {engine}: expected a positive integer")
+
+
+def _part(v: int, engine: str) -> None:
+    if v < 0:
+        raise InputError(f"option part={v} of engine {engine}: expected 0 or more (below parts)")
+
+
 SYMMETRY_OPTIONS = (
     Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits)",
            flag=True, identity=True),
@@ -30,7 +40,16 @@ FAMILY = Family(
                 Option("scan", "short", "cell scan order: fastest along the shortest side of "
                        "the box, or the longest", ("short", "long")),
                 Option("processes", 1, "count: run the independent subtrees (plan branches split "
-                       "by their first choice) on this many forked processes")),
+                       "by their first choice) on this many forked processes"),
+                Option("branching", "auto", "first-cell: fill the first empty cell; fewest: the "
+                       "exact-cover column (cell or piece) with the fewest live placements; auto: "
+                       "fewest on 3D and non-rectangular boards (measured)",
+                       ("auto", "first-cell", "fewest")),
+                Option("parts", 1, "count: split the subtrees into this many parts (subtree i in "
+                       "part i mod parts); a run counts one part, the parts' counts add up",
+                       check=_positive),
+                Option("part", 0, "count with parts > 1: which part this run counts (0-based)",
+                       check=_part)),
                "depth-first search filling the first empty cell, bitboards (numba)",
                aliases=("native",)),
         Engine("cpsat:cover", "puzzlesat.models.pentomino_cpsat:run", TASKS,
