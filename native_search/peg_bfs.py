@@ -239,6 +239,27 @@ def _unique(a) -> np.ndarray:
 
 
 @njit(cache=True)
+def gallop(b, j, x):
+    """The first index >= j of sorted b whose element is >= x (exponential then binary search)."""
+    nb = b.shape[0]
+    if j >= nb or b[j] >= x:
+        return j
+    step = 1
+    while j + step < nb and b[j + step] < x:
+        j += step
+        step *= 2
+    lo = j + 1
+    hi = min(j + step, nb)
+    while lo < hi:  # b[lo - 1] < x <= b[hi] (or hi == nb)
+        mid = (lo + hi) // 2
+        if b[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
 def _minus_sorted(a, b):
     """Sorted a without the elements of sorted b: a merge that gallops through b."""
     out = np.empty(a.shape[0], np.uint64)
@@ -247,20 +268,7 @@ def _minus_sorted(a, b):
     k = 0
     for i in range(a.shape[0]):
         x = a[i]
-        if j < nb and b[j] < x:
-            step = 1
-            while j + step < nb and b[j + step] < x:
-                j += step
-                step *= 2
-            lo = j + 1
-            hi = min(j + step, nb)
-            while lo < hi:  # b[lo - 1] < x <= b[hi] (or hi == nb)
-                mid = (lo + hi) // 2
-                if b[mid] < x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            j = lo
+        j = gallop(b, j, x)
         if j < nb and b[j] == x:
             continue
         out[k] = x

@@ -41,7 +41,7 @@ from puzzlesat.puzzles.core import Status
 from puzzlesat.puzzles.peg import Board, Hole, PegInstance, Solution, moves
 
 from . import peg_bfs
-from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique
+from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, gallop
 
 Perm = tuple[int, ...]     # hole h goes to perm[h]
 Pair = tuple[Hole, Hole]   # (vacate, finish)
@@ -77,20 +77,7 @@ def common_sorted(a, b):
     k = 0
     for i in range(a.shape[0]):
         x = a[i]
-        if j < nb and b[j] < x:
-            step = 1
-            while j + step < nb and b[j + step] < x:
-                j += step
-                step *= 2
-            lo = j + 1
-            hi = min(j + step, nb)
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if b[mid] < x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            j = lo
+        j = gallop(b, j, x)
         if j < nb and b[j] == x:
             out[k] = x
             k += 1

@@ -351,7 +351,8 @@ def test_models_cut_short_are_unknown_never_a_count(engine):
     # counts stream to the runner's checker; it returns the first solutions, all were checked
     # (on a loaded machine the first 4 s may find none: then there is no lower bound at all)
     lb = r.stats.get("count_lower_bound", 0)
-    assert lb < 9356 and r.checked >= lb and r.checked >= len(r.solutions) == min(lb, 1000)
+    assert lb < 9356 and r.checked >= lb and r.checked >= len(r.solutions)
+    assert (lb > 0) == (len(r.solutions) > 0)
 
 
 # ---- checker ----------------------------------------------------------------------------------
