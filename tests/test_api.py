@@ -216,8 +216,11 @@ def _worker_pids(parent: int) -> list[int]:
 
 def _start_and_wait_for_worker(args, tmp_path):
     (tmp_path / "hang.py").write_text(HANG)
+    # as from a terminal: a test run started in the background (a CI job) inherits SIGINT ignored,
+    # and Python keeps an ignored SIGINT ignored; Ctrl-C reaches a foreground tool
     p = subprocess.Popen([sys.executable, "-m", "puzzlesat", *args], cwd=tmp_path, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for _ in range(300):
         kids = _worker_pids(p.pid)
         if kids:
