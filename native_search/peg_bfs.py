@@ -375,6 +375,17 @@ def memory_budget() -> int:
     return min(MEMORY_BUDGET, int(0.6 * avail)) if avail else MEMORY_BUDGET
 
 
+def _over_budget(res, stored: list, side: list, memory: int, direction: str) -> bool:
+    """True (and `res` says why) when the next layer of `side` would pass the memory budget."""
+    need = _needed_bytes(sum(map(len, stored)), len(side[-1]), len(side[-2]) if len(side) > 1 else 1)
+    if need <= memory:
+        return False
+    res.out_of_memory = True
+    res.reason = (f"memory budget: the next {direction} layer would need about "
+                  f"{need / 2**30:.2f} GiB of {memory / 2**30:.2f} GiB")
+    return True
+
+
 def _needed_bytes(stored: int, frontier: int, previous: int) -> int:
     """Rough peak bytes of the next expansion: stored layers and their union, plus the next
     layer (guessed from the last growth ratio) about four times over while it is built."""
@@ -454,12 +465,7 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
     while meeting is None or exhaust:
         forward = bgen is None or len(fwd_layers[-1]) <= len(bwd_layers[-1])
         side = fwd_layers if forward else bwd_layers
-        stored = sum(map(len, fwd_layers)) + sum(map(len, bwd_layers))
-        need = _needed_bytes(stored, len(side[-1]), len(side[-2]) if len(side) > 1 else 1)
-        if need > memory:
-            res.out_of_memory = True
-            res.reason = (f"memory budget: the next {'forward' if forward else 'backward'} layer "
-                          f"would need about {need / 2**30:.2f} GiB of {memory / 2**30:.2f} GiB")
+        if _over_budget(res, fwd_layers + bwd_layers, side, memory, "forward" if forward else "backward"):
             break
         t1 = time.monotonic()
         if forward:
@@ -525,12 +531,7 @@ def _search_backward(inst: PegInstance, symmetry: bool, ctx: Context, memory: in
     gen = layers(sp, targets, True, counters)
     while True:
         if bwd:
-            stored = sum(map(len, bwd))
-            need = _needed_bytes(stored, len(bwd[-1]), len(bwd[-2]) if len(bwd) > 1 else 1)
-            if need > memory:
-                res.out_of_memory = True
-                res.reason = (f"memory budget: the next backward layer would need about "
-                              f"{need / 2**30:.2f} GiB of {memory / 2**30:.2f} GiB")
+            if _over_budget(res, bwd, bwd, memory, "backward"):
                 break
         t1 = time.monotonic()
         new = next(gen, None)
