@@ -2,12 +2,14 @@
 
 Run: python bench/peg_problems.py [--sides 4,5,6,7,8] [--french] [--levels] [--method table|bfs]
        [--stream 1] [--forward-depth D] [--backward-depth D] [--max-forward N] [--beam W] [--least]
+       [--plan V:D,... [--json-dir DIR]]
 Prints, per triangle side, the per-problem table (vacate, finish, min moves, impossible, or the
 proved bounds of a problem left open), the minimum against OEIS A127500 (a mismatch, or a minimum
 that open problems could still beat, prints MISMATCH / NOT PROVED and makes the exit status 1),
 and the process's CPU seconds (user + sys), wall seconds and peak RSS; with --french the French-37
 table (every vacancy orbit, every finish: minimum, impossible, or bounds with a checked solution);
-with --least only the least minimum over all problems per side (one search between all starts and
+with --plan V:D,... (and --json-dir DIR) the table one vacancy orbit at a time, each with its own
+forward depth (how triangle8's complete table is made; README); with --least only the least minimum over all problems per side (one search between all starts and
 all single pegs); with --levels both English central-game level tables (native:bfs --exhaust, forward and backward)
 against G. Bell's. Progress of the shared layers goes to stderr. Times on a shared machine.
 """
@@ -104,6 +106,56 @@ def least(n: int, a) -> None:
         ok = False
 
 
+def plan(n: int, steps: str, opts: dict, json_dir: str | None) -> None:
+    """triangle(n)'s table one vacancy orbit at a time, each with its own forward depth
+    (`steps` = "V:D,V:D,...", every vacancy orbit's least hole once): the vacancies with the
+    hardest problems need deeper layers than fit for all together. Each step's rows go to
+    JSON_DIR/triangle{n}-v{V}.json as soon as it ends (partial results survive)."""
+    import json
+    import os
+    from puzzlesat.native_search.peg_problems import orbit_pairs
+    b = board(f"triangle{n}")
+    depth = {int(v): int(d) for v, d in (w.split(":") for w in steps.split(",") if w)}
+    reps = sorted({v for (v, _), _ in orbit_pairs(b)})
+    if sorted(depth) != reps:
+        sys.exit(f"--plan: give a depth for each vacancy orbit {reps} exactly once (got {sorted(depth)})")
+    t0, (c0, _) = time.perf_counter(), usage()
+    rows = []
+    print(f"\ntriangle{n} ({b.n} holes), one vacancy orbit at a time", flush=True)
+    for v in reps:
+        s0, (d0, _) = time.perf_counter(), usage()
+        say = (lambda line: print(f"    [{time.perf_counter() - s0:7.1f} s] {line}"[:200],
+                                  file=sys.stderr, flush=True))
+        step = list(problems(b, vacate=[v], progress=say, **{**opts, "forward_depth": depth[v]}))
+        d1, rss = usage()
+        for r in step:
+            print(f"  {hole_label(b, r.vacate):>4} -> {hole_label(b, r.finish):>4}: "
+                  f"{r.moves_text():>10}  {r.proof:<15} x{r.orbit_size:<2}", flush=True)
+        print(f"  vacancy {v} (forward depth {depth[v]}): wall {time.perf_counter() - s0:.1f} s, "
+              f"CPU {d1 - d0:.1f} s, peak RSS so far {rss:.0f} MiB", flush=True)
+        if json_dir:
+            os.makedirs(json_dir, exist_ok=True)
+            with open(os.path.join(json_dir, f"triangle{n}-v{v}.json"), "w") as f:
+                json.dump({"board": b.name, "forward_depth": depth[v], "options": opts,
+                           "problems": [r.json(b) for r in step]}, f)
+        rows += step
+    c1, rss = usage()
+    searched = [r for r in rows if r.proof != "position class"]
+    open_ = [r for r in rows if r.status.value not in ("OPTIMAL", "INFEASIBLE")]
+    print(f"  {len(rows)} problems ({len(searched)} past the position classes), "
+          f"{sum(r.min_moves is not None for r in rows)} solved, "
+          f"{sum(r.status.value == 'INFEASIBLE' for r in rows)} impossible, {len(open_)} open; "
+          f"wall {time.perf_counter() - t0:.1f} s, CPU {c1 - c0:.1f} s, peak RSS {rss:.0f} MiB")
+    m, proved = minimum(rows), minimum_proved(rows)
+    global ok
+    if open_:
+        ok = False
+        print("  NOT COMPLETE: open problems remain")
+    what = verdict(m == A127500[n], f"triangle{n}") if proved else "NOT PROVED"
+    ok = ok and proved
+    print(f"  minimum {m} (A127500: {A127500[n]}) {what}")
+
+
 def french(opts: dict) -> None:
     b = board("french37")
     rows = table("french37", opts)
@@ -141,6 +193,10 @@ def main() -> None:
     ap.add_argument("--forward-depth", type=int, default=None)
     ap.add_argument("--least", action="store_true",
                     help="only the least minimum over all problems per side (peg problems --least)")
+    ap.add_argument("--plan", default=None, metavar="V:D,...",
+                    help="one vacancy orbit at a time with its own forward depth (e.g. triangle8: "
+                         "0:10,1:9,3:9,4:10,6:9,7:9,11:10,12:9); needs one side in --sides")
+    ap.add_argument("--json-dir", default=None, help="with --plan: each vacancy's rows as JSON here")
     a = ap.parse_args()
     if a.least:
         for n in (int(x) for x in a.sides.split(",") if x):
@@ -152,6 +208,10 @@ def main() -> None:
                     forward_depth=a.forward_depth)
         opts.update({k: v for k, v in (("max_forward", a.max_forward),
                                        ("max_backward", a.max_backward)) if v is not None})
+    if a.plan:
+        for n in (int(x) for x in a.sides.split(",") if x):
+            plan(n, a.plan, opts, a.json_dir)
+        sys.exit(0 if ok else 1)
     for n in (int(x) for x in a.sides.split(",") if x):
         triangle(n, opts)
     if a.french:

@@ -8,7 +8,10 @@ Vocabulary (as native_search/peg_bfs.py: bitboards, moves = one peg's whole jump
   canonical under G_f0; computed once per *orbit* of finish holes (f0 its least hole) and carried to
   every finish f = g(f0) of the orbit by the symmetry g.
 - A problem (v, f) meets them: M[e] = B[f][e] carried into v's frame (apply g to every position of
-  B[f0][e], canonicalise under G_v), then F[v][d] ∩ M[e] by a linear merge.
+  B[f0][e], canonicalise under G_v), then F[v][d] ∩ M[e] by a linear merge. A backward layer too
+  large to carry (more than `carry_max` images) is met in f0's frame instead: every G_v-image of
+  the forward positions, moved by g^-1 and canonicalised under G_f0, against B[f0][e] itself — the
+  same test (x is in B[f][e] iff g^-1 x is in B[f0][e]), without a copy of the large layer.
 
 Proof (the bidirectional argument, for layers 0..A forward and 0..E backward): a solution of s
 moves passes, after min(s, A) moves, through a position at forward distance ≤ A and backward
@@ -49,6 +52,7 @@ Pair = tuple[Hole, Hole]   # (vacate, finish)
 MAX_FORWARD = 60_000_000   # default cap: positions in one forward layer
 MAX_BACKWARD = 30_000_000  # default cap: positions in one backward layer
 SLICE = 1 << 16            # forward positions expanded per streamed slice
+CARRY_MAX = 50_000_000     # a backward layer with more images is met in its own frame, not carried
 
 
 # ---- kernels ----------------------------------------------------------------------------------
@@ -188,18 +192,21 @@ class Table:
 def solve_table(b: Board, pairs: Sequence[Pair], *, max_forward: int = MAX_FORWARD,
                 max_backward: int = MAX_BACKWARD, stream: int = 1, time_limit: float | None = None,
                 forward_depth: int | None = None, backward_depth: int | None = None,
-                beam_width: int = 0, beam_depth: int = 3,
+                beam_width: int = 0, beam_depth: int = 3, carry_max: int = CARRY_MAX,
                 progress: Callable[[str], None] | None = None) -> dict[Pair, Answer]:
     """Answer every (vacate, finish) pair (see the module docstring); `stream` = forward moves
     generated past the stored layers; `time_limit` (seconds, all pairs together) stops growing and
     streaming: what is not settled by then is UNKNOWN with its proved lower bound;
     `forward_depth` / `backward_depth` fix the stored depths (then the caps only stop at a layer
-    that is itself larger than the cap). A problem left unmet gets a beam search
+    that is itself larger than the cap); `carry_max`: a backward layer with more images under its
+    group is met in its own frame rather than carried (the answers are the same). A problem left
+    unmet gets a beam search
     (native_search/peg_beam.py, `beam_width` positions a layer, its own backward layers to
     `beam_depth`; 0 = none) for a solution: one with the proved lower bound settles it."""
     s = TableSolver(b, max_forward, max_backward, stream, time_limit, progress)
     s.forward_depth, s.backward_depth = forward_depth, backward_depth
     s.beam_width, s.beam_depth = beam_width, beam_depth
+    s.carry_max = carry_max
     return s.run(pairs).answers
 
 
@@ -219,6 +226,7 @@ class TableSolver:
         self.forward_depth: int | None = None
         self.backward_depth: int | None = None
         self.beam_width, self.beam_depth, self.beam_levels = 0, 3, 6
+        self.carry_max = CARRY_MAX
         self._beyond: dict[int, np.ndarray] = {}  # beam levels past the stored layers, by depth
 
     def _space(self, h: Hole) -> Space:
@@ -265,6 +273,33 @@ class TableSolver:
         side = self.back[f0]
         return contains(side.layers[e], int(side.space.canon([y])[0]))
 
+    def _carries(self, f0: Hole, e: int) -> bool:
+        """Is B[f0][e] small enough to carry into a vacancy's frame (else: met in f0's frame)?"""
+        return len(self.back[f0].layers[e]) * len(self.back[f0].space.group) <= self.carry_max
+
+    def _meet_own_frame(self, sv: Space, ps: np.ndarray, f: Hole, f0: Hole, e: int) -> int | None:
+        """An element of ps (positions canonical under G_v) whose G_v-orbit meets B[f][e], tested
+        in f0's frame (every image k x, k in G_v, moved by g^-1 and canonicalised under G_f0,
+        looked up in B[f0][e]); None if there is none."""
+        g = next(tuple(g) for g in self.b.symmetries if g[f0] == f)
+        side = self.back[f0]
+        gi = inverse(g)
+        for k in sv.group:
+            t = side.space.canon(apply_many(ps, perm_table(compose(gi, tuple(k)), self.n), sv.nbytes))
+            hit = common_sorted(_unique(t), side.layers[e])
+            if len(hit):
+                return int(ps[np.flatnonzero(t == hit[0])[0]])
+        return None
+
+    def _meet(self, sv: Space, ps: np.ndarray, f: Hole, f0: Hole, e: int,
+              m: np.ndarray | None) -> int | None:
+        """An element of sorted ps (canonical under G_v) whose G_v-orbit meets B[f][e]: by the
+        carried layer m (B[f][e] in v's frame), or in f0's frame when m is None; None if none."""
+        if m is None:
+            return self._meet_own_frame(sv, ps, f, f0, e)
+        hit = common_sorted(ps, m)
+        return int(hit[0]) if len(hit) else None
+
     def _vacancy(self, v: Hole, finishes: list[Hole], f0_of: dict) -> None:
         sv = self._space(v)
         fwd = _grow(sv, self.full ^ (1 << v), False, self.max_forward, self.deadline,
@@ -280,13 +315,13 @@ class TableSolver:
             E = bwd.depth
             best = None
             for e in range(E + 1):
-                m = self._carry(sv, f, f0, e)
+                m = self._carry(sv, f, f0, e) if self._carries(f0, e) else None
                 for d in range(A + 1):
                     if best is not None and d + e >= best[0]:
                         break
-                    hit = common_sorted(fwd.layers[d], m)
-                    if len(hit):
-                        best = (d + e, d, e, int(hit[0]))
+                    rep = self._meet(sv, fwd.layers[d], f, f0, e, m)
+                    if rep is not None:
+                        best = (d + e, d, e, rep)
                 del m
             if best is None and not (fwd.done or bwd.done):
                 pending.append(f)
@@ -302,15 +337,17 @@ class TableSolver:
             for f in pending:
                 self._unsettled(v, f, A + self.back[f0_of[f]].depth + 1, "bound")
             pending = []
-        batch: dict[Hole, np.ndarray] = {}  # finish -> B[f][E] in v's frame
+        batch: dict[Hole, np.ndarray | None] = {}  # finish -> B[f][E] in v's frame (None: met in f0's)
         for i, f in enumerate(pending):  # streamed in batches of ≤ 4 * max_backward positions
             f0 = f0_of[f]
-            batch[f] = self._carry(sv, f, f0, self.back[f0].depth)
-            if sum(map(len, batch.values())) > 4 * self.max_backward or i == len(pending) - 1:
+            E = self.back[f0].depth
+            batch[f] = self._carry(sv, f, f0, E) if self._carries(f0, E) else None
+            if (sum(len(m) for m in batch.values() if m is not None) > 4 * self.max_backward
+                    or i == len(pending) - 1):
                 self._stream(sv, fwd, v, batch, f0_of)
                 batch = {}
 
-    def _stream(self, sv: Space, fwd: _Side, v: Hole, pending: dict[Hole, np.ndarray],
+    def _stream(self, sv: Space, fwd: _Side, v: Hole, pending: dict[Hole, np.ndarray | None],
                 f0_of: dict) -> None:
         """Successors of F[v][A], 1..stream moves on, generated depth-first in slices and met with
         B[f][E] for each pending finish. If the walk completes, the least level j met is exact
@@ -339,9 +376,10 @@ class TableSolver:
             if level > 0:
                 for f, m in pending.items():
                     if f not in found or found[f][0] > level:
-                        hit = common_sorted(chunk, m)
-                        if len(hit):
-                            found[f] = (level, int(hit[0]))
+                        f0 = f0_of[f]
+                        rep = self._meet(sv, chunk, f, f0, self.back[f0].depth, m)
+                        if rep is not None:
+                            found[f] = (level, rep)
             if level == 1 and W:
                 top[2].append(chunk)
                 top[3].append(_scores(chunk, *nbs))
@@ -372,9 +410,10 @@ class TableSolver:
                 level += 1
                 nxt = sv.expand(beam, False, np.empty(0, np.uint64), {"nodes": 0})
                 for f in unmet:
-                    hit = common_sorted(nxt, pending[f])
-                    if len(hit):
-                        beamed[f] = (level, int(hit[0]))
+                    f0 = f0_of[f]
+                    rep = self._meet(sv, nxt, f, f0, self.back[f0].depth, pending[f])
+                    if rep is not None:
+                        beamed[f] = (level, rep)
                 unmet = [f for f in unmet if f not in beamed]
                 if len(nxt) > W:
                     nxt = np.sort(nxt[np.argpartition(_scores(nxt, *nbs), W)[:W]])

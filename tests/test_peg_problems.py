@@ -84,13 +84,15 @@ def test_triangle_tables_equal_brute_force(n, method):
 SMALL_DEPTHS = [(3, 2, 1, 0), (5, 3, 2, 50), (4, 1, 2, 50), (2, 2, 2, 50), (6, 1, 1, 50), (1, 0, 1, 0)]
 
 
+@pytest.mark.parametrize("carry_max", [10**9, 0], ids=["carried", "own-frame"])
 @pytest.mark.parametrize("fd,bd,stream,beam", SMALL_DEPTHS)
-def test_table_bounds_are_sound_at_small_depths(fd, bd, stream, beam):
+def test_table_bounds_are_sound_at_small_depths(fd, bd, stream, beam, carry_max):
+    """carry_max 0: every backward layer met in its own frame (as triangle8's depth-4 layers)."""
     b = board("triangle5")
     want = _brute5()
     pairs = [p for p, _ in orbit_pairs(b) if infeasible_reason(problem_instance(b, *p)) is None]
     got = solve_table(b, pairs, forward_depth=fd, backward_depth=bd, stream=stream, beam_width=beam,
-                      beam_depth=1, max_forward=10**9, max_backward=10**9)
+                      beam_depth=1, max_forward=10**9, max_backward=10**9, carry_max=carry_max)
     assert set(got) == set(pairs)
     for p, a in got.items():
         if a.status is Status.UNKNOWN:
@@ -150,6 +152,21 @@ def test_table_kernels_run_as_plain_python():
                                             for p, a in jit.items()))
 
 
+def test_own_frame_meetings_equal_carried_ones():
+    """Meeting a backward layer in its own frame gives the carried meeting's answers exactly
+    (triangle6, every problem, stored layers and a streamed level, no beam)."""
+    b = board("triangle6")
+    pairs = [p for p, _ in orbit_pairs(b) if infeasible_reason(problem_instance(b, *p)) is None]
+    runs = [solve_table(b, pairs, forward_depth=6, backward_depth=2, stream=1, max_forward=10**9,
+                        max_backward=10**9, carry_max=c) for c in (10**9, 0)]
+    assert {p: (a.status, a.moves, a.lower) for p, a in runs[0].items()} == \
+        {p: (a.status, a.moves, a.lower) for p, a in runs[1].items()}
+    assert {a.status for a in runs[0].values()} >= {Status.OPTIMAL, Status.UNKNOWN}
+    for p, a in runs[1].items():
+        if a.moves is not None:
+            assert check(problem_instance(b, *p), a.solution) == a.moves
+
+
 def test_triangle6_table_equals_brute_force():
     check_table(6, all_vacates=False)  # from the 5 vacate orbits' representatives: seconds
 
@@ -183,7 +200,7 @@ def test_least_over_all_bounds_are_sound(fd, bd, beam):
 def test_least_command():
     r = CliRunner().invoke(cli, ["peg", "problems", "triangle6", "--least", "--json"])
     assert r.exit_code == 0, r.output
-    d = json.loads(r.output)
+    d = json.loads(r.stdout)
     assert d["minimum"] == d["lower_bound"] == d["upper_bound"] == A127500[6]
     inst = problem_instance(board("triangle6"), *d["pair"])
     assert check(inst, tuple(map(tuple, d["solution"]))) == A127500[6]
@@ -255,7 +272,7 @@ def test_orbit_pairs_with_explicit_holes():
 def test_problems_command_json_and_errors():
     r = CliRunner().invoke(cli, ["peg", "problems", "triangle4", "--finish", "same", "--json"])
     assert r.exit_code == 0, r.output
-    d = json.loads(r.output)
+    d = json.loads(r.stdout)
     assert d["board"] == "triangle4" and d["complete"]
     assert {(p["vacate"], p["finish"], p["min_moves"]) for p in d["problems"]} == \
         {(v, v, m) for (v, f), m in brute_table(board("triangle4")).items()
@@ -269,7 +286,7 @@ def test_problems_command_json_and_errors():
     r = CliRunner().invoke(cli, ["peg", "problems", "triangle5", "--backward-depth", "1",
                                  "--max-forward", "300", "--stream", "0", "--beam", "50", "--json"])
     assert r.exit_code == 0, r.output
-    d = json.loads(r.output)
+    d = json.loads(r.stdout)
     want = _brute5()
     assert not d["complete"] and not d["minimum_proved"]
     for p in d["problems"]:

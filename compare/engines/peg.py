@@ -155,8 +155,8 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     if method == "table":
         opts.update({k: v for k, v in (("max_forward", max_forward), ("max_backward", max_backward))
                      if v is not None})
-    def say(line: str) -> None:  # progress of the shared layers, on stderr
-        if not as_json and not line.startswith("  "):
+    def say(line: str) -> None:  # progress of the shared layers, on stderr (also with --json)
+        if not line.startswith("  "):
             click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
 
     for r in solve_all(b, vs, fs, time_limit, method=method, progress=say, **opts):
