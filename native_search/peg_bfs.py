@@ -211,7 +211,8 @@ class Space:
         """The next layer: canonical successors of `layer` not in `seen`, sorted, unique."""
         m3, want, to, lstart = self.arrays[backward]
         out = np.empty(CHUNK, np.uint64)
-        parts, i = [], 0
+        acc = np.empty(0, np.uint64)  # the layer so far, sorted and unique
+        parts, i = [], 0               # and the chunks not merged into it yet
         while i < len(layer):
             i2, k = _expand(layer, i, m3, want, to, lstart, self.tables, self.nbytes, out)
             if i2 == i:  # one position has more successors than the buffer holds
@@ -221,10 +222,11 @@ class Space:
             parts.append(_minus(_unique(out[:k]), seen))
             i = i2
             if len(parts) > 8:
-                parts = [_unique(np.concatenate(parts))]
-        if not parts:
-            return np.empty(0, np.uint64)
-        return _unique(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+                acc = merge_unique(acc, _unique(np.concatenate(parts)))
+                parts = []
+        if parts:
+            acc = merge_unique(acc, _unique(np.concatenate(parts)))
+        return acc
 
 
 def _unique(a) -> np.ndarray:
@@ -257,6 +259,45 @@ def gallop(b, j, x):
         else:
             hi = mid
     return lo
+
+
+@njit(cache=True)
+def _merge_sorted(a, b, out):
+    """Merge sorted unique a and b into out without repeats; returns the length written."""
+    i = j = k = 0
+    na, nb = a.shape[0], b.shape[0]
+    while i < na and j < nb:
+        x, y = a[i], b[j]
+        if x < y:
+            out[k] = x
+            i += 1
+        elif y < x:
+            out[k] = y
+            j += 1
+        else:
+            out[k] = x
+            i += 1
+            j += 1
+        k += 1
+    while i < na:
+        out[k] = a[i]
+        i += 1
+        k += 1
+    while j < nb:
+        out[k] = b[j]
+        j += 1
+        k += 1
+    return k
+
+
+def merge_unique(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Sorted union of sorted unique arrays (a linear merge: re-sorting a growing layer with each
+    new chunk cost time quadratic in the chunks)."""
+    if len(a) == 0 or len(b) == 0:
+        return b if len(a) == 0 else a
+    out = np.empty(len(a) + len(b), np.uint64)
+    k = _merge_sorted(a, b, out)
+    return out[:k]  # the slack (repeats of the last merge) is small beside the layer
 
 
 @njit(cache=True)

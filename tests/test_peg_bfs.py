@@ -287,3 +287,13 @@ def test_sorted_set_helpers(xs, ys):
     assert peg_bfs._unique(np.array(xs, np.uint64)).tolist() == sorted(set(xs))
     d = peg_bfs._minus(b, a)
     assert peg_bfs._union(a, d).tolist() == sorted(set(xs) | set(ys))
+
+
+def test_merge_unique_is_the_sorted_union():
+    """expand's linear merge of sorted unique chunks = the sorted union (with repeats, empties)."""
+    from puzzlesat.native_search.peg_bfs import merge_unique
+    rng = np.random.default_rng(7)
+    for n1, n2 in [(0, 0), (0, 5), (5, 0), (1000, 300), (10, 10), (1, 2000)]:
+        a = np.unique(rng.integers(0, 2500, n1).astype(np.uint64))
+        b = np.unique(rng.integers(0, 2500, n2).astype(np.uint64))
+        assert np.array_equal(merge_unique(a, b), np.union1d(a, b))
