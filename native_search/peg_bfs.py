@@ -336,8 +336,8 @@ def _common(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _union(seen: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """Sorted union of two disjoint sorted arrays."""
-    return np.insert(seen, np.searchsorted(seen, new), new)
+    """Sorted union of two disjoint sorted arrays (a linear merge)."""
+    return merge_unique(seen, new)
 
 
 def layers(space: Space, root: np.ndarray, backward: bool, counters: dict | None = None,
