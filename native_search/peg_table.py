@@ -44,7 +44,7 @@ from puzzlesat.puzzles.core import Status
 from puzzlesat.puzzles.peg import Board, Hole, PegInstance, Solution, moves
 
 from . import peg_bfs
-from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, gallop
+from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, gallop, merge_unique
 
 Perm = tuple[int, ...]     # hole h goes to perm[h]
 Pair = tuple[Hole, Hole]   # (vacate, finish)
@@ -355,6 +355,14 @@ class TableSolver:
         cuts it, only A + E + 1 is proved and a meeting is an upper bound (status UNKNOWN)."""
         A = fwd.depth
         found: dict[Hole, tuple[int, int]] = {}  # finish -> (least level met, rep)
+        # the union of the carried layers: a chunk is met with it once, and only the few positions
+        # in it with each finish's layer (chunk ∩ M[f] = (chunk ∩ union) ∩ M[f], as M[f] ⊆ union)
+        carried = [m for m in pending.values() if m is not None]
+        union = None
+        if len(carried) > 1:
+            union = carried[0]
+            for m in carried[1:]:
+                union = merge_unique(union, m)
         W = self.beam_width
         # the best W level-1 positions so far (scores alongside), and a buffer of scored chunks
         top = [np.empty(0, np.uint64), np.empty(0, np.int64), [], []]
@@ -374,10 +382,12 @@ class TableSolver:
 
         def walk(chunk: np.ndarray, level: int) -> bool:
             if level > 0:
+                cand = chunk if union is None else common_sorted(chunk, union)
                 for f, m in pending.items():
                     if f not in found or found[f][0] > level:
                         f0 = f0_of[f]
-                        rep = self._meet(sv, chunk, f, f0, self.back[f0].depth, m)
+                        rep = self._meet(sv, chunk if m is None else cand, f, f0,
+                                         self.back[f0].depth, m)
                         if rep is not None:
                             found[f] = (level, rep)
             if level == 1 and W:
