@@ -108,14 +108,17 @@ def least(n: int, a) -> None:
 
 def plan(n: int, steps: str, opts: dict, json_dir: str | None) -> None:
     """triangle(n)'s table one vacancy orbit at a time, each with its own forward depth
-    (`steps` = "V:D,V:D,...", every vacancy orbit's least hole once): the vacancies with the
+    (`steps` = "V:D[:auto],...", every vacancy orbit's least hole once; ":auto" grows that step's
+    backward layers by --max-backward instead of --backward-depth): the vacancies with the
     hardest problems need deeper layers than fit for all together. Each step's rows go to
     JSON_DIR/triangle{n}-v{V}.json as soon as it ends (partial results survive)."""
     import json
     import os
     from puzzlesat.native_search.peg_problems import orbit_pairs
     b = board(f"triangle{n}")
-    depth = {int(v): int(d) for v, d in (w.split(":") for w in steps.split(",") if w)}
+    words = [w.split(":") for w in steps.split(",") if w]
+    depth = {int(w[0]): int(w[1]) for w in words}
+    auto = {int(w[0]) for w in words if w[2:] == ["auto"]}
     reps = sorted({v for (v, _), _ in orbit_pairs(b)})
     if sorted(depth) != reps:
         sys.exit(f"--plan: give a depth for each vacancy orbit {reps} exactly once (got {sorted(depth)})")
@@ -126,17 +129,21 @@ def plan(n: int, steps: str, opts: dict, json_dir: str | None) -> None:
         s0, (d0, _) = time.perf_counter(), usage()
         say = (lambda line: print(f"    [{time.perf_counter() - s0:7.1f} s] {line}"[:200],
                                   file=sys.stderr, flush=True))
-        step = list(problems(b, vacate=[v], progress=say, **{**opts, "forward_depth": depth[v]}))
+        o = {**opts, "forward_depth": depth[v]}
+        if v in auto:
+            o["backward_depth"] = None
+        step = list(problems(b, vacate=[v], progress=say, **o))
         d1, rss = usage()
         for r in step:
             print(f"  {hole_label(b, r.vacate):>4} -> {hole_label(b, r.finish):>4}: "
                   f"{r.moves_text():>10}  {r.proof:<15} x{r.orbit_size:<2}", flush=True)
-        print(f"  vacancy {v} (forward depth {depth[v]}): wall {time.perf_counter() - s0:.1f} s, "
+        print(f"  vacancy {v} (forward depth {depth[v]}"
+              f"{', backward by the caps' if v in auto else ''}): wall {time.perf_counter() - s0:.1f} s, "
               f"CPU {d1 - d0:.1f} s, peak RSS so far {rss:.0f} MiB", flush=True)
         if json_dir:
             os.makedirs(json_dir, exist_ok=True)
             with open(os.path.join(json_dir, f"triangle{n}-v{v}.json"), "w") as f:
-                json.dump({"board": b.name, "forward_depth": depth[v], "options": opts,
+                json.dump({"board": b.name, "forward_depth": depth[v], "options": o,
                            "problems": [r.json(b) for r in step]}, f)
         rows += step
     c1, rss = usage()
@@ -193,9 +200,9 @@ def main() -> None:
     ap.add_argument("--forward-depth", type=int, default=None)
     ap.add_argument("--least", action="store_true",
                     help="only the least minimum over all problems per side (peg problems --least)")
-    ap.add_argument("--plan", default=None, metavar="V:D,...",
-                    help="one vacancy orbit at a time with its own forward depth (e.g. triangle8: "
-                         "0:10,1:9,3:9,4:10,6:9,7:9,11:10,12:9); needs one side in --sides")
+    ap.add_argument("--plan", default=None, metavar="V:D[:auto],...",
+                    help="one vacancy orbit at a time with its own forward depth, ':auto' = backward "
+                         "layers by --max-backward (triangle8: README)")
     ap.add_argument("--json-dir", default=None, help="with --plan: each vacancy's rows as JSON here")
     a = ap.parse_args()
     if a.least:
