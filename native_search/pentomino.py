@@ -41,7 +41,8 @@ import numba
 import numpy as np
 
 from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import Solution, Tiling, canonical, placements
+from puzzlesat.puzzles.pentomino import (Solution, Sym, Tiling, canonical, placements,
+                                         symmetries, transform)
 from puzzlesat.puzzles.pentomino_breaking import PlanNode, symmetry_plan
 
 SCANS = ("short", "long")
@@ -511,10 +512,73 @@ class Branch:
     allowed: dict[int, tuple[int, ...]]   # piece index -> the only placements it may take
     dedup: bool = False                   # a residual symmetry remains: dedupe by canonical form
     first: int | None = None
+    images: tuple[Sym, ...] = ()          # all-tilings orbit branch: each tiling found stands for
+                                          # its images under these symmetries (identity first)
 
 
-def branches(inst: Tiling, up_to_symmetry: bool, symmetry_breaking: bool) -> list[Branch]:
-    """The searches to run: one plain search, or one per node of the symmetry-breaking plan."""
+def orbit_piece(inst: Tiling) -> tuple[int, list[tuple[int, tuple[Sym, ...]]]] | None:
+    """For counting all tilings by placement orbits: (piece k, [(r, transversal)]) where k is a
+    piece used once that every symmetry of the problem maps to itself, each r the least placement
+    of one orbit of k's placements under the group, and the transversal holds, for each placement
+    of r's orbit, the first symmetry (identity first) taking r there. None when the group is
+    trivial or no such piece exists. The piece: among those whose orbits per placement (about the
+    fraction of the plain search left) are within 20% of the least, the one with the fewest
+    orbits (searches). Measured (kernel CPU s for all tilings, every candidate piece tried):
+    3x4x5 fewest-options, V 6.7 (best W 5.7, worst P 12.8, plain 39); 8x8 minus corners
+    first-cell, I 0.38 (best Z 0.27, worst F 1.06); 6x10 first-cell, X 0.11 (best)."""
+    group = symmetries(inst)
+    if len(group) < 2:
+        return None
+    pls = placements(inst)
+    index = {(p.piece, p.cells): i for i, p in enumerate(pls)}
+    cands = []
+    for k, pc in enumerate(inst.pieces):
+        if pc.count != 1 or any(g.pmap[k] != k for g in group):
+            continue
+        mine = [i for i, p in enumerate(pls) if p.piece == k]
+        seen: set[int] = set()
+        orbits = []
+        for r in mine:  # increasing: r is the least of its orbit
+            if r in seen:
+                continue
+            trans: dict[int, Sym] = {}
+            for g in group:
+                j = index[(k, tuple(sorted(g[x] for x in pls[r].cells)))]
+                trans.setdefault(j, g)
+            seen |= trans.keys()
+            orbits.append((r, tuple(trans.values())))
+        if mine:
+            cands.append((len(orbits) / len(mine), k, orbits))
+    if not cands:
+        return None
+    least = min(c[0] for c in cands)
+    _, k, orbits = min((c for c in cands if c[0] <= 1.2 * least), key=lambda c: (len(c[2]), c[1]))
+    return k, orbits
+
+
+def use_orbits(inst: Tiling, fewest: bool) -> bool:
+    """Whether counting all tilings goes by placement orbits (`orbit_piece`): yes with fewest-
+    options branching, and with first-cell branching unless the board is at most 3 cells thin
+    (the first-cell scan then refills the cells before the pinned piece once per orbit). Kernel
+    CPU seconds, orbits against plain (python bench/pentomino.py --raw --modes all --orbits
+    on,off): fewest 3x4x5 6.7 / 39, 2x5x6 0.84 / 2.97, soma 0.02 / 0.15; first-cell 6x10 0.13 /
+    1.01, 8x8 minus corners 0.40 / 2.70, 4x15 0.04 / 0.08, 5x12 0.32 / 0.35, but one-sided
+    3x30 0.80 / 0.37 and 3x20 0.05 / 0.02."""
+    return orbit_piece(inst) is not None and (fewest or min(inst.extent) > 3)
+
+
+def branches(inst: Tiling, up_to_symmetry: bool, symmetry_breaking: bool,
+             orbits: bool = False) -> list[Branch]:
+    """The searches to run: one plain search, or one per node of the symmetry-breaking plan, or
+    (all tilings, `orbits`) one per orbit of a piece's placements: the piece fixed on the orbit's
+    least placement, each tiling found mapped onto the rest of the orbit by the transversal. The
+    tilings with the piece on placement g(r) are exactly the images under g of those with it on r
+    (g permutes the tilings and keeps the piece), and different placements give different
+    tilings, so the images partition all tilings: the count is exact, every tiling produced once."""
+    if orbits and not up_to_symmetry and symmetry_breaking:
+        op = orbit_piece(inst)
+        if op is not None:
+            return [Branch((r,), {}, images=trans) for r, trans in op[1]]
     if not (up_to_symmetry and symmetry_breaking):
         return [Branch((), {}, up_to_symmetry)]
     out = []
@@ -745,13 +809,18 @@ def _pattern(occ: np.ndarray, c: int) -> int:
 
 
 def _solutions(inst: Tiling, search: _Search, br: Branch, rows):
-    """Solution rows (table entries) as tilings: sorted placements, the fixed ones included."""
+    """Solution rows (table entries) as tilings: sorted placements, the fixed ones included;
+    in an orbit branch each followed by its images under the branch's other symmetries."""
     for row in rows:
-        yield tuple(sorted(search.fixed_sol + [search.as_pl[j] for j in row]))
+        sol = tuple(sorted(search.fixed_sol + [search.as_pl[j] for j in row]))
+        yield sol
+        for g in br.images[1:]:
+            yield transform(sol, g)
 
 
 def tilings(inst: Tiling, *, up_to_symmetry: bool = False, symmetry_breaking: bool = True,
-            scan: str = "short", branching: str = "auto", limit: int | None = None,
+            orbits: bool = False, scan: str = "short", branching: str = "auto",
+            limit: int | None = None,
             stats: dict | None = None,
             progress: Callable[..., None] | None = None) -> Iterator[Solution]:
     """Every tiling of `inst` (or one per symmetry orbit), each once, as sorted placements.
@@ -768,7 +837,7 @@ def tilings(inst: Tiling, *, up_to_symmetry: bool = False, symmetry_breaking: bo
         raise ValueError(f"scan must be one of {SCANS}")
     stats = {} if stats is None else stats
     stats.setdefault("nodes", 0)
-    brs = branches(inst, up_to_symmetry, symmetry_breaking)
+    brs = branches(inst, up_to_symmetry, symmetry_breaking, orbits)
     stats["branches"] = len(brs)
     seen: set = set()
     n = 0
@@ -821,8 +890,9 @@ def subtrees(inst: Tiling, brs: list[Branch], scan: str,
 
 
 def tilings_parallel(inst: Tiling, processes: int, *, up_to_symmetry: bool = False,
-                     symmetry_breaking: bool = True, scan: str = "short",
-                     branching: str = "auto", part: int = 0, parts: int = 1,
+                     symmetry_breaking: bool = True, orbits: bool = False,
+                     scan: str = "short", branching: str = "auto", part: int = 0,
+                     parts: int = 1,
                      stats: dict | None = None,
                      progress: Callable[..., None] | None = None) -> Iterator[Solution]:
     """`tilings` with the independent subtrees run on `processes` forked processes; each tiling
@@ -834,7 +904,7 @@ def tilings_parallel(inst: Tiling, processes: int, *, up_to_symmetry: bool = Fal
         raise ValueError(f"part must be in 0..{parts - 1}")
     stats = {} if stats is None else stats
     stats.setdefault("nodes", 0)
-    brs = branches(inst, up_to_symmetry, symmetry_breaking)
+    brs = branches(inst, up_to_symmetry, symmetry_breaking, orbits)
     stats["branches"] = len(brs)
     jobs = subtrees(inst, brs, scan, branching)
     stats["subtrees"] = len(jobs)
@@ -921,17 +991,20 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                            "fewest_options": _use_fewest(inst, how)}
         return Outcome(Status.FEASIBLE if sols else Status.INFEASIBLE, solutions=tuple(sols),
                        stats=stats)
+    orb = brk and not up and use_orbits(inst, _use_fewest(inst, how))
     if procs > 1 or parts > 1:
-        gen = tilings_parallel(inst, procs, up_to_symmetry=up, symmetry_breaking=brk, scan=scan,
-                               branching=how, part=part, parts=parts, stats=stats, progress=prog)
+        gen = tilings_parallel(inst, procs, up_to_symmetry=up, symmetry_breaking=brk,
+                               orbits=orb, scan=scan, branching=how, part=part, parts=parts,
+                               stats=stats, progress=prog)
     else:
-        gen = tilings(inst, up_to_symmetry=up, symmetry_breaking=brk, scan=scan, branching=how,
-                      stats=stats, progress=prog)
+        gen = tilings(inst, up_to_symmetry=up, symmetry_breaking=brk, orbits=orb, scan=scan,
+                      branching=how, stats=stats, progress=prog)
     n = 0
     for s in gen:
         ctx.found(s)
         n += 1
-    stats["params"] = {"symmetry_breaking_applied": up and brk, "scan": scan,
+    stats["params"] = {"symmetry_breaking_applied": up and brk, "orbit_images": orb,
+                       "scan": scan,
                        "processes": procs, "branching": how,
                        "fewest_options": _use_fewest(inst, how), "part": part, "parts": parts}
     if n == 0 and parts > 1:  # this part of the search holds no tiling: its count is 0
