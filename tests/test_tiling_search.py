@@ -79,7 +79,9 @@ def test_auto_branching_rule():
 
 def test_fewest_options_on_random_instances_agrees_with_the_oracle():
     """Random small 2D/3D boards with holes, one-sided sets and pieces with copies (a monomino
-    filler with a count above 1): the count of the oracle of test_pentomino_3d."""
+    filler with a count above 1): the count of the oracle of test_pentomino_3d, by fewest options,
+    and all tilings by placement orbits (square boards have 8 symmetries, boxes up to 16) equal to
+    the plain search's."""
     from hypothesis import HealthCheck, given, settings
 
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -92,6 +94,8 @@ def test_fewest_options_on_random_instances_agrees_with_the_oracle():
         assert len(every) == len(set(every)) == want
         canon = len({P.canonical(t, s) for s in every})
         assert len(list(tilings(t, up_to_symmetry=True, branching="fewest"))) == canon
+        via = list(tilings(t, orbits=True))
+        assert len(via) == len(set(via)) == want and set(via) == set(every)
     check()
 
 
@@ -135,23 +139,6 @@ def test_orbit_branches_only_where_they_pay():
               options={"processes": 2})
     assert (r.status.value, r.count, r.checked, r.params["orbit_images"]) == \
         ("OPTIMAL", 168, 168, True)
-
-
-def test_orbit_branches_on_random_instances_agree_with_the_oracle():
-    """Random small boards (square ones have 8 symmetries, boxes up to 8 or 16): all tilings by
-    orbits equal the brute-force count and the plain search's tilings."""
-    from hypothesis import HealthCheck, given, settings
-
-    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(_random_instances())
-    def check(t):
-        if t is None:
-            return
-        want = oracle_count(t.cells, {p.name: (p.shape, p.count, p.one_sided) for p in t.pieces})
-        via = list(tilings(t, orbits=True))
-        assert len(via) == len(set(via)) == want
-        assert set(via) == set(tilings(t))
-    check()
 
 
 def test_numba_disabled_fewest_options_runs_as_python():
