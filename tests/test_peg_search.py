@@ -28,7 +28,7 @@ FAST = {"strategy": "ascend", "search": "fixed", "presolve": False}  # the docum
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(tiny_instances(), solvable_instances()),
-       st.sampled_from(["cpsat:time", "cpsat:merson", "cpsat:ordered"]),
+       st.sampled_from(["cpsat:time", "cpsat:resource", "cpsat:merson", "cpsat:ordered"]),
        st.sampled_from(["ascend", "descend"]), st.sampled_from(["auto", "fixed"]), st.booleans())
 def test_search_options_agree_with_brute_force(inst, engine, strategy, search, presolve):
     best, count = oracle(inst)

@@ -62,9 +62,7 @@ FAMILY = Family(
                formulation="puzzlesat.models.peg_sat:decision"),
         Engine("cpsat:resource", "puzzlesat.models.peg_resource:run_cpsat", ALL,
                options=(*CPSAT_OPTIONS, INVARIANTS,
-                        Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
-                               "minimize: CP-SAT's objective (the resource count needs K: descend only)",
-                               ("descend",))),
+                        DESCEND, *SEARCH),
                description="the time model plus the corner lower bound as a resource count on every state",
                formulation="puzzlesat.models.peg_resource:decision"),
         Engine("sat:resource", "puzzlesat.models.peg_resource:run_sat", ALL,
