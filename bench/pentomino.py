@@ -91,7 +91,8 @@ def peer_exact_cover(inst, up):
     return n
 
 
-def raw_count(inst, up: bool, processes: int, branch: str = "auto") -> tuple[int, int, float, list[float]]:
+def raw_count(inst, up: bool, processes: int, branch: str = "auto",
+              orbits: bool = True) -> tuple[int, int, float, list[float]]:
     """The native kernel alone on the independent subtrees (job i on process i mod N), counting
     the solution rows without converting or checking them: (count, nodes, wall s, CPU s per
     process). The checked figure is the engine column; this isolates the search's own speed."""
@@ -99,7 +100,7 @@ def raw_count(inst, up: bool, processes: int, branch: str = "auto") -> tuple[int
     import resource
     from puzzlesat.native_search import pentomino as N
     t0 = time.perf_counter()
-    brs = N.branches(inst, up, True)
+    brs = N.branches(inst, up, True, orbits=orbits)
     jobs = N.subtrees(inst, brs, "short", branch)
     conns, pids = [], []
     for w in range(processes):
@@ -114,7 +115,7 @@ def raw_count(inst, up: bool, processes: int, branch: str = "auto") -> tuple[int
                     cache.clear()
                     cache[k] = N._Search(inst, brs[k], "short", branch)
                 st = {"nodes": 0}
-                n += sum(1 for _ in cache[k].run(f, st, None, None))
+                n += sum(1 for _ in cache[k].run(f, st, None, None)) * max(1, len(brs[k].images))
                 nodes += st["nodes"]
             ru = resource.getrusage(resource.RUSAGE_SELF)
             b.send((n, nodes, ru.ru_utime + ru.ru_stime))
@@ -161,6 +162,9 @@ def main() -> None:
     ap.add_argument("--raw", action="store_true", help="time only the native kernel on the "
                     "subtrees (count of unconverted rows, 1 and --processes processes) beside "
                     "the peers")
+    ap.add_argument("--orbits", default="on", help="all tilings, native: on (one search per "
+                    "placement orbit of a piece, the tilings mapped onto their orbits), off "
+                    "(the plain search), or on,off for both side by side")
     args = ap.parse_args()
     peers = [p for p in args.peers.split(",") if p]
     if args.raw:
@@ -170,13 +174,17 @@ def main() -> None:
             for mode in args.modes.split(","):
                 want = SPEC[board][1 if mode == "sym" else 0]
                 ours = {}
+                orbs = args.orbits.split(",") if mode == "all" else ["off"]
                 for how in args.branching.split(","):
-                    for procs in sorted({1, args.processes}):
-                        n, nodes, wall, cpu = raw_count(inst, mode == "sym", procs, how)
-                        ours.setdefault(how, sum(cpu))
-                        print(f"{board} {mode} raw kernel {how}, {procs} process(es): {n} "
-                              f"tilings{'' if want in (None, n) else f' (EXPECTED {want})'}, "
-                              f"{nodes} nodes, {wall:.1f} s wall, CPU {cpu} s", flush=True)
+                    for orb in orbs:
+                        tag = how + (", orbits" if orb == "on" else "")
+                        for procs in sorted({1, args.processes}):
+                            n, nodes, wall, cpu = raw_count(inst, mode == "sym", procs, how,
+                                                            orb == "on")
+                            ours.setdefault(tag, sum(cpu))
+                            print(f"{board} {mode} raw kernel {tag}, {procs} process(es): {n} "
+                                  f"tilings{'' if want in (None, n) else f' (EXPECTED {want})'}, "
+                                  f"{nodes} nodes, {wall:.1f} s wall, CPU {cpu} s", flush=True)
                 for p in peers:
                     try:
                         with warnings.catch_warnings():

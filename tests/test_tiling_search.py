@@ -14,7 +14,8 @@ from puzzlesat.compare.campaign.report import merge_parts
 from puzzlesat.compare.campaign.spec import load_spec
 from puzzlesat.compare.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search.pentomino import tilings, tilings_parallel
+from puzzlesat.native_search.pentomino import (orbit_piece, tilings, tilings_parallel,
+                                               use_orbits)
 from puzzlesat.puzzles import pentomino as P
 from puzzlesat.puzzles.core import InputError
 
@@ -78,7 +79,9 @@ def test_auto_branching_rule():
 
 def test_fewest_options_on_random_instances_agrees_with_the_oracle():
     """Random small 2D/3D boards with holes, one-sided sets and pieces with copies (a monomino
-    filler with a count above 1): the count of the oracle of test_pentomino_3d."""
+    filler with a count above 1): the count of the oracle of test_pentomino_3d, by fewest options,
+    and all tilings by placement orbits (square boards have 8 symmetries, boxes up to 16) equal to
+    the plain search's."""
     from hypothesis import HealthCheck, given, settings
 
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -91,7 +94,51 @@ def test_fewest_options_on_random_instances_agrees_with_the_oracle():
         assert len(every) == len(set(every)) == want
         canon = len({P.canonical(t, s) for s in every})
         assert len(list(tilings(t, up_to_symmetry=True, branching="fewest"))) == canon
+        via = list(tilings(t, orbits=True))
+        assert len(via) == len(set(via)) == want and set(via) == set(every)
     check()
+
+
+# ---- all tilings by placement orbits ---------------------------------------------------------
+@pytest.mark.parametrize("name,branching", [("soma", "fewest"), ("2x3x10", "fewest"),
+                                            ("8x8-holes-2-5", "first-cell"),
+                                            ("6x10", "first-cell"), ("2x5x6", "fewest"),
+                                            ("tetracubes-2x4x4", "fewest")])
+def test_orbit_branches_give_every_tiling_once(name, branching):
+    """The pinned piece on one placement per orbit, each tiling mapped onto its orbit: exactly
+    the tilings of the plain search, none twice."""
+    t = inst(name)
+    k, orbits = orbit_piece(t)
+    mine = [i for i, p in enumerate(P.placements(t)) if p.piece == k]
+    assert sum(len(tr) for _, tr in orbits) == len(mine)  # the orbits partition k's placements
+    assert all(tr[0] is P.symmetries(t)[0] for _, tr in orbits)  # identity first
+    via = list(tilings(t, orbits=True, branching=branching))
+    plain = list(tilings(t, branching=branching))
+    assert len(via) == len(set(via)) == len(plain)
+    assert set(via) == set(plain)
+    if name in KNOWN:
+        assert len(via) == KNOWN[name][0]
+    for sol in via[:50]:
+        P.check(t, sol)
+
+
+def test_orbit_branches_only_where_they_pay():
+    assert not use_orbits(inst("one-sided-3x30"), False)  # 3 wide, first cell: plain search
+    assert use_orbits(inst("one-sided-3x30"), True) and use_orbits(inst("6x10"), False)
+    r = solve(FAM, inst("3x20"), "native", "count", time_limit=120)
+    assert (r.count, r.params["orbit_images"]) == (8, False)
+    asym = P.make("asym", "..........\n.....", "LPY")
+    assert orbit_piece(asym) is None  # no symmetry but the identity
+    r = solve(FAM, inst("soma"), "native", "count", time_limit=120)
+    assert (r.status.value, r.count, r.checked, r.params["orbit_images"]) == \
+        ("OPTIMAL", 11520, 11520, True)
+    r = solve(FAM, inst("soma"), "native", "count", time_limit=120,
+              options={"symmetry_breaking": False})
+    assert (r.count, r.params["orbit_images"]) == (11520, False)
+    r = solve(FAM, inst("8x8-holes-2-5"), "native", "count", time_limit=120,
+              options={"processes": 2})
+    assert (r.status.value, r.count, r.checked, r.params["orbit_images"]) == \
+        ("OPTIMAL", 168, 168, True)
 
 
 def test_numba_disabled_fewest_options_runs_as_python():
@@ -101,12 +148,13 @@ def test_numba_disabled_fewest_options_runs_as_python():
             "s = make('2x5', '.....' + chr(10) + '.....', 'PP')\n"
             "print(len(list(tilings(t, up_to_symmetry=True, branching='fewest'))),"
             " len(list(tilings_parallel(t, 2, up_to_symmetry=True, branching='fewest'))),"
-            " len(list(tilings(s, branching='fewest'))))\n")
+            " len(list(tilings(s, branching='fewest'))),"
+            " len(list(tilings(t, orbits=True, branching='fewest'))))\n")
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["240", "240", "2"]
+    assert out.stdout.split() == ["240", "240", "2", "11520"]
 
 
 # ---- a count split into parts -------------------------------------------------------------------

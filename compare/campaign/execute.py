@@ -150,7 +150,7 @@ def _outcome(result: dict | None, why: str, exit_code: int, stderr_tail: str, wa
              job: dict) -> dict[str, Any]:
     """status, objective, count, ..., termination and reason of a finished job process."""
     empty = {"objective": None, "count": None, "count_lower_bound": None, "solutions_checked": 0,
-             "seconds": round(wall, 4), "stats": "{}", "params": "{}"}
+             "seconds": round(wall, 4), "stats": "{}", "params": "{}", "solution": None}
     tail = " ".join(stderr_tail.strip().splitlines()[-3:])[-400:]
     if why == "time":
         return {**empty, "status": "UNKNOWN", "termination": TIME,
@@ -169,7 +169,9 @@ def _outcome(result: dict | None, why: str, exit_code: int, stderr_tail: str, wa
            "count_lower_bound": stats.get("count_lower_bound"),
            "solutions_checked": result["solutions_checked"], "seconds": round(result["seconds"], 4),
            "reason": result["reason"], "stats": json.dumps(stats, sort_keys=True, default=str),
-           "params": json.dumps(result.get("params") or {}, sort_keys=True, default=str)}
+           "params": json.dumps(result.get("params") or {}, sort_keys=True, default=str),
+           "solution": (None if result.get("solution") is None
+                        else json.dumps(result["solution"], default=str))}
     reason = result["reason"] or ""
     term = stats.get("termination")  # the runner's own: time, memory, killed, error
     if term in (TIME, MEMORY, KILLED) and result["status"] != "ERROR":

@@ -53,7 +53,8 @@ def main(argv: list[str]) -> int:
               memory_limit_mb=job["memory_limit_mb"])
     out = {"status": str(r.status), "objective": r.objective, "count": r.count,
            "solutions_checked": r.checked, "seconds": r.seconds, "reason": r.reason,
-           "finished": r.finished(), "stats": r.stats, "params": r.params}
+           "finished": r.finished(), "stats": r.stats, "params": r.params,
+           "solution": r.solutions[0] if r.solutions else None}
     tmp = argv[0] + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(out, f, default=str)

@@ -45,6 +45,7 @@ COLUMNS = (
     ("reason", "TEXT", "why (engine reason, error, limit)"),
     ("stats", "TEXT", "JSON: solver statistics (nodes, model size, engine/cpu seconds, ...)"),
     ("params", "TEXT", "JSON: every pinned parameter of the run (the result's params)"),
+    ("solution", "TEXT", "JSON: the first solution the checker passed (NULL: none)"),
     ("exit_code", "INTEGER", "exit code of the job process (negative: signal)"),
     ("version", "TEXT", "puzzlesat version that ran the job"),
     ("host", "TEXT", "host name of the machine that ran the job"),
@@ -109,6 +110,10 @@ class Store:
         with con:
             con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             con.execute("CREATE TABLE IF NOT EXISTS runs (" + ", ".join(f"{c} {t}" for c, t, _ in COLUMNS) + ")")
+            have = {r[1] for r in con.execute("PRAGMA table_info(runs)")}
+            for c, t, _ in COLUMNS:  # a store written by an earlier version: add the new columns
+                if c not in have:
+                    con.execute(f"ALTER TABLE runs ADD COLUMN {c} {t}")
             con.execute("CREATE INDEX IF NOT EXISTS runs_config ON runs (config)")
             con.execute("CREATE INDEX IF NOT EXISTS runs_instance ON runs (instance)")
             now = datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -108,9 +108,9 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               help="seconds per problem (method table: times the problems searched, for all "
                    "together); a problem cut short is UNKNOWN with its proved bounds")
-@click.option("--method", type=click.Choice(["table", "bfs"]), default="table", show_default=True,
-              help="table: all problems together, shared layers met in the middle; bfs: native:bfs "
-                   "per problem")
+@click.option("--method", type=click.Choice(["table", "bfs"]), default=None,
+              help="table (default): all problems together, shared layers met in the middle; bfs: "
+                   "native:bfs per problem (the method of --store)")
 @click.option("--stream", type=click.IntRange(min=0), default=1, show_default=True,
               help="table: forward moves generated (not stored) past the stored layers")
 @click.option("--backward-depth", type=click.IntRange(min=0), default=None,
@@ -128,9 +128,21 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
 @click.option("--least", is_flag=True,
               help="only the least minimum over all problems (OEIS A127500 on triangles): one search "
                    "between the set of all single-vacancy starts and the set of all single pegs")
+@click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+              help="run each problem as a campaign job (native:bfs, hard limits) stored in this "
+                   "SQLite file; a second run runs only the problems not stored yet")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="with --store: problems at once (default: the CPU cores; dask: workers)")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="with --store: where the jobs run")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="with --store --executor dask: an existing Dask scheduler")
+@click.option("--memory-limit-mb", type=click.IntRange(min=64), default=8192, show_default=True,
+              help="with --store: memory limit of each job process")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def problems(board_name: str, vacate, finish, time_limit, method, stream, backward_depth,
-             max_forward, max_backward, beam_width, forward_depth, least, as_json) -> None:
+             max_forward, max_backward, beam_width, forward_depth, least, store_path, jobs,
+             executor, scheduler, memory_limit_mb, as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
     by position class at once, else the minimum moves by a native search (shared bidirectional
     layers), with one optimal jump sequence that the checker replayed; a problem the search cannot
@@ -143,6 +155,12 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     from puzzlesat.native_search.peg_problems import minimum, minimum_proved, problems as solve_all
     from puzzlesat.puzzles.peg import board, hole_label
     b = board(board_name)
+    if store_path is not None and (least or method == "table"):
+        raise InputError("--store runs each problem as its own campaign job (method bfs); it "
+                         "cannot be combined with " + ("--least" if least else "--method table"))
+    if store_path is None and (jobs is not None or scheduler is not None or executor != "local"):
+        raise InputError("--jobs, --executor and --scheduler need --store")
+    method = method or ("bfs" if store_path is not None else "table")
     if least:
         _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
                as_json)
@@ -163,7 +181,20 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
         if not as_json and not line.startswith("  "):
             click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
 
-    for r in solve_all(b, vs, fs, time_limit, method=method, progress=say, **opts):
+    if store_path is not None:
+        from puzzlesat.compare.campaign.cli import _executor
+        from puzzlesat.compare.campaign.peg_problems import run_problems
+        from puzzlesat.compare.runner import default_workers
+        from puzzlesat.native_search.peg_problems import orbit_pairs
+        ex = _executor(executor, jobs or default_workers(), scheduler)
+        try:
+            gen = list(run_problems(b, orbit_pairs(b, vs, fs), store_path, ex, time_limit,
+                                    memory_limit_mb, progress=say))
+        finally:
+            ex.close()
+    else:
+        gen = solve_all(b, vs, fs, time_limit, method=method, progress=say, **opts)
+    for r in gen:
         rows.append(r)
         if not as_json:
             moves = r.moves_text()

@@ -23,7 +23,9 @@ SYMMETRY_OPTIONS = (
     Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits)",
            flag=True, identity=True),
     Option("symmetry_breaking", True, "with up_to_symmetry: restrict X (then P, …) to one placement "
-           "per orbit of the board's group (exact orbit counts); off: count canonical forms"),
+           "per orbit of the board's group (exact orbit counts); off: count canonical forms. "
+           "Native, all tilings: pin a piece on one placement per orbit and map each tiling "
+           "found onto its orbit (every image checked); off: the plain search"),
 )
 
 FAMILY = Family(

@@ -1,0 +1,124 @@
+"""`puzzlesat peg problems --store`: the single-vacancy problems of a board as campaign jobs.
+
+Each problem (one per symmetry orbit, as `native_search.peg_problems.orbit_pairs` picks them) is one
+job: the instance "board:vacate->finish", engine `native:bfs` (bidirectional), task optimize, under
+the campaign layer's hard time and memory limits, on the local executor (`jobs` at once) or a Dask
+cluster. Every finished job is stored at once in the campaign's SQLite store (the same schema as
+`puzzlesat campaign run`, so `puzzlesat campaign report/export --store` read it too); a second run
+with the same store runs only the jobs not stored yet. The table is then read back from the store:
+each stored solution is replayed by the checker once more here, and must have the stored number of
+moves, before a minimum is reported.
+
+Vocabulary:
+  Pair = (vacate hole, finish hole); the campaign's name is "peg-problems-<board>".
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import pickle
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from puzzlesat.puzzles.core import InputError, Status
+from puzzlesat.puzzles.peg import Board, check
+
+ENGINE = "native:bfs"
+TASK = "optimize"
+DEFAULT_TIME_LIMIT = 3600.0      # seconds per problem when none is given
+DEFAULT_MEMORY_MB = 8192         # per job process (RLIMIT_AS)
+
+
+def campaign_name(b: Board) -> str:
+    return f"peg-problems-{b.name}"
+
+
+def problem_jobs(b: Board, pairs: Sequence[tuple[tuple[int, int], int]], time_limit: float,
+                 memory_limit_mb: int) -> list[dict[str, Any]]:
+    """One job payload per problem (the campaign layer's Job fields), keyed like a spec's jobs."""
+    from puzzlesat.compare.registry import family
+    from puzzlesat.native_search.peg_problems import problem_instance
+
+    from .spec import Job, content_hash
+    fam = family("peg")
+    eng = fam.engine(ENGINE)
+    opts = eng.resolve_options({})
+    name = campaign_name(b)
+    out = []
+    for (v, f), _ in pairs:
+        inst = problem_instance(b, v, f)
+        h = content_hash(fam, inst)
+        ident = [inst.name, h, "bfs", eng.name, opts, TASK, 0, None, time_limit, memory_limit_mb,
+                 True]
+        key = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
+        job = Job(key[:32], name, inst.name, h, fam.name, "bfs", ENGINE, eng.name,
+                  json.dumps(opts, sort_keys=True, default=str), TASK, 0, None, time_limit,
+                  memory_limit_mb, True, base64.b64encode(pickle.dumps(inst)).decode())
+        out.append(job.payload())
+    return out
+
+
+def run_problems(b: Board, pairs, store_path: str | Path, executor, time_limit: float | None,
+                 memory_limit_mb: int = DEFAULT_MEMORY_MB, progress=None) -> Iterator[Any]:
+    """Run the problems not yet in the store as jobs on `executor`, store each record as it
+    finishes, then yield every problem's `Problem` row (in `pairs` order) from the store."""
+    from .store import Store
+    store_path = Path(store_path)
+    name = campaign_name(b)
+    limit = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+    jobs = problem_jobs(b, pairs, limit, memory_limit_mb)
+    Store.check(store_path, name)
+    spec_text = json.dumps({"board": b.name, "engine": ENGINE, "task": TASK, "time_limit": limit,
+                            "memory_limit_mb": memory_limit_mb,
+                            "problems": [list(p) for p, _ in pairs]})
+    store = Store.open_for_run(store_path, name, spec_text)
+    try:
+        have = store.finished_keys()
+        todo = [j for j in jobs if j["key"] not in have]
+        store.set_meta("planned_jobs", len(jobs))
+        if progress is not None:
+            progress(f"campaign {name}: {len(jobs)} problems, {len(jobs) - len(todo)} already "
+                     f"stored, {len(todo)} to run ({executor.name}) -> {store_path}")
+        for rec in executor.run(todo):
+            store.put(rec)
+            if progress is not None:
+                progress(f"{rec['instance']}: {rec['status']} {rec['objective'] or ''} "
+                         f"({rec['wall_seconds']:.1f} s)")
+        rows = {r["key"]: r for r in store.rows()}
+    finally:
+        store.close()
+    for ((v, f), size), job in zip(pairs, jobs):
+        yield as_problem(b, v, f, size, rows.get(job["key"]))
+
+
+def as_problem(b: Board, v: int, f: int, size: int, row: dict | None):
+    """A stored job record as a `Problem`; a stored solution is replayed by the checker again."""
+    from puzzlesat.native_search.peg_problems import Problem, problem_instance
+    if row is None:  # interrupted before this job ran
+        return Problem(v, f, Status.UNKNOWN, None, None, "not run", 0.0, size)
+    sec = float(row["wall_seconds"] or 0.0)
+    stats = json.loads(row["stats"]) if row.get("stats") else {}
+    status = Status(row["status"])
+    if status is Status.OPTIMAL:
+        sol = json.loads(row["solution"]) if row.get("solution") else None
+        if sol is None:
+            return Problem(v, f, Status.ERROR, None, None, "stored without its solution", sec,
+                           size, stats)
+        sol = tuple(tuple(j) for j in sol)
+        try:
+            got = check(problem_instance(b, v, f), sol)
+        except Exception as e:  # the checker's verdict is final
+            got = f"fails the checker: {e}"
+        if got != row["objective"]:
+            return Problem(v, f, Status.ERROR, None, None,
+                           f"stored solution {got} != stored minimum {row['objective']}", sec,
+                           size, stats)
+        return Problem(v, f, status, row["objective"], sol, "search", sec, size, stats)
+    if status is Status.INFEASIBLE:
+        reason = row.get("reason") or ""
+        proof = "position class" if "class" in reason else "search"
+        return Problem(v, f, status, None, None, proof, sec, size, {"reason": reason})
+    return Problem(v, f, status if status is Status.ERROR else Status.UNKNOWN, None, None,
+                   row.get("reason") or str(status), sec, size, stats)
+
