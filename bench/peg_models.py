@@ -2,6 +2,7 @@
 
 Run: python bench/peg_models.py [--instances triangle21,english33] [--formulations time,resource]
                                 [--budget S] [--per-call S] [--start K] [--backend cpsat|sat]
+                                [--search auto|fixed] [--no-presolve]
 For each instance and formulation (models/peg_time.py, peg_resource.py, peg_merson.py,
 peg_ordered.py), CP-SAT with the engines' pinned parameters (one worker, linearization_level 0,
 seed 0) — or with `--backend sat` cadical195 on the CNF (seqcounter), a fresh solver per call —
@@ -9,7 +10,9 @@ answers the decision calls
 "moves <= K" in ascending K from the corner lower bound: each UNSAT proves the optimum exceeds K
 (a lower bound proved by the model alone), the first SAT call is the optimum (its solution is
 replayed by the checker). `--start K` begins at K instead (an UNSAT "moves <= K" proves every
-smaller bound too). Stops at the budget; prints per call the status, wall and CPU seconds of the
+smaller bound too). `--search fixed` makes every CP-SAT call a depth-first search in time order
+(FIXED_SEARCH over the jump literals, as the engines' `search=fixed`), `--no-presolve` sets
+cp_model_presolve off (`presolve=false`). Stops at the budget; prints per call the status, wall and CPU seconds of the
 process (the figure to compare on a shared machine) and conflicts. Nothing from a native search
 is fed in. Formulations: time, resource, merson and ordered (Merson families "all", the engines'
 default), merson-best and ordered-best (one family).
@@ -21,7 +24,7 @@ import time
 
 from puzzlesat.models import _cpsat, peg_merson, peg_ordered, peg_resource, peg_time
 from puzzlesat.models import _sat
-from puzzlesat.models.peg_cpsat import PegCpModel
+from puzzlesat.models.peg_cpsat import PegCpModel, _solve, search_params
 from puzzlesat.models.peg_sat import PegCnf
 from puzzlesat.puzzles.core import Context, Status
 from puzzlesat.puzzles.peg import catalogue, check, start_lower_bound
@@ -54,27 +57,30 @@ class SatCalls:
 
 
 class CpCalls:
-    def __init__(self, inst, builder):
-        self.pm = PegCpModel(inst, True, builder)
+    def __init__(self, inst, builder, search: str = "auto", presolve: bool = True):
+        self.pm = PegCpModel(inst, True, builder, search)
         self.model = self.pm.model
+        self.params = search_params({**PARAMS, "search": search, "presolve": presolve})
 
     def call(self, k: int, ctx: Context):
-        st, solver = _cpsat.solve(self.pm.bounded(k), _cpsat.params(PARAMS), ctx)
+        st, solver = _solve(self.pm.bounded(k), self.params, ctx)
         sol = self.pm.decode(solver) if st in (Status.OPTIMAL, Status.FEASIBLE) else None
         return st, solver.num_conflicts, sol
 
 
 def ascend(name: str, formulation: str, budget: float, per_call: float, start: int | None,
-           backend: str = "cpsat") -> None:
+           backend: str = "cpsat", search: str = "auto", presolve: bool = True) -> None:
     inst = catalogue()[name]()
     t0, c0 = time.perf_counter(), time.process_time()
-    calls = (CpCalls if backend == "cpsat" else SatCalls)(inst, BUILDERS[formulation])
+    calls = (CpCalls(inst, BUILDERS[formulation], search, presolve) if backend == "cpsat"
+             else SatCalls(inst, BUILDERS[formulation]))
     build = time.perf_counter() - t0
     size = (_cpsat.model_size(calls.model) if backend == "cpsat"
             else f"{calls.pc.pool.top} vars, {len(calls.pc.clauses)} clauses")
     k = start_lower_bound(inst) if start is None else start
     proved = start_lower_bound(inst)  # optimum >= proved
-    print(f"{name} {formulation} [{backend}]: built in {build:.1f} s ({size}); "
+    how = backend if backend == "sat" else f"cpsat {calls.params}"
+    print(f"{name} {formulation} [{how}]: built in {build:.1f} s ({size}); "
           f"corner lower bound {start_lower_bound(inst)}, first call moves <= {k}")
     while time.perf_counter() - t0 < budget:
         left = budget - (time.perf_counter() - t0)
@@ -104,10 +110,13 @@ def main() -> None:
     ap.add_argument("--per-call", type=float, default=600.0, help="seconds per decision call")
     ap.add_argument("--start", type=int, default=None, help="first bound K (default: the corner bound)")
     ap.add_argument("--backend", choices=("cpsat", "sat"), default="cpsat")
+    ap.add_argument("--search", choices=("auto", "fixed"), default="auto",
+                    help="CP-SAT: default search, or depth-first in time order")
+    ap.add_argument("--no-presolve", action="store_true", help="CP-SAT: cp_model_presolve off")
     a = ap.parse_args()
     for name in a.instances.split(","):
         for f in a.formulations.split(","):
-            ascend(name, f, a.budget, a.per_call, a.start, a.backend)
+            ascend(name, f, a.budget, a.per_call, a.start, a.backend, a.search, not a.no_presolve)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,16 @@
 """Peg solitaire in CP-SAT: the time-indexed formulation of models/peg_time.py as Boolean clauses.
 
 Minimum moves by descending decision calls "moves <= K" (each K below the best found so far,
-until INFEASIBLE or the corner lower bound is met), or by CP-SAT's own minimisation
-(`strategy=minimize`). With default parameters CP-SAT does not solve the 21-hole board in minutes;
-`linearization_level=0`, one worker and the clause-style encoding were measured to prove 12.
-Counting enumerates with one worker, projected on the jump variables.
+until INFEASIBLE or the corner lower bound is met), by ascending calls from the corner lower bound
+(`strategy=ascend`: every INFEASIBLE call raises the proved bound, the first feasible one is the
+optimum), or by CP-SAT's own minimisation (`strategy=minimize`). With default parameters CP-SAT
+does not solve the 21-hole board in minutes; `linearization_level=0`, one worker and the
+clause-style encoding were measured to prove 12. `search=fixed` makes every decision call a
+depth-first search in time order: CP-SAT's FIXED_SEARCH over the jump literals j[0][·], j[1][·], …
+(lines in board order, true first), with clause learning and the formulation's propagation — with
+the Merson counts of peg:merson / peg:ordered that is an IDA*-like search whose bound is the
+model's own per-state move count. `presolve=false` turns CP-SAT's presolve off.
+Counting enumerates with one worker, projected on the jump variables (default search, presolve on).
 """
 from __future__ import annotations
 
@@ -23,11 +29,15 @@ from .peg_time import TimeModel, build as build_time
 class PegCpModel:
     """The CP-SAT compilation of the time model (`data`: CpModel + variables by key)."""
 
-    def __init__(self, inst: PegInstance, invariants: bool = True, builder=build_time):
+    def __init__(self, inst: PegInstance, invariants: bool = True, builder=build_time,
+                 search: str = "auto"):
         self.tm: TimeModel = builder(inst, invariants)
         self.data = to_cpsat(self.tm.f)
         self.model = self.data.model
         self.vars = self.data.vars
+        if search == "fixed":  # kept by every clone (the strategy is part of the model proto)
+            self.model.add_decision_strategy([self.vars[k] for k in self.tm.jump_vars],
+                                             cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
 
     def bounded(self, k: int) -> cp_model.CpModel:
         """A copy of the model with moves <= k."""
@@ -43,9 +53,34 @@ class PegCpModel:
 
 def build(inst: PegInstance, builder=build_time, **options: Any) -> PegCpModel:
     """The CP-SAT model of `inst` (`builder`: the formulation, default the time model); option
-    `invariants` adds the position-class parities (the engine's options, defaults filled in by the
-    registry)."""
-    return PegCpModel(inst, options["invariants"], builder)
+    `invariants` adds the position-class parities, `search=fixed` the time-order decision strategy
+    (the engine's options, defaults filled in by the registry)."""
+    return PegCpModel(inst, options["invariants"], builder, options.get("search", "auto"))
+
+
+SEARCHES = ("auto", "fixed")
+
+
+def search_params(opts: dict) -> dict[str, Any]:
+    """The decision calls' CP-SAT parameters for these engine options (pinned, recorded):
+    _cpsat.params plus `search_branching` (AUTOMATIC_SEARCH, or FIXED_SEARCH for search=fixed)
+    and `cp_model_presolve`."""
+    from puzzlesat.puzzles.core import InputError
+    search = opts.get("search", "auto")
+    if search not in SEARCHES:
+        raise InputError(f"option search={search!r}: expected one of {', '.join(SEARCHES)}")
+    return _cpsat.params(opts, search_branching="FIXED_SEARCH" if search == "fixed" else "AUTOMATIC_SEARCH",
+                         cp_model_presolve=bool(opts.get("presolve", True)))
+
+
+def _solve(model: cp_model.CpModel, p: dict[str, Any], ctx: Context):
+    """_cpsat.solve with `search_branching` given by name (the recorded form)."""
+    q = {k: v for k, v in p.items() if k != "search_branching"}
+    solver = _cpsat.make_solver(q, ctx)
+    if "search_branching" in p:
+        solver.parameters.search_branching = getattr(solver.parameters, p["search_branching"])
+    st = solver.solve(model)
+    return _cpsat._STATUS.get(st, Status.ERROR), solver
 
 
 def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_builder=None) -> Outcome:
@@ -54,14 +89,14 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
     count enumerates over)."""
     opts = ctx.options
     pm = build(inst, builder, **opts)
-    p = _cpsat.params(opts)
+    p = search_params(opts)
     stats: dict[str, Any] = {"model_size": _cpsat.model_size(pm.model), "params": {"cpsat": p}}
     if pm.tm.horizon == 0:
         ok = inst.solved_at_start
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
                        1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats)
     if task is Task.FEASIBLE:
-        st, solver = _cpsat.solve(pm.model, p, ctx)
+        st, solver = _solve(pm.model, p, ctx)
         stats.update(conflicts=solver.num_conflicts, branches=solver.num_branches)
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             return Outcome(Status.FEASIBLE, None, None, (pm.decode(solver),), stats)
@@ -96,23 +131,45 @@ def _minimise(pm: PegCpModel, p: dict, ctx: Context, strategy: str, stats: dict)
     if strategy == "minimize":
         m = pm.model.clone()
         m.minimize(sum(m.get_bool_var_from_proto_index(pm.vars[k].index) for k in pm.tm.move_vars))
-        st, solver = _cpsat.solve(m, p, ctx)
+        st, solver = _solve(m, p, ctx)
         stats.update(conflicts=solver.num_conflicts, branches=solver.num_branches)
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             sol = pm.decode(solver)
             ctx.found(sol)
             return moves(sol), sol, st is Status.OPTIMAL
         return None, None, st is Status.INFEASIBLE
-    best, best_sol = None, None
-    k = pm.tm.horizon  # moves never exceed jumps
-    calls = []
-    while k >= lb:
-        st, solver = _cpsat.solve(pm.bounded(k), p, ctx)
+    calls: list[dict] = []
+
+    def decide(k: int):
+        """One decision call moves <= k: (status, solver), recorded in `calls` and the totals."""
+        st, solver = _solve(pm.bounded(k), p, ctx)
         calls.append({"moves_le": k, "status": str(st), "seconds": round(solver.wall_time, 3),
                       "conflicts": solver.num_conflicts, "branches": solver.num_branches})
         stats["conflicts"] = stats.get("conflicts", 0) + solver.num_conflicts
         stats["branches"] = stats.get("branches", 0) + solver.num_branches
         ctx.progress(bound=k, status=str(st))
+        return st, solver
+
+    if strategy == "ascend":
+        k = lb
+        while k <= pm.tm.horizon:  # moves never exceed jumps
+            st, solver = decide(k)
+            if st in (Status.OPTIMAL, Status.FEASIBLE):
+                sol = pm.decode(solver)
+                ctx.found(sol)
+                stats["decisions"] = calls
+                return moves(sol), sol, True  # every smaller bound was refuted
+            if st is not Status.INFEASIBLE:
+                stats["decisions"] = calls
+                return None, None, False
+            stats["lower_bound"] = k + 1
+            k += 1
+        stats["decisions"] = calls
+        return None, None, True
+    best, best_sol = None, None
+    k = pm.tm.horizon  # moves never exceed jumps
+    while k >= lb:
+        st, solver = decide(k)
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             best_sol = pm.decode(solver)
             best = moves(best_sol)

@@ -14,8 +14,13 @@ ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 INVARIANTS = Option("invariants", True, "add the board's GF(2) position-class parities on every "
                     "intermediate state (redundant, prunes)")
 
-DESCEND = Option("strategy", "descend", "descend: decision calls moves<=K below the best (the resource "
-                 "counts need K: descend only)", ("descend",))
+DESCEND = Option("strategy", "descend", "descend: decision calls moves<=K below the best; ascend: "
+                 "calls moves<=K upward from the corner bound, the first feasible one is the optimum "
+                 "(the resource counts need K: no minimize)", ("descend", "ascend"))
+SEARCH = (Option("search", "auto", "auto: CP-SAT's default search; fixed: depth-first in time order "
+                 "(FIXED_SEARCH over the jump literals, step by step, lines in board order)",
+                 ("auto", "fixed")),
+          Option("presolve", True, "CP-SAT cp_model_presolve for the decision calls"))
 MERSON_OPTIONS = (
     Option("families", "all", "Merson-region families counted: all = every maximal disjoint family "
            "of the minimal regions, one constraint each; best = one family (most regions full at "
@@ -47,7 +52,8 @@ FAMILY = Family(
         Engine("cpsat:time", "puzzlesat.models.peg_cpsat:run", ALL, aliases=("cpsat",),
                options=(*CPSAT_OPTIONS, INVARIANTS,
                         Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
-                               "minimize: CP-SAT's objective", ("descend", "minimize"))),
+                               "ascend: upward from the corner bound; minimize: CP-SAT's objective",
+                               ("descend", "ascend", "minimize")), *SEARCH),
                description="time-indexed peg states, one jump per step, clause-style move counting",
                formulation="puzzlesat.models.peg_sat:decision"),
         Engine("sat:time", "puzzlesat.models.peg_sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
@@ -56,9 +62,7 @@ FAMILY = Family(
                formulation="puzzlesat.models.peg_sat:decision"),
         Engine("cpsat:resource", "puzzlesat.models.peg_resource:run_cpsat", ALL,
                options=(*CPSAT_OPTIONS, INVARIANTS,
-                        Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
-                               "minimize: CP-SAT's objective (the resource count needs K: descend only)",
-                               ("descend",))),
+                        DESCEND, *SEARCH),
                description="the time model plus the corner lower bound as a resource count on every state",
                formulation="puzzlesat.models.peg_resource:decision"),
         Engine("sat:resource", "puzzlesat.models.peg_resource:run_sat", ALL,
@@ -66,7 +70,7 @@ FAMILY = Family(
                description="the resource formulation as CNF (at-most-K in the chosen encoding)",
                formulation="puzzlesat.models.peg_resource:decision"),
         *(Engine(f"{be}:{name}", f"puzzlesat.models.peg_{name}:run_{be}", ALL,
-                 options=(*(CPSAT_OPTIONS + (DESCEND,) if be == "cpsat" else SAT_OPTIONS), INVARIANTS,
+                 options=(*(CPSAT_OPTIONS + (DESCEND, *SEARCH) if be == "cpsat" else SAT_OPTIONS), INVARIANTS,
                           *MERSON_OPTIONS),
                  validate="puzzlesat.models.peg_merson:validate", description=text + (
                      "" if be == "cpsat" else " (CNF; at-most-K in the chosen encoding)"),
