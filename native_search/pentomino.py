@@ -533,6 +533,7 @@ class Branch:
                                           # its images under these symmetries (identity first)
 
 
+@functools.lru_cache(maxsize=8)
 def orbit_piece(inst: Tiling) -> tuple[int, list[tuple[int, tuple[Sym, ...]]]] | None:
     """For counting all tilings by placement orbits: (piece k, [(r, transversal)]) where k is a
     piece used once that every symmetry of the problem maps to itself, each r the least placement

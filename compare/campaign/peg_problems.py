@@ -21,7 +21,7 @@ import pickle
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from puzzlesat.puzzles.core import InputError, Status
+from puzzlesat.puzzles.core import Status
 from puzzlesat.puzzles.peg import Board, check
 
 ENGINE = "native:bfs"
