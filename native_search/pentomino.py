@@ -45,7 +45,7 @@ import numpy as np
 from puzzlesat.puzzles.core import Context, Outcome, Status, Task
 from puzzlesat.puzzles.pentomino import (Solution, Sym, Tiling, canonical, placements,
                                          symmetries, transform)
-from puzzlesat.puzzles.pentomino_breaking import PlanNode, symmetry_plan
+from puzzlesat.puzzles.pentomino_breaking import PlanNode, placement_orbits, symmetry_plan
 
 SCANS = ("short", "long")
 BRANCHINGS = ("auto", "first-cell", "fewest")
@@ -311,16 +311,15 @@ else:
     from numba.cpython.unsafe.numbers import trailing_zeros as _ctz
 
 
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-
-
 if numba.config.DISABLE_JIT:
     def _popcount(x):  # noqa: D103 - plain-Python stand-in (no uint64 overflow warnings)
         return int(x).bit_count()
 else:
+    _M1 = np.uint64(0x5555555555555555)
+    _M2 = np.uint64(0x3333333333333333)
+    _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+    _H01 = np.uint64(0x0101010101010101)
+
     @numba.njit(cache=True)
     def _popcount(x):  # pragma: no cover - compiled
         """The number of set bits of a uint64 (the SWAR sum; LLVM emits one popcnt for it)."""
@@ -549,22 +548,16 @@ def orbit_piece(inst: Tiling) -> tuple[int, list[tuple[int, tuple[Sym, ...]]]] |
     if len(group) < 2:
         return None
     pls = placements(inst)
-    index = {(p.piece, p.cells): i for i, p in enumerate(pls)}
     cands = []
     for k, pc in enumerate(inst.pieces):
         if pc.count != 1 or any(g.pmap[k] != k for g in group):
             continue
         mine = [i for i, p in enumerate(pls) if p.piece == k]
-        seen: set[int] = set()
         orbits = []
-        for r in mine:  # increasing: r is the least of its orbit
-            if r in seen:
-                continue
+        for r, imgs in placement_orbits(inst, mine, group):
             trans: dict[int, Sym] = {}
-            for g in group:
-                j = index[(k, tuple(sorted(g[x] for x in pls[r].cells)))]
+            for g, j in zip(group, imgs):
                 trans.setdefault(j, g)
-            seen |= trans.keys()
             orbits.append((r, tuple(trans.values())))
         if mine:
             cands.append((len(orbits) / len(mine), k, orbits))

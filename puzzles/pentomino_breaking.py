@@ -54,6 +54,30 @@ class PlanNode:
             yield from ch.nodes()
 
 
+def placement_orbits(inst: Tiling, cand: list[int], group: tuple[Sym, ...]
+                     ) -> list[tuple[int, tuple[int, ...]]]:
+    """The orbits under `group` of the placements `cand` (increasing indices into
+    `placements(inst)`, closed under the group): per orbit (its least placement r, the image of r
+    under each symmetry of `group`, in group order)."""
+    pls = placements(inst)
+    index = _placement_index(inst)
+    seen: set[int] = set()
+    out = []
+    for r in cand:
+        if r in seen:
+            continue
+        p = pls[r]
+        imgs = tuple(index[(g.pmap[p.piece], tuple(sorted(g[x] for x in p.cells)))] for g in group)
+        seen.update(imgs)
+        out.append((r, imgs))  # cand is in increasing order: r is its orbit's smallest
+    return out
+
+
+@cache
+def _placement_index(inst: Tiling) -> dict[tuple, int]:
+    return {(p.piece, p.cells): i for i, p in enumerate(placements(inst))}
+
+
 @cache
 def symmetry_plan(inst: Tiling) -> PlanNode:
     """The plan: keep one placement of X (in general: the piece used once, mapped to itself by
@@ -62,11 +86,6 @@ def symmetry_plan(inst: Tiling) -> PlanNode:
     under those symmetries, and so on."""
     pls = placements(inst)
     group = symmetries(inst)
-    index = {(p.piece, p.cells): i for i, p in enumerate(pls)}
-
-    def image(i: int, g: Sym) -> int:
-        p = pls[i]
-        return index[(g.pmap[p.piece], tuple(sorted(g[x] for x in p.cells)))]
 
     def node(fixed: tuple[int, ...], grp: tuple[Sym, ...], used: frozenset[int]) -> PlanNode:
         if len(grp) == 1:
@@ -78,14 +97,9 @@ def symmetry_plan(inst: Tiling) -> PlanNode:
                 continue
             cand = [i for i, p in enumerate(pls) if p.piece == k and covered.isdisjoint(p.cells)]
             reps, nonfree = [], []
-            seen: set[int] = set()
-            for i in cand:
-                if i in seen:
-                    continue
-                orbit = {image(i, g) for g in grp}
-                seen |= orbit
-                reps.append(i)  # cand is in increasing order: i is its orbit's smallest
-                stab = tuple(g for g in grp if image(i, g) == i)
+            for i, imgs in placement_orbits(inst, cand, grp):
+                reps.append(i)
+                stab = tuple(g for g, j in zip(grp, imgs) if j == i)
                 if len(stab) > 1:
                     nonfree.append((i, stab))
             score = (len(reps), k) if not fixed else (len(nonfree), len(reps), k)

@@ -15,7 +15,6 @@ Vocabulary:
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import pickle
 from pathlib import Path
@@ -40,21 +39,16 @@ def problem_jobs(b: Board, pairs: Sequence[tuple[tuple[int, int], int]], time_li
     from puzzlesat.compare.registry import family
     from puzzlesat.native_search.peg_problems import problem_instance
 
-    from .spec import Job, content_hash
+    from .spec import content_hash, make_job
     fam = family("peg")
     eng = fam.engine(ENGINE)
     opts = eng.resolve_options({})
-    name = campaign_name(b)
     out = []
     for (v, f), _ in pairs:
         inst = problem_instance(b, v, f)
-        h = content_hash(fam, inst)
-        ident = [inst.name, h, "bfs", eng.name, opts, TASK, 0, None, time_limit, memory_limit_mb,
-                 True]
-        key = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
-        job = Job(key[:32], name, inst.name, h, fam.name, "bfs", ENGINE, eng.name,
-                  json.dumps(opts, sort_keys=True, default=str), TASK, 0, None, time_limit,
-                  memory_limit_mb, True, base64.b64encode(pickle.dumps(inst)).decode())
+        job = make_job(campaign_name(b), inst.name, content_hash(fam, inst), fam.name, "bfs",
+                       ENGINE, eng.name, opts, TASK, 0, None, time_limit, memory_limit_mb, True,
+                       base64.b64encode(pickle.dumps(inst)).decode())
         out.append(job.payload())
     return out
 

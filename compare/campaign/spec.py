@@ -106,13 +106,23 @@ class Spec:
                         given["seed"] = str(seed)
                     opts = eng.resolve_options(given)
                     job_seed = seed if has_seed else None
-                    ident = [label, h, cfg.name, eng.name, opts, str(self.task), rep, job_seed,
-                             self.time_limit, self.memory_limit_mb, self.precheck]
-                    key = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
-                    out.append(Job(key[:32], self.name, label, h, fam.name, cfg.name, cfg.spec, eng.name,
-                                   json.dumps(opts, sort_keys=True, default=str), str(self.task), rep,
-                                   job_seed, self.time_limit, self.memory_limit_mb, self.precheck, blob))
+                    out.append(make_job(self.name, label, h, fam.name, cfg.name, cfg.spec, eng.name,
+                                        opts, str(self.task), rep, job_seed, self.time_limit,
+                                        self.memory_limit_mb, self.precheck, blob))
         return out
+
+
+def make_job(campaign: str, label: str, h: str, family: str, config: str, config_spec: str,
+             engine: str, opts: dict[str, Any], task: str, rep: int, seed: int | None,
+             time_limit: float, memory_limit_mb: int, precheck: bool, blob: str) -> Job:
+    """A Job, keyed by the sha256 of everything that decides its result (its identity in the
+    store: the same job is never run twice into one store)."""
+    ident = [label, h, config, engine, opts, task, rep, seed, time_limit, memory_limit_mb,
+             precheck]
+    key = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
+    return Job(key[:32], campaign, label, h, family, config, config_spec, engine,
+               json.dumps(opts, sort_keys=True, default=str), task, rep, seed, time_limit,
+               memory_limit_mb, precheck, blob)
 
 
 def content_hash(fam: Family, inst: Any) -> str:
