@@ -39,9 +39,12 @@ class Option:
     default: Any
     help: str = ""
     choices: tuple | None = None
-    check: Callable[[Any, str], None] | None = None  # raises InputError for a bad value
+    check: Callable[[Any, str], None] | None = None  # raises InputError for a bad value (pure)
     flag: bool = False
     identity: bool = False
+    # the value's needs on this machine (a program on PATH): checked before the engine runs, and at
+    # resolution only for a value the user gave, so resolving defaults never looks at the machine
+    available: Callable[[Any, str], None] | None = None
 
     def parse(self, raw: Any, engine: str) -> Any:
         """`raw` (a CLI string or a Python value) converted to this option's type, or InputError."""
@@ -97,6 +100,13 @@ class Engine:
     free_options: bool = False
     formulation: str | None = None
 
+    def check_available(self, options: dict[str, Any]) -> None:
+        """InputError when a resolved option value needs something this machine lacks (e.g. an
+        external solver not on PATH); run before the engine runs, never by option resolution."""
+        for o in self.options:
+            if o.available is not None and o.name in options:
+                o.available(options[o.name], self.name)
+
     def function(self) -> Callable:
         """The engine's run function (imported on first use)."""
         return _resolve_target(self.target)
@@ -118,6 +128,8 @@ class Engine:
                 raise InputError(f"unknown option '{k}' for engine {self.name}; known: "
                                  + (", ".join(sorted(known)) or "none"))
             out[k] = known[k].parse(v, self.name)
+            if known[k].available is not None:
+                known[k].available(out[k], self.name)
         for o in self.options:
             if o.check is not None and o.name not in (given or {}):
                 o.check(out[o.name], self.name)
@@ -348,11 +360,12 @@ def with_ext(fam: Family) -> Family:
     sat = next((e for e in fam.engines if e.formulation and e.name.split(":")[0] == "sat"), None)
     if sat is None or any(e.name == EXT_ENGINE for e in fam.engines):
         return fam
-    from puzzlesat.models._ext import check_command
+    from puzzlesat.models._ext import check_command, check_command_syntax
     ext = Engine(
         EXT_ENGINE, "puzzlesat.models._ext:run", tuple(t for t in sat.tasks if t is not Task.COUNT),
         options=(Option("cmd", "cadical -q", "external DIMACS solver command ({cnf}, {model}: file "
-                        "placeholders; else the CNF path is appended)", check=check_command),
+                        "placeholders; else the CNF path is appended)", check=check_command_syntax,
+                        available=check_command),
                  Option("formulation", sat.formulation, f"the formulation hook (that of {sat.name})",
                         (sat.formulation,)),
                  *(o for o in sat.options if o.name != "solver")),

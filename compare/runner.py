@@ -123,6 +123,7 @@ def validate(fam: Family, inst: Any, eng: Engine, options: dict[str, Any],
     """Every option of `eng` resolved and validated for `inst` and `task` (the engine's own check
     included), before anything runs; InputError otherwise."""
     opts = eng.resolve_options(options, None if task is None else Task(task))
+    eng.check_available(opts)
     if eng.validate is not None:
         eng.validator()(inst, opts)
     return opts

@@ -145,15 +145,21 @@ def parse_output(text: str) -> tuple[str, list[int]]:
     return status, lits
 
 
-def check_command(cmd: str, engine: str = "ext:dimacs") -> None:
-    """InputError unless `cmd`'s program exists on PATH (or as a path) and is executable."""
+def check_command_syntax(cmd: str, engine: str = "ext:dimacs") -> list[str]:
+    """`cmd` split into argv (pure: looks at nothing on the machine); InputError when it is empty
+    or not valid shell quoting."""
     try:
         argv = shlex.split(cmd)
     except ValueError as e:
         raise InputError(f"option cmd={cmd!r} of engine {engine}: {e}") from None
     if not argv:
         raise InputError(f"option cmd of engine {engine}: empty command")
-    prog = argv[0]
+    return argv
+
+
+def check_command(cmd: str, engine: str = "ext:dimacs") -> None:
+    """InputError unless `cmd`'s program exists on PATH (or as a path) and is executable."""
+    prog = check_command_syntax(cmd, engine)[0]
     if os.sep in prog:
         if not os.path.isfile(prog):
             raise InputError(f"option cmd of engine {engine}: '{prog}' does not exist")

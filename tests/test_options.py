@@ -214,6 +214,27 @@ def test_ext_dimacs_formulation_is_pinned_to_its_sat_engine():
             ext.resolve_options({"formulation": "puzzlesat.models.maze_time:hook"})
 
 
+def test_option_resolution_is_pure(tmp_path, monkeypatch):
+    """Resolving options looks at nothing on the machine: with no program on PATH at all (no
+    cadical, no minisat), every engine of every family resolves its defaults; the external
+    program is looked for only when the engine is about to run, and then it is one InputError
+    naming the program."""
+    from puzzlesat.compare.runner import validate
+    from puzzlesat.puzzles.core import InputError
+    monkeypatch.setenv("PATH", str(tmp_path))         # an empty folder: nothing is found
+    for fam in families().values():
+        for e in fam.engines:
+            e.resolve_options({})
+    fam, inst = load_instance("peg/hoppers")
+    ext = fam.engine("ext:dimacs")
+    with pytest.raises(InputError, match="'cadical' not found on PATH"):
+        validate(fam, inst, ext, {})
+    with pytest.raises(InputError, match="'minisat' not found on PATH"):
+        ext.resolve_options({"cmd": "minisat {cnf} {model}"})   # given: checked at once
+    with pytest.raises(InputError, match="empty command"):
+        ext.resolve_options({"cmd": "  "})
+
+
 # ---- completeness -------------------------------------------------------------------------------
 def _set_elsewhere(name: str) -> bool:
     """`name` set as an engine option in another test file: `"name": v` in an options dict, or

@@ -52,6 +52,8 @@ def run(spec_path, store_path, jobs, executor, scheduler) -> None:
     from ..runner import default_workers
     from .spec import load_spec
     spec = load_spec(spec_path)
+    if executor == "local":
+        spec.check_available()  # e.g. ext:dimacs's program on PATH; Dask workers check their own
     store_path = Path(store_path) if store_path else Path(spec_path).with_suffix(".db")
     Store.check(store_path, spec.name)
     jobs = jobs or default_workers()

@@ -92,6 +92,18 @@ class Spec:
             return [{}]
         return [{"parts": str(self.split), "part": str(i)} for i in range(self.split)]
 
+    def check_available(self) -> None:
+        """InputError when a configuration needs something this machine lacks (an external
+        solver's program not on PATH), naming the configuration; for jobs that run here."""
+        for cfg in self.configs:
+            for fam in {f.name: f for _, f, _, _ in self.instances}.values():
+                eng = fam.engine(cfg.engine)
+                try:
+                    eng.check_available(eng.resolve_options(cfg.opts))
+                except InputError as e:
+                    raise InputError(f"{cfg}: {e.message}", file=self.path,
+                                     line=key_line(self.text, cfg.name), field=f"configs.{cfg.name}") from None
+
     def jobs(self) -> list[Job]:
         """Every job, instance-major, in a stable order."""
         out = []
