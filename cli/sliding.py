@@ -1,5 +1,4 @@
-"""Sliding-tile engines: native BFS / bidirectional BFS / IDDFS / IDA*, CP-SAT and SAT planning;
-plus the `explore` and `sliding-pdb` commands (state-space histogram; pattern-database build)."""
+"""`puzzlesat explore`, `puzzlesat sliding-pdb`, `puzzlesat generate sliding`."""
 from __future__ import annotations
 
 import json
@@ -7,59 +6,9 @@ from pathlib import Path
 
 import click
 
-from puzzlesat.compare.registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
-from puzzlesat.puzzles.core import InputError, Task, write_atomic
-
-ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
-PDB_CHOICES = ("auto", "663", "555", "78", "6666", "44", "none")  # run_ida checks them per board
-
-PLAN_OPTIONS = (
-    Option("no_undo", True, "forbid a move that undoes the previous one (never in an optimal plan)"),
-    Option("manhattan_bound", True, "at most (T-h0)/2 moves may increase the Manhattan sum; also "
-           "drops tile-in-cell facts too far from the start or the goal for the step"),
-    Option("parity_step", True, "try only horizons of the optimum's parity (step by 2) and keep the "
-           "blank off cells of the wrong colour at each step; off: every horizon from the lower "
-           "bound, the wrong-parity ones proved UNSAT by the solver"),
-    Option("max_horizon", 90, "give up (UNKNOWN) beyond this many moves"),
-)
-
-FAMILY = Family(
-    name="sliding",
-    module="puzzlesat.puzzles.sliding",
-    description="sliding-tile puzzles (8-puzzle, 15-puzzle, any r×c): fewest moves",
-    engines=(
-        Engine("native:ida", "puzzlesat.native_search.sliding:run_ida", ALL, (
-            Option("heuristic", "auto", "auto: additive pattern databases where the board has them "
-                   "(goal blank in a corner), else Manhattan + linear conflicts",
-                   ("auto", "linear", "manhattan")),
-            Option("pdb", "auto", "pattern-database partition, per board: 4x4 663 (auto), 555, 78; "
-                   "5x5 6666 (auto; Korf & Felner 2002); 3x3 44; built once, cached on disk; none: "
-                   "Manhattan + linear conflicts", PDB_CHOICES),
-            Option("mirror", True, "with pattern databases, also look up the board's mirror image "
-                   "about the main diagonal and take the larger value"),
-            Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
-                   "processes (node counts add up; 1: one process)"),
-        ), "IDA*: additive pattern databases on 4x4/5x5, else Manhattan + linear conflicts",
-            aliases=("native",), validate="puzzlesat.native_search.sliding:validate_ida"),
-        Engine("native:bfs", "puzzlesat.native_search.sliding:run_bfs", ALL, (
-            Option("exhaust", False, "search every position reachable from the start; the stats "
-                   "get the distance histogram (layers), radius and farthest positions", flag=True),),
-               "breadth-first search over a byte per arrangement (<= 12 cells); counts by layers"),
-        Engine("native:bidir", "puzzlesat.native_search.sliding:run_bidir", ALL, (
-            Option("memory_mb", 2000, "stop with UNKNOWN before the kept layers pass this size"),),
-               "bidirectional BFS over sorted layers of packed boards (<= 16 cells)"),
-        Engine("native:iddfs", "puzzlesat.native_search.sliding:run_iddfs", ALL, (),
-               "plain iterative deepening without immediate undo, depth step 2"),
-        Engine("cpsat:time", "puzzlesat.models.sliding_cpsat:run", ALL, (*PLAN_OPTIONS, *CPSAT_OPTIONS),
-               "time-indexed planning in CP-SAT, horizon raised until SAT", aliases=("cpsat",),
-               formulation="puzzlesat.models.sliding_time:decision"),
-        Engine("sat:time", "puzzlesat.models.sliding_sat:run", ALL, (*PLAN_OPTIONS, *SAT_OPTIONS),
-               "time-indexed planning in CNF (python-sat), horizon raised until SAT", aliases=("sat",),
-               formulation="puzzlesat.models.sliding_time:decision"),
-    ),
-    extra={"commands": ["puzzlesat.compare.engines.sliding:explore", "puzzlesat.compare.engines.sliding:sliding_pdb"],
-           "generate": "puzzlesat.compare.engines.sliding:generate"},
-)
+from ..core.files import write_atomic
+from ..core.result import InputError
+from .display import err
 
 
 def _shape(text: str) -> tuple[int, int]:
@@ -74,8 +23,8 @@ def _shape(text: str) -> tuple[int, int]:
 
 def _root(text: str, rows: int, cols: int) -> list[int]:
     """The --root board: comma-separated tiles, validated like an instance's start."""
-    from puzzlesat.puzzles.core import Source
-    from puzzlesat.puzzles.sliding import from_toml
+    from ..core.inputs import Source
+    from ..puzzles.sliding import from_toml
     try:
         vals = [int(x) for x in text.replace(" ", "").split(",") if x]
     except ValueError:
@@ -92,9 +41,9 @@ def _root(text: str, rows: int, cols: int) -> list[int]:
 def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
     """Explore a sliding puzzle's whole state space by BFS (boards up to 12 cells): distance
     histogram, radius and farthest positions. Example: puzzlesat explore 3x3"""
-    from puzzlesat.native_search.sliding_bfs import BFS_MAX_CELLS
-    from puzzlesat.native_search.sliding_bfs import explore as run
-    from puzzlesat.puzzles.sliding import render_board
+    from ..native_search.sliding_bfs import BFS_MAX_CELLS
+    from ..native_search.sliding_bfs import explore as run
+    from ..puzzles.sliding import render_board
     try:
         rows, cols = _shape(board)
         if rows * cols > BFS_MAX_CELLS:
@@ -131,10 +80,9 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool) -> None:
     they are cached. Example: puzzlesat sliding-pdb --board 5x5"""
     import time
 
-    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from puzzlesat.native_search import sliding_pdb as P
+    from ..native_search import sliding_pdb as P
     try:
         rows, cols = _shape(board)
         names = P.partitions(rows, cols)
@@ -154,7 +102,7 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool) -> None:
     info: dict = {}
     t0 = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
         tasks = [bar.add_task(f"pattern database {i + 1}/{len(keys)} cells {','.join(map(str, k.cells))}",
                               total=k.entries, what="") for i, k in enumerate(keys)]
         for i, k in enumerate(keys):
@@ -182,8 +130,8 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool) -> None:
               help="write to FILE instead of stdout")
 def generate(rows, cols, seed, walk, output):
     """A random solvable sliding-tile position as TOML (same arguments, same position)."""
-    from puzzlesat.puzzles.sliding import generate as gen
-    from puzzlesat.puzzles.sliding import to_toml
+    from ..puzzles.sliding import generate as gen
+    from ..puzzles.sliding import to_toml
     text = to_toml(gen(rows, cols, seed, walk))
     if output is None:
         click.echo(text, nl=False)
