@@ -14,6 +14,7 @@ from ..core.config import parse_many, parse_pairs
 from ..core.result import InputError, Task
 from ..families.instances import load_instance
 from .display import err, escape, out
+from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds
 
 
 def _n(v) -> str:
@@ -80,8 +81,8 @@ def _shared(f):
         click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
                      help="runs per configuration (per seed)"),
         click.option("--seeds", default=None, help="comma-separated seeds for engines with a seed option"),
-        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-                     help="seconds per run; a run cut short is UNKNOWN, one past it counts as unsolved"),
+        click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT,
+                     help=TIME_LIMIT_HELP + "; a run that ends past it counts as unsolved"),
         click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
                      help="option for every configuration whose engine has it (ENGINE.KEY=VALUE: one engine)"),
         click.option("--no-precheck", is_flag=True, help="skip the instant invariant checks"),

@@ -203,7 +203,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                     raise TimeoutError
                 if res:
                     model = s.get_model()
-                    sols.append(solution(v for v in x if model[v - 1] > 0))
+                    sols.append(solution(_sat.true_in(model, x)))
                     ctx.found(sols[0])
                 status = Status.FEASIBLE if sols else Status.INFEASIBLE
             else:
@@ -224,7 +224,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                             if not res:
                                 break
                             model = s.get_model()
-                            true = [v for v in x if model[v - 1] > 0]
+                            true = _sat.true_in(model, x)
                             sols.append(solution(true))
                             ctx.found(sols[-1])
                             if len(sols) % 64 == 0:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import signal
 import sqlite3
 import subprocess
@@ -17,6 +16,7 @@ import pytest
 
 from puzzlesat.families.instances import load_instance
 from puzzlesat.compare.runner import solve
+from helpers import boards, rows, spec
 
 CONFIGS = {"native": ("native", {}), "cpsat": ("cpsat", {}), "tot": ("sat:time", {"encoding": "totalizer"})}
 
@@ -26,40 +26,10 @@ def cli(*args: str, cwd=None, timeout=600) -> subprocess.CompletedProcess:
                           timeout=timeout, cwd=cwd)
 
 
-def boards(folder: Path, n: int, seed: int = 13) -> list[Path]:
-    """n small sliding boards (2x3 and 3x3), each a random walk of 4-8 moves from the goal."""
-    rng = random.Random(seed)
-    folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    for i in range(n):
-        rows, cols = (2, 3) if i % 2 else (3, 3)
-        s, b, prev = list(range(1, rows * cols)) + [0], rows * cols - 1, None
-        for _ in range(4 + i % 5):
-            r, c = divmod(b, cols)
-            nb = [(r + dr) * cols + c + dc for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
-                  if 0 <= r + dr < rows and 0 <= c + dc < cols and (r + dr) * cols + c + dc != prev]
-            nxt = rng.choice(nb)
-            s[b], s[nxt] = s[nxt], 0
-            prev, b = b, nxt
-        p = folder / f"s{i:02d}.toml"
-        p.write_text(f'kind = "sliding"\nrows = {rows}\ncols = {cols}\nstart = {s}\n')
-        out.append(p)
-    return out
 
 
-def spec(folder: Path, text: str, name: str = "campaign.toml") -> Path:
-    p = folder / name
-    p.write_text(text)
-    return p
 
 
-def rows(db: Path) -> list[dict]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    con.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in con.execute("SELECT * FROM runs")]
-    finally:
-        con.close()
 
 
 def stored(db: Path) -> int:

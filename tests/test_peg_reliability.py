@@ -2,7 +2,6 @@
 running, a required first jump when no jump is needed, the default native engine."""
 from __future__ import annotations
 
-import json
 
 import pytest
 from click.testing import CliRunner
