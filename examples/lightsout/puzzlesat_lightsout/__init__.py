@@ -33,6 +33,7 @@ FAMILY = Family(
                 "(a press toggles a cell and its orthogonal neighbours)",
     tasks=TASKS,
     default_engines=("native", "cpsat", "sat"),
+    generate="puzzlesat_lightsout.cli:generate",
     engines=(
         Engine("native:gf2", "puzzlesat_lightsout.native:run", TASKS, aliases=("native",),
                description="Gaussian elimination over GF(2): one solution and a null-space basis, "

@@ -25,6 +25,7 @@ Published answers (OEIS, the all-on n x n board): A075464, the minimum number of
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Callable
 
@@ -158,8 +159,9 @@ def infeasible_reason(inst: LightsOut) -> str | None:
         if odd % 2:
             cells = ", ".join(f"({c // inst.cols}, {c % inst.cols})" for c in q)
             return (f"unsolvable: the start is not in the column space of the press matrix over "
-                    f"GF(2): it has {odd} lights (odd) on the quiet pattern {{{cells}}}, a press "
-                    "set that changes nothing, so every press set changes an even number of them")
+                    f"GF(2): an odd number ({odd}) of its lights lie on the quiet pattern "
+                    f"{{{cells}}}, a press set that changes nothing, so every press set toggles "
+                    "an even number of them")
     return None
 
 
@@ -281,10 +283,36 @@ def from_toml(data: dict, src: Source) -> LightsOut:
     return from_rows(name, lights)
 
 
+def generate(rows: int, cols: int, seed: int, how: str = "uniform", name: str | None = None) -> LightsOut:
+    """A random start (same arguments, same board): "uniform" lights each cell, row by row, when
+    random.Random(seed).random() < 0.5; "pressed" starts dark and presses each cell, row by row,
+    on the same draw, so the start is solvable by construction."""
+    import random
+    if how not in ("uniform", "pressed"):
+        raise ValueError(f"how: 'uniform' or 'pressed', not {how!r}")
+    rng = random.Random(seed)
+    lit: set[Cell] = set()
+    for r in range(rows):
+        for c in range(cols):
+            if rng.random() < 0.5:
+                if how == "uniform":
+                    lit.add(r * cols + c)
+                    continue
+                for rr, cc in ((r, c), (r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                    if 0 <= rr < rows and 0 <= cc < cols:
+                        lit ^= {rr * cols + cc}
+    return board(name or f"random-{rows}x{cols}-{how}-s{seed}", rows, cols, lit)
+
+
+def to_toml(inst: LightsOut) -> str:
+    """The board as an instance file (what `from_toml` reads back)."""
+    rows = ", ".join(f'"{row}"' for row in light_rows(inst))
+    return (f'kind = "{KIND}"\nname = {json.dumps(inst.name)}\nrows = {inst.rows}\n'
+            f"cols = {inst.cols}\nlights = [{rows}]\n")
+
+
 # ---- catalogue ---------------------------------------------------------------------------------
-# random starts, kept as data. Drawn once with Python's random.Random(seed): "uniform" boards light
-# each cell with probability 1/2 row by row (random() < 0.5); "pressed" boards start dark and press
-# each cell, row by row, with probability 1/2, so they are solvable by construction.
+# random starts, kept as data: generate(rows, cols, seed, how) drew them (a test checks it)
 RANDOM = {
     "random-4x7": ["1001110", "0110101", "1010011", "0011111"],                # uniform, seed 1
     "random-6x6": ["001100", "010001", "110000", "111111", "100011", "110001"],  # uniform, seed 2

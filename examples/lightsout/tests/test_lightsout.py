@@ -212,6 +212,23 @@ def test_sat_options_give_the_same_answers(opts):
         assert want is None or (out.objective, out.count) == want
 
 
+@pytest.mark.parametrize("size, centres", [(4, (5,)), (4, (5, 10)), (5, (6, 18)), (5, (0, 12, 24)),
+                                           (9, (10, 13, 16, 37, 40, 43, 64, 67, 70))])
+def test_optimum_at_the_lower_bound(size, centres):
+    """Disjoint plus shapes on boards with many solutions: the optimum is one press per plus, equal
+    to the bound ceil(lights / 5) for interior pluses; both SAT searches must reach it."""
+    inst = board("plus", size, size, ())
+    for c in centres:
+        inst = _pressed(inst, c)
+    want = len(centres)
+    for search in ("descending", "ascending"):
+        for solver in ("cadical195", "minisat22", "glucose4"):
+            out = run_in_process(inst, "sat", "optimize", search=search, solver=solver)
+            assert out.objective == want, (search, solver)
+    assert run_in_process(inst, "cpsat", "optimize").objective == want
+    assert run_in_process(inst, "native", "optimize").objective == want
+
+
 def test_xor_cutting_encoding_is_exact():
     """The CNF of XOR(lits) = parity has, over its input literals, exactly the right models."""
     for k in range(1, 8):
@@ -256,6 +273,27 @@ def test_json_round_trip_and_pictures():
         check(inst, (0, 0))
     with pytest.raises(ps.CheckError, match="still on"):
         check(inst, ())
+
+
+def test_random_catalogue_boards_are_what_generate_draws():
+    from puzzlesat_lightsout.puzzle import RANDOM, generate, to_toml
+    seeds = {"random-4x7": (1, "uniform"), "random-6x6": (2, "uniform"), "random-7x9": (3, "uniform"),
+             "random-5x5": (4, "pressed"), "random-8x8": (5, "pressed")}
+    for name, lights in RANDOM.items():
+        seed, how = seeds[name]
+        made = generate(len(lights), len(lights[0]), seed, how, name=name)
+        assert made == ps.load(f"lightsout/{name}")
+        assert ps.load(to_toml(made)) == made
+        assert how == "uniform" or infeasible_reason(made) is None
+
+
+def test_generate_command_writes_a_board():
+    from click.testing import CliRunner
+    from puzzlesat_lightsout.cli import generate
+    out = CliRunner().invoke(generate, ["-r", "3", "-c", "4", "-s", "7", "--how", "pressed"])
+    assert out.exit_code == 0, out.output
+    inst = ps.load(out.output)
+    assert (inst.rows, inst.cols) == (3, 4) and infeasible_reason(inst) is None
 
 
 def test_toml_boards_load():
