@@ -77,13 +77,15 @@ def run_cpsat(inst: LightsOut, task: Task, ctx: Context) -> Outcome:
     sol = (tuple(i for i, v in enumerate(x) if solver.value(v)),) if st in (Status.OPTIMAL, Status.FEASIBLE) else ()
     if task is Task.FEASIBLE:
         return Outcome(Status.FEASIBLE if sol else st, solutions=sol, stats=stats, params=rec)
-    if task is Task.OPTIMIZE or st is not Status.OPTIMAL:
-        if task is Task.COUNT:  # no proved optimum: nothing counted (a solution may not be minimum)
-            return Outcome(st if st is Status.INFEASIBLE else Status.UNKNOWN,
-                           count=0 if st is Status.INFEASIBLE else None, stats=stats, params=rec,
-                           reason=None if st is Status.INFEASIBLE else "time limit")
+    cut_short = "time limit" if st in (Status.FEASIBLE, Status.UNKNOWN) else None
+    if task is Task.OPTIMIZE:
         return Outcome(st, objective=len(sol[0]) if sol else None, solutions=sol, stats=stats,
-                       params=rec, reason="time limit" if st in (Status.FEASIBLE, Status.UNKNOWN) else None)
+                       params=rec, reason=cut_short)
+    if st is Status.INFEASIBLE:
+        return Outcome(st, count=0, stats=stats, params=rec)
+    if st is not Status.OPTIMAL:  # no proved optimum: nothing counted (a solution may not be minimum)
+        return Outcome(Status.UNKNOWN if cut_short else st, stats=stats, params=rec,
+                       reason=cut_short or "CP-SAT did not solve the model")
     best = len(sol[0])
     m2, x2 = cpsat_model(inst, bound=best)
     enum = {"linearization_level": params["linearization_level"], "random_seed": params["random_seed"]}
@@ -100,6 +102,8 @@ def run_cpsat(inst: LightsOut, task: Task, ctx: Context) -> Outcome:
 def xor_clauses(lits: list[int], parity: int, new_var, cut: int) -> list[list[int]]:
     """CNF for XOR(lits) == parity by the cutting encoding: pieces of at most `cut` (>= 3)
     literals chained by auxiliaries from `new_var()`, each encoded directly."""
+    if cut < 3:
+        raise ValueError(f"xor cut {cut}: pieces need at least 3 literals (two and the link)")
     lits = list(lits)
     out: list[list[int]] = []
     while len(lits) > cut:
