@@ -330,3 +330,17 @@ def test_options_are_checked_before_running():
         ps.solve(inst, "sat", xor_cut=2)
     with pytest.raises(ps.InputError, match="workers"):
         ps.solve(inst, "cpsat", workers=0)
+
+
+def test_the_plug_in_uses_only_the_public_contract():
+    """Every puzzlesat import of the package is the front door or puzzlesat.engine."""
+    import ast
+    from pathlib import Path
+    pkg = Path(__file__).resolve().parents[1] / "puzzlesat_lightsout"
+    seen = set()
+    for f in pkg.glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            seen |= {n for n in names if n.split(".")[0] == "puzzlesat"}
+    assert seen == {"puzzlesat", "puzzlesat.engine"}
