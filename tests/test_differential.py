@@ -1,7 +1,8 @@
 """Random differential test (issue 17): seeded random small instances of all four families —
 multiplier-heavy mazes and big mazes (10x11, past the old 186-edge limit) included — and of the
-Lights Out plug-in (examples/lightsout), run through `compare` over the engines; every verdict must be AGREE and equal to an oracle written here from
-the rules (SPEC.md), sharing no code with puzzlesat's engines, checkers or piece tables.
+Lights Out plug-in (examples/lightsout), run through `compare` over the engines; every verdict
+must be AGREE and equal to an oracle written here from the rules (SPEC.md), sharing no code with
+puzzlesat's engines, checkers or piece tables.
 
 The CI run is `test_random_instances_agree_with_the_oracles` (seed 17, a few dozen `compare` runs);
 `python bench/differential.py N [--seed S]` runs N instances per family with the same code.

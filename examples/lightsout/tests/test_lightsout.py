@@ -246,6 +246,39 @@ def test_xor_cutting_encoding_is_exact():
                 assert models_seen == want, (k, cut, parity)
 
 
+@pytest.mark.parametrize("n", (4, 5, 9, 11))
+def test_compiled_and_plain_python_kernel_agree(n, monkeypatch):
+    """Short walks run the kernel's Python; with SHORT = 0 the compiled kernel walks them too."""
+    inst = board(f"allon-{n}", n, n)
+    plain = run_in_process(inst, "native", "count")
+    monkeypatch.setattr(native, "SHORT", 0)
+    compiled = run_in_process(inst, "native", "count")
+    assert (plain.objective, plain.solutions) == (compiled.objective, compiled.solutions)
+    assert plain.objective == A075464[n - 1]
+
+
+def test_kernel_runs_as_plain_python_without_jit():
+    """NUMBA_DISABLE_JIT=1: the kernel is a plain function (the engine's fallback path)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("from numba.core import config; assert config.DISABLE_JIT\n"
+            "from puzzlesat_lightsout import native\n"
+            "from puzzlesat_lightsout.puzzle import board\n"
+            "import puzzlesat as ps\n"
+            "native.SHORT = 0\n"
+            "out = native.run(board('b', 9, 9), ps.Task.COUNT, ps.Context())\n"
+            "print(out.objective, out.count)\n")
+    here = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1",
+           "PYTHONPATH": here + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split() == ["25", "6"]
+
+
 def test_time_limit_is_unknown_never_optimal():
     """39 x 39 has a 32-dimensional null space (A159257): 2^32 solutions are not walked in 2 s."""
     inst = board("allon-39", 39, 39)
