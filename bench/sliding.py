@@ -78,12 +78,15 @@ def bench_korf(ids: list[int], pdb: str) -> bool:
     return ok
 
 
-def load_pdb(rows: int, cols: int, name: str) -> None:
+def load_pdb(rows: int, cols: int, name: str, dual: str = "off", fill: bool = False) -> None:
     """Build or read a partition's databases (before any timing), and print their sizes."""
-    from puzzlesat.native_search.sliding_pdb import heuristic
+    from puzzlesat.native_search import sliding_pdb as P
+    from puzzlesat.native_search.sliding_dida import tables
     info: dict = {}
     t0 = time.perf_counter()
-    h = heuristic(rows, cols, name, info=info)
+    blank = rows * cols - 1
+    parts = [P.PARTITIONS[(rows, cols)][x] for x in name.split("+")]
+    h = tables(rows, cols, parts, blank, True, dual != "off", info=info, fill=fill)
     print(f"pattern databases {rows}x{cols} {name}: {time.perf_counter() - t0:.1f} s, "
           f"{h.dbs.nbytes / 1e6:.1f} MB in memory")
     for f, i in info.items():

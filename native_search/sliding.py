@@ -43,13 +43,16 @@ def run_iddfs(inst: Sliding, task: Task, ctx: Context) -> Outcome:
 
 
 def check_pdb_option(inst: Sliding, pdb: str) -> None:
-    """InputError unless partition `pdb` exists for the instance's board ('auto'/'none' always do)."""
+    """InputError unless each partition of `pdb` ('+'-joined) exists for the instance's board
+    ('auto'/'none' always do)."""
     if pdb in ("auto", "none"):
         return
     known = partitions(inst.rows, inst.cols)
-    if pdb not in known:
-        raise InputError(f"option pdb={pdb} of engine native:ida: no such partition for "
-                         f"{inst.rows}x{inst.cols} boards (there: {', '.join(('auto', *known, 'none'))})")
+    for name in pdb.split("+"):
+        if name not in known:
+            raise InputError(f"option pdb={pdb} of engine native:ida: no such partition for "
+                             f"{inst.rows}x{inst.cols} boards: {name} (there: "
+                             f"{', '.join(('auto', *known, 'none'))})")
 
 
 def validate_ida(inst: Sliding, options: dict) -> None:
@@ -60,9 +63,11 @@ def validate_ida(inst: Sliding, options: dict) -> None:
 
 
 def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
-    """native:ida — IDA* with additive pattern databases (3x3 on request, 4x4, 5x5; goal blank in a
-    corner) or Manhattan + linear conflicts; over several processes with `processes`."""
+    """native:ida — IDA* with additive pattern databases (3x3 on request, 4x4, 5x5; any goal), with
+    dual lookups or dual search on request, or Manhattan + linear conflicts; over several processes
+    with `processes`."""
     o = ctx.options
     validate_ida(inst, o)
     return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
-                                 mirror=o["mirror"], processes=o["processes"]))
+                                 mirror=o["mirror"], processes=o["processes"], dual=o["dual"],
+                                 fill=o["dual_fill"]))
