@@ -56,10 +56,21 @@ def check_pdb_option(inst: Sliding, pdb: str) -> None:
 
 
 def validate_ida(inst: Sliding, options: dict) -> None:
-    """native:ida's options for this instance: the partition exists for the board, processes >= 1."""
+    """native:ida's options for this instance: the partition exists for the board, processes >= 1,
+    dask is '', 'local' or a tcp:// address (with the distributed package installed)."""
     check_pdb_option(inst, options["pdb"])
     if options["processes"] < 1:
         raise InputError(f"option processes={options['processes']} of engine native:ida: at least 1")
+    d = options["dask"]
+    if d and d != "local" and not d.startswith("tcp://"):
+        raise InputError(f"option dask={d} of engine native:ida: 'local' or a scheduler address "
+                         "tcp://HOST:PORT")
+    if d:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InputError("option dask of engine native:ida needs the distributed package: "
+                             "pip install 'puzzlesat[dask]'") from None
 
 
 def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
@@ -68,6 +79,21 @@ def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     with `processes`."""
     o = ctx.options
     validate_ida(inst, o)
-    return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
-                                 mirror=o["mirror"], processes=o["processes"], dual=o["dual"],
-                                 fill=o["dual_fill"]))
+    if not o["dask"]:
+        return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
+                                     mirror=o["mirror"], processes=o["processes"], dual=o["dual"],
+                                     fill=o["dual_fill"]))
+    from puzzlesat.compare.campaign.sliding_split import DaskSplit, open_client
+    client, cluster = open_client(o["dask"], o["processes"])
+    try:
+        dual = "lookup" if task is Task.COUNT and o["dual"] == "search" else o["dual"]
+        spec = {"instance": inst, "heuristic": o["heuristic"], "pdb": o["pdb"], "mirror": o["mirror"],
+                "dual": dual, "fill": o["dual_fill"]}
+        split = DaskSplit(client, spec, 0, o["split_nodes"])
+        return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
+                                     mirror=o["mirror"], dual=o["dual"], fill=o["dual_fill"],
+                                     split=split))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

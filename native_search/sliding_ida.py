@@ -478,6 +478,10 @@ def _die_with_parent() -> None:
 
 # ---------------------------------------------------------------- the driver
 
+class SplitLost(Exception):
+    """An iteration split into cluster jobs could not be finished (jobs lost with their workers)."""
+
+
 def _blank_parity(inst: Sliding) -> int:
     a, b = inst.start.index(0), inst.goal.index(0)
     return (abs(a // inst.cols - b // inst.cols) + abs(a % inst.cols - b % inst.cols)) % 2
@@ -485,7 +489,8 @@ def _blank_parity(inst: Sliding) -> int:
 
 def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None = None,
            pdb: str = "auto", max_depth: int = 250, mirror: bool = True, processes: int = 1,
-           split_depth: int = 0, dual: str = "off", fill: bool = False) -> tuple[Status, list, dict, str | None]:
+           split_depth: int = 0, dual: str = "off", fill: bool = False,
+           split=None) -> tuple[Status, list, dict, str | None]:
     """Iterative deepening (IDA* with a heuristic, IDDFS with 'none') to the optimum.
 
     Unsolvable starts are INFEASIBLE from the parity invariant (a depth-first search would never
@@ -493,7 +498,8 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
     database build or inside an iteration). With `processes` > 1 every iteration is split into
     subtrees at `split_depth` (0: chosen from the board size) searched by forked workers.
     `dual` (pattern databases only): 'lookup' adds the dual state's value, 'search' is DIDA*;
-    a count runs 'search' as 'lookup' (jumps would miss or repeat solutions).
+    a count runs 'search' as 'lookup' (jumps would miss or repeat solutions). `split` (e.g.
+    compare.campaign.sliding_split.DaskSplit) runs the iterations it `wants` as cluster jobs.
     """
     reason = infeasible_reason(inst)
     if reason is not None:
@@ -515,6 +521,8 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
     bound = parity if pr.mode == H_NONE else h0 + ((h0 - parity) & 1)
     if split_depth <= 0:
         split_depth = max(2, min(12, inst.cells // 2))
+    if split is not None and split.depth <= 0:
+        split.depth = split_depth
     nodes = 0
     iters: list[int] = []
     t0 = time.perf_counter()
@@ -526,12 +534,20 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
 
     def finish(status, sols, reason=None):
         secs = time.perf_counter() - t0
+        if split is not None:
+            stats["split"] = dict(split.stats)
         stats.update({"nodes": nodes, "iterations": iters, "search_seconds": round(secs, 4),
                       "nodes_per_second": int(nodes / secs) if secs > 0 else None})
         return status, [pr.original(s) for s in sols], stats, reason
 
     while bound <= max_depth:
-        if processes > 1 and bound > split_depth:
+        if split is not None and split.wants(bound, iters[-1] if iters else 0):
+            try:
+                sols, k_nodes, nxt, expired = split(pr, bound, not count, deadline)
+            except SplitLost as e:
+                stats["lower_bound"] = bound
+                return finish(Status.UNKNOWN, [], f"{e} (the optimum is at least {bound})")
+        elif processes > 1 and bound > split_depth:
             sols, k_nodes, nxt, expired = _iteration_parallel(pr, bound, not count, processes, deadline,
                                                               split_depth)
         else:

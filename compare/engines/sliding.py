@@ -56,7 +56,13 @@ FAMILY = Family(
                    "object's place in its pattern (databases as large as the partition's, stronger) "
                    "instead of the pattern losing a tile"),
             Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
-                   "processes (node counts add up; 1: one process)"),
+                   "processes (node counts add up; 1: one process); with dask=local, the number "
+                   "of Dask workers"),
+            Option("dask", "", "run the expensive IDA* iterations' subtrees as jobs on a Dask "
+                   "cluster: 'local' (a LocalCluster of `processes` workers on 127.0.0.1) or a "
+                   "scheduler address tcp://HOST:PORT; a job lost with its worker is re-run"),
+            Option("split_nodes", 1_000_000, "with dask: an iteration goes to the cluster once "
+                   "the previous one generated at least this many nodes"),
         ), "IDA*: additive pattern databases on 4x4/5x5, else Manhattan + linear conflicts",
             aliases=("native",), validate="puzzlesat.native_search.sliding:validate_ida"),
         Engine("native:bfs", "puzzlesat.native_search.sliding:run_bfs", ALL, (

@@ -1,0 +1,138 @@
+"""IDA* iterations of `native:ida` split into jobs on a Dask cluster (`-o dask=local|tcp://...`).
+
+Korf's work split (the fork pool of `native_search.sliding_ida` does the same on one machine): an
+iteration's tree is cut at a shallow depth (`sliding_ida.frontier`), and each subtree below the cut
+is one Dask task searched to the iteration's bound by a worker (`subtree_job`), which builds the
+same `sliding_ida.Problem` once per worker process (pattern databases from that machine's cache,
+built there on first use). Iterations are split only once the previous one generated at least
+`split_nodes` nodes (the first ones are cheap; the last, most expensive ones run on the cluster).
+
+- Results: every task returns its solutions (path from the root), nodes and the smallest f above
+  the bound; the iteration's node total is their sum plus the nodes above the cut, its next bound
+  the smallest over all; optimize stops at the first solution (the others are cancelled), so its
+  node total varies with the order in which workers finish, as in any parallel IDA*; count
+  waits for every task (the same tree, the same count and node total as one process).
+- Lost workers: a task whose worker dies is re-run by the scheduler on another worker (its
+  `allowed-failures`, default 3); past that this driver submits it again, up to `RESUBMIT` times,
+  before the iteration is given up (UNKNOWN, with the last completed bound as lower bound).
+- Time: each task gets the seconds left at submission and stops at its own clock (no clock is
+  shared between machines); an expired task makes the iteration UNKNOWN (the optimum is then at
+  least its bound).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+RESUBMIT = 3
+_PROBLEMS: dict[tuple, Any] = {}  # per worker process: the Problem of a job spec
+
+
+def _problem(spec: dict):
+    """The worker's Problem for `spec` (instance and heuristic options), built once per process."""
+    from puzzlesat.native_search.sliding_ida import problem
+    inst = spec["instance"]
+    memo = (inst.rows, inst.cols, tuple(inst.start), tuple(inst.goal), spec["heuristic"], spec["pdb"],
+            spec["mirror"], spec["dual"], spec["fill"])
+    if memo not in _PROBLEMS:
+        _PROBLEMS[memo] = problem(inst, spec["heuristic"], spec["pdb"], spec["mirror"], dual=spec["dual"],
+                                  fill=spec["fill"])
+    return _PROBLEMS[memo]
+
+
+def subtree_job(spec: dict, board: tuple, prev: int, path: tuple, bound: int, find_first: bool,
+                seconds: float) -> dict:
+    """One subtree of an IDA* iteration: its solutions (the path from the root, kernel labels),
+    nodes, the smallest f above `bound` (from the root) and whether `seconds` ran out first."""
+    from puzzlesat.native_search.sliding_ida import NO_BOUND
+    pr = _problem(spec)
+    deadline = time.monotonic() + max(seconds, 0.0)
+    sols, nodes, nxt, expired = pr.run(board, bound - len(path), find_first, prev, deadline)
+    return {"solutions": [tuple(path) + tuple(s) for s in sols], "nodes": nodes,
+            "next": nxt + len(path) if nxt < NO_BOUND else NO_BOUND, "expired": expired}
+
+
+class DaskSplit:
+    """Splits IDA* iterations into Dask tasks on `client` (see the module docstring)."""
+
+    def __init__(self, client, spec: dict, depth: int, split_nodes: int = 1_000_000,
+                 task: Callable = subtree_job):
+        self.client = client
+        self.spec = spec
+        self.depth = depth
+        self.split_nodes = split_nodes
+        self.task = task
+        self.stats = {"split_iterations": 0, "jobs": 0, "resubmitted": 0}
+
+    def wants(self, bound: int, last_nodes: int) -> bool:
+        """Whether the iteration with `bound` goes to the cluster."""
+        return bound > self.depth and last_nodes >= self.split_nodes
+
+    def __call__(self, pr, bound: int, find_first: bool, deadline: float):
+        """One iteration on the cluster: (solutions, nodes, next bound, expired)."""
+        from distributed import as_completed
+        from distributed.scheduler import KilledWorker
+
+        from puzzlesat.native_search.sliding_ida import NO_BOUND, SplitLost, frontier
+        jobs, nodes, nxt = frontier(pr, bound, self.depth)
+        self.stats["split_iterations"] += 1
+        self.stats["jobs"] += len(jobs)
+        sols: list = []
+        expired = False
+        tries: dict = {}
+
+        def submit(i: int):
+            board, prev, path = jobs[i]
+            left = deadline - time.monotonic() if deadline < float("inf") else 1e9
+            f = self.client.submit(self.task, self.spec, board, prev, path, bound, find_first, left,
+                                   pure=False)
+            owner[f.key] = i
+            return f
+
+        owner: dict = {}
+        pending = [submit(i) for i in range(len(jobs))]
+        ac = as_completed(pending, loop=self.client.loop)
+        try:
+            for f in ac:
+                i = owner.pop(f.key)
+                try:
+                    res = f.result()
+                except KilledWorker:
+                    tries[i] = tries.get(i, 0) + 1
+                    if tries[i] > RESUBMIT:
+                        raise SplitLost(f"a subtree job of the iteration with bound {bound} was "
+                                        f"lost with its workers {tries[i]} times") from None
+                    self.stats["resubmitted"] += 1
+                    g = submit(i)
+                    pending.append(g)
+                    ac.add(g)
+                    continue
+                f.release()
+                sols.extend(res["solutions"])
+                nodes += res["nodes"]
+                nxt = min(nxt, res["next"])
+                expired |= res["expired"]
+                if (sols and find_first) or expired:
+                    break
+        finally:
+            for f in pending:
+                if f.key in owner:
+                    f.cancel()
+        return sols, nodes, nxt if nxt < NO_BOUND else NO_BOUND, expired
+
+
+def open_client(address: str, workers: int):
+    """(client, cluster): a LocalCluster of `workers` single-threaded worker processes on 127.0.0.1
+    for address 'local', else a client of the scheduler at `address` (cluster None)."""
+    from distributed import Client, LocalCluster
+
+    from puzzlesat.puzzles.core import InputError
+    if address == "local":
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None)
+        return Client(cluster, set_as_default=False), cluster
+    try:
+        return Client(address, timeout=10, set_as_default=False), None
+    except (OSError, TimeoutError, ValueError) as e:
+        raise InputError(f"option dask={address} of engine native:ida: the scheduler does not answer "
+                         f"({type(e).__name__}: {' '.join(str(e).split())[:160]})") from None
