@@ -43,7 +43,7 @@ def test_dask_split_counts_like_one_process(client, name):
     inst = catalogue()[name]()
     one = solve(FAM, inst, "native", "count", options=OPTS, isolate=False)
     fork = solve(FAM, inst, "native", "count", options={**OPTS, "processes": 2}, isolate=False)
-    split = S.DaskSplit(client, _spec(inst), 0, split_nodes=5000)
+    split = S.DaskSplit(client, _spec(inst), 0, split_nodes=3000)
     st, sols, stats, _ = I.deepen(inst, "auto", True, pdb="none", split=split)
     assert one.status is fork.status is st is Status.OPTIMAL
     assert sorted(one.solutions) == sorted(fork.solutions) == sorted(sols)
