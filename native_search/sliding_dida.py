@@ -37,15 +37,14 @@ from numba import njit, objmode
 from .sliding_tables import pc16
 
 CHECK_EVERY = (1 << 20) - 1
+ZERO_LOOKUP = -2  # (while assembling) the lookup of an empty pattern
 DUAL_OFF, DUAL_LOOKUP, DUAL_SEARCH = 0, 1, 2
 DUAL_NAMES = {"off": DUAL_OFF, "lookup": DUAL_LOOKUP, "search": DUAL_SEARCH}
 
 
 @njit(cache=True)
 def _lookup(pos, li, n, dbs, lk_obj, lk_len, lk_map, lk_off, pc):
-    """Value of lookup li (-1: an empty pattern, 0) for the objects' cells in `pos`."""
-    if li < 0:
-        return 0
+    """Value of lookup li for the objects' cells in `pos` (an empty pattern reads a zero byte)."""
     used = 0
     r = 0
     for i in range(lk_len[li]):
@@ -110,19 +109,22 @@ def _emit(D, n, seg, mvb, mvc, out, row):
 def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters, n, nbr, nnbr, dbs,
         lk_obj, lk_len, lk_map, lk_off, pc, npat, patof, fl, fillobj):
     """All paths of exactly `bound` moves from X0 (cell -> object, blank object beta0) to the
-    identity whose nodes have f = g + h <= bound; h over the groups' sums (and the dual's with
-    dual >= 1; dual == 2 jumps to the dual where it is larger). Never undoes the previous move
-    (nor moves the blank to prev_blank first). `fillobj` (-1: none) is the object that takes the
-    blank object's place in its pattern (`tables(fill=True)`). Returns the solutions found (the first out.shape[0]
-    written as cell pairs, see `_emit`); counters[0] += nodes generated, counters[1] = the smallest
-    f above bound, counters[2] = 1 when the wall clock passed `deadline` first."""
+    identity whose nodes have f = g + h <= bound (f rounded up to the parity of bound: every path
+    from a node to the goal has the parity of the blank's distance to its goal cell); h over the
+    groups' sums (and the dual's with dual >= 1; dual == 2 jumps to the dual where it is larger).
+    Never undoes the previous move (nor moves the blank to prev_blank first). `fillobj` (-1: none)
+    is the object that takes the blank object's place in its pattern (`tables(fill=True)`).
+    Returns the solutions found (the first out.shape[0] written as cell pairs, see `_emit`);
+    counters[0] += nodes generated, counters[1] = the smallest f above bound, counters[2] = 1
+    when the wall clock passed `deadline` first."""
     ng = npat.shape[0]
     npm = max(1, npat.max())
-    PP = np.empty((2, n), np.int64)
+    W = ng * npm
+    X = np.empty(n, np.int64)  # cell -> object of the side searched
+    Y = np.empty(n, np.int64)  # its inverse
     for c in range(n):
-        PP[0, c] = X0[c]
-        PP[1, X0[c]] = c
-    ori = np.zeros(bound + 1, np.int64)
+        X[c] = X0[c]
+        Y[X0[c]] = c
     betas = np.zeros(bound + 1, np.int64)
     bl = np.zeros(bound + 1, np.int64)
     prevc = np.zeros(bound + 1, np.int64)
@@ -132,23 +134,36 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
     mvb = np.zeros(bound + 1, np.int64)
     mvc = np.zeros(bound + 1, np.int64)
     mvt = np.zeros(bound + 1, np.int64)
-    hv = np.zeros((bound + 1, 2, ng), np.int64)
-    pv = np.zeros((bound + 1, 2, ng, npm), np.int64)
+    h0s = np.zeros((bound + 1, ng), np.int64)  # group sums, searched side
+    h1s = np.zeros((bound + 1, ng), np.int64)  # group sums, dual side
+    p0s = np.zeros((bound + 1, W), np.int64)   # pattern values g * npm + p, searched side
+    p1s = np.zeros((bound + 1, W), np.int64)
     ns0 = np.zeros(ng, np.int64)
     ns1 = np.zeros(ng, np.int64)
     nv0 = np.zeros(ng, np.int64)
-    tmp = np.zeros((ng, npm), np.int64)
+    np0 = np.zeros(ng, np.int64)
+    tmp = np.zeros(W, np.int64)
+    pv = np.zeros((ng, npm), np.int64)
+    hs = np.zeros(ng, np.int64)
     m0 = 0
     for c in range(n):
         if X0[c] != c:
             m0 += 1
     mis[0] = m0
     betas[0] = beta0
-    bl[0] = PP[1, beta0]
+    bl[0] = Y[beta0]
     prevc[0] = prev_blank
-    _side(PP[1], beta0, n, dbs, lk_obj, lk_len, lk_map, lk_off, pc, npat, fl, pv[0, 0], hv[0, 0])
+    _side(Y, beta0, n, dbs, lk_obj, lk_len, lk_map, lk_off, pc, npat, fl, pv, hs)
+    for g in range(ng):
+        h0s[0, g] = hs[g]
+        for p in range(npm):
+            p0s[0, g * npm + p] = pv[g, p]
     if dual > 0:
-        _side(PP[0], bl[0], n, dbs, lk_obj, lk_len, lk_map, lk_off, pc, npat, fl, pv[0, 1], hv[0, 1])
+        _side(X, bl[0], n, dbs, lk_obj, lk_len, lk_map, lk_off, pc, npat, fl, pv, hs)
+        for g in range(ng):
+            h1s[0, g] = hs[g]
+            for p in range(npm):
+                p1s[0, g * npm + p] = pv[g, p]
     nodes = 0
     found = 0
     next_bound = 1 << 30
@@ -160,25 +175,25 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
         b = bl[d]
         k = nxt[d]
         if k >= nnbr[b] or d == bound:
-            if d > 0:  # undo the move that led here
-                o = ori[d - 1]
+            if d > 0:  # undo the move that led here (and the jump, if any)
+                if seg[d] != seg[d - 1]:
+                    X, Y = Y, X
                 pb = mvb[d - 1]
                 pcl = mvc[d - 1]
                 t = mvt[d - 1]
                 be = betas[d - 1]
-                PP[o, pb] = be
-                PP[o, pcl] = t
-                PP[1 - o, t] = pcl
-                PP[1 - o, be] = pb
+                X[pb] = be
+                X[pcl] = t
+                Y[t] = pcl
+                Y[be] = pb
             d -= 1
             continue
         nxt[d] = k + 1
         c = nbr[b, k]
         if c == prevc[d]:
             continue
-        o = ori[d]
         beta = betas[d]
-        t = PP[o, c]
+        t = X[c]
         nodes += 1
         if (nodes & CHECK_EVERY) == 0:
             with objmode(now="float64"):
@@ -188,22 +203,22 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
                 counters[1] = next_bound
                 counters[2] = 1
                 return found
-        # regular side: object t moves from c to b, the blank object stays
+        # searched side: object t moves from c to b, the blank object stays
         hr = 0
-        PP[1 - o, t] = b
+        Y[t] = b
+        tp = beta if t == fillobj else t  # whose pattern t's move changes
         for g in range(ng):
-            p = patof[g, t]
-            if t == fillobj:
-                p = patof[g, beta]
-            s = hv[d, 0, g]
+            p = patof[g, tp]
+            np0[g] = p
+            s = h0s[d, g]
             if p >= 0:
-                v = _lookup(PP[1 - o], fl[g, beta, p], n, dbs, lk_obj, lk_len, lk_map, lk_off, pc)
+                v = _lookup(Y, fl[g, beta, p], n, dbs, lk_obj, lk_len, lk_map, lk_off, pc)
                 nv0[g] = v
-                s += v - pv[d, 0, g, p]
+                s += v - p0s[d, g * npm + p]
             ns0[g] = s
             if s > hr:
                 hr = s
-        PP[1 - o, t] = c
+        Y[t] = c
         f = d + 1 + hr
         f += (f - bound) & 1  # the remaining distance has the parity of bound - d - 1
         if f > bound:
@@ -214,22 +229,25 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
         if dual > 0:
             # dual side: dual objects b and c move (to dual cells t and beta); its blank object
             # goes from b to c, so any pattern whose lookup depends on it is looked up again
-            PP[o, b] = t
-            PP[o, c] = beta
+            X[b] = t
+            X[c] = beta
             for g in range(ng):
                 s = 0
+                pbg = patof[g, b]
+                pcg = patof[g, c]
                 for p in range(npat[g]):
-                    if p == patof[g, b] or p == patof[g, c] or fl[g, b, p] != fl[g, c, p]:
-                        v = _lookup(PP[o], fl[g, c, p], n, dbs, lk_obj, lk_len, lk_map, lk_off, pc)
+                    i = g * npm + p
+                    if p == pbg or p == pcg or fl[g, b, p] != fl[g, c, p]:
+                        v = _lookup(X, fl[g, c, p], n, dbs, lk_obj, lk_len, lk_map, lk_off, pc)
                     else:
-                        v = pv[d, 1, g, p]
-                    tmp[g, p] = v
+                        v = p1s[d, i]
+                    tmp[i] = v
                     s += v
                 ns1[g] = s
                 if s > hd:
                     hd = s
-            PP[o, b] = beta
-            PP[o, c] = t
+            X[b] = beta
+            X[c] = t
             f = d + 1 + hd
             f += (f - bound) & 1
             if f > bound:
@@ -246,47 +264,42 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
             m2 += 1
         if beta != c:
             m2 += 1
-        PP[o, b] = t
-        PP[o, c] = beta
-        PP[1 - o, t] = b
-        PP[1 - o, beta] = c
+        X[b] = t
+        X[c] = beta
+        Y[t] = b
+        Y[beta] = c
         mvb[d] = b
         mvc[d] = c
         mvt[d] = t
         e = d + 1
         mis[e] = m2
         nxt[e] = 0
-        jump = dual == 2 and hd > hr
-        # side values of the child: regular (s0) and dual (s1)
-        for g in range(ng):
-            p = patof[g, t]
-            if t == fillobj:
-                p = patof[g, beta]
-            for q in range(npat[g]):
-                v0 = pv[d, 0, g, q]
-                if q == p:
-                    v0 = nv0[g]
-                v1 = tmp[g, q] if dual > 0 else 0
-                if jump:
-                    pv[e, 0, g, q] = v1
-                    pv[e, 1, g, q] = v0
-                else:
-                    pv[e, 0, g, q] = v0
-                    pv[e, 1, g, q] = v1
-            if jump:
-                hv[e, 0, g] = ns1[g]
-                hv[e, 1, g] = ns0[g]
-            else:
-                hv[e, 0, g] = ns0[g]
-                hv[e, 1, g] = ns1[g] if dual > 0 else 0
-        if jump:
-            ori[e] = 1 - o
+        if dual == 2 and hd > hr:  # go on from the dual state: the sides swap
+            for i in range(W):
+                p1s[e, i] = p0s[d, i]
+                p0s[e, i] = tmp[i]
+            for g in range(ng):
+                if np0[g] >= 0:
+                    p1s[e, g * npm + np0[g]] = nv0[g]
+                h0s[e, g] = ns1[g]
+                h1s[e, g] = ns0[g]
+            X, Y = Y, X
             betas[e] = c
             bl[e] = beta
             prevc[e] = -1  # no move of the dual undoes the jump (the blank object changed)
             seg[e] = seg[d] + 1
         else:
-            ori[e] = o
+            for i in range(W):
+                p0s[e, i] = p0s[d, i]
+            for g in range(ng):
+                if np0[g] >= 0:
+                    p0s[e, g * npm + np0[g]] = nv0[g]
+                h0s[e, g] = ns0[g]
+            if dual > 0:
+                for i in range(W):
+                    p1s[e, i] = tmp[i]
+                for g in range(ng):
+                    h1s[e, g] = ns1[g]
             betas[e] = beta
             bl[e] = c
             prevc[e] = b
@@ -360,6 +373,7 @@ def tables(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: boo
                 if fill and len(q) < len(cells):  # the frame's blank object takes the place
                     q = tuple(sorted(q + (blank,)))
                 if not q:
+                    fl[gi, beta, pi] = ZERO_LOOKUP
                     continue
                 key, g = P.key_of(rows, cols, q, bq)
                 inv = [0] * n
@@ -390,7 +404,9 @@ def tables(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: boo
         total += db.size
         arrays.append(db)
     kmax = max(len(r[1]) for r in rows_)
-    L = len(rows_)
+    L = len(rows_) + 1  # and the empty pattern's lookup, last: a zero byte after the databases
+    fl[fl == ZERO_LOOKUP] = L - 1
+    fl[fl < 0] = L - 1  # (blank objects the search never has without dual)
     lk_obj = np.zeros((L, kmax), np.int64)
     lk_len = np.zeros(L, np.int64)
     lk_map = np.zeros((L, n), np.int64)
@@ -400,12 +416,10 @@ def tables(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: boo
         lk_len[i] = len(objs)
         lk_map[i] = cmap
         lk_off[i] = offs[key]
-    if len(arrays) == 1:
-        dbs = arrays[0]
-    else:
-        dbs = np.concatenate(arrays)
-        for key in keys:  # the loaded copies become views of the one array (memory once)
-            P._LOADED[key] = dbs[offs[key]:offs[key] + P._LOADED[key].size]
+    lk_off[L - 1] = total
+    dbs = np.concatenate(arrays + [np.zeros(1, np.uint8)])
+    for key in keys:  # the loaded copies become views of the one array (memory once)
+        P._LOADED[key] = dbs[offs[key]:offs[key] + P._LOADED[key].size]
     del arrays
     t = Tables(dbs, lk_obj, lk_len, lk_map, lk_off,
                np.array([len(pats) for _, pats in groups], np.int64), patof, fl, tuple(keys), ng,
