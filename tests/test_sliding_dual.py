@@ -130,13 +130,25 @@ def test_dual_search_on_fifteen_puzzles(cache):
     assert nodes["lookup"] < nodes["off"]
 
 
-def test_heuristic_at_most_the_optimum_on_korfs_100(cache):
-    """h of every start of Korf's 100 (5-5-5, mirror, dual lookups) is at most its
-    published optimum."""
-    for i in range(1, 101):
-        inst = catalogue()[f"korf-{i:03d}"]()
-        pr = I.problem(inst, "auto", "555", True, dual="lookup")
-        assert pr.h0() <= inst.optimal
+def test_heuristic_at_most_the_optimum_on_the_catalogue(cache):
+    """h of every 3x3 and 4x4 catalogue start with a known optimum (4-4 / 5-5-5, mirror, dual
+    lookups; with the filled variant too on 3x3) is at most that optimum."""
+    for name, make in catalogue().items():
+        inst = make()
+        if inst.optimal is None or inst.rows * inst.cols not in (9, 16):
+            continue
+        for fill in ((False, True) if inst.rows == 3 else (False,)):
+            pr = I.problem(inst, "auto", "44" if inst.rows == 3 else "555", True, dual="lookup", fill=fill)
+            assert pr.h0() <= inst.optimal, name
+
+
+@pytest.mark.slow
+def test_heuristic_at_most_the_optimum_on_korf_felner_24():
+    """With the 6-6-6-6 databases (built once, minutes) and dual lookups, h of each of Korf &
+    Felner's 50 starts is at most its published optimum."""
+    for i in range(1, 51):
+        inst = catalogue()[f"kf24-{i:02d}"]()
+        assert I.problem(inst, "auto", "6666", True, dual="lookup").h0() <= inst.optimal
 
 
 def test_max_over_partitions(cache, monkeypatch):
