@@ -111,7 +111,8 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
     """All paths of exactly `bound` moves from X0 (cell -> object, blank object beta0) to the
     identity whose nodes have f = g + h <= bound (f rounded up to the parity of bound: every path
     from a node to the goal has the parity of the blank's distance to its goal cell); h over the
-    groups' sums (and the dual's with dual >= 1; dual == 2 jumps to the dual where it is larger).
+    groups' sums (and the dual's with dual >= 1, with pathmax and BPMX, Felner et al. 2005, as the
+    dual makes h inconsistent; dual == 2 jumps to the dual where it is larger).
     Never undoes the previous move (nor moves the blank to prev_blank first). `fillobj` (-1: none)
     is the object that takes the blank object's place in its pattern (`tables(fill=True)`).
     Returns the solutions found (the first out.shape[0] written as cell pairs, see `_emit`);
@@ -143,6 +144,7 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
     nv0 = np.zeros(ng, np.int64)
     np0 = np.zeros(ng, np.int64)
     tmp = np.zeros(W, np.int64)
+    hcur = np.zeros(bound + 1, np.int64)  # a node's h, raised by pathmax and BPMX (dual only)
     pv = np.zeros((ng, npm), np.int64)
     hs = np.zeros(ng, np.int64)
     m0 = 0
@@ -158,9 +160,14 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
         h0s[0, g] = hs[g]
         for p in range(npm):
             p0s[0, g * npm + p] = pv[g, p]
+    for g in range(ng):
+        if h0s[0, g] > hcur[0]:
+            hcur[0] = h0s[0, g]
     if dual > 0:
         _side(X, bl[0], n, dbs, lk_obj, lk_len, lk_map, lk_off, pc, npat, fl, pv, hs)
         for g in range(ng):
+            if hs[g] > hcur[0]:
+                hcur[0] = hs[g]
             h1s[0, g] = hs[g]
             for p in range(npm):
                 p1s[0, g * npm + p] = pv[g, p]
@@ -219,11 +226,22 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
             if s > hr:
                 hr = s
         Y[t] = c
-        f = d + 1 + hr
+        hc = hr
+        if dual > 0 and hcur[d] - 1 > hc:  # pathmax: a child is at most one move closer
+            hc = hcur[d] - 1
+        f = d + 1 + hc
         f += (f - bound) & 1  # the remaining distance has the parity of bound - d - 1
         if f > bound:
             if f < next_bound:
                 next_bound = f
+            if dual > 0 and hc - 1 > hcur[d]:  # BPMX: the parent is at most one move closer
+                hcur[d] = hc - 1
+                fp = d + hcur[d]
+                fp += (fp - bound) & 1
+                if fp > bound:  # the parent's other children need not be generated
+                    nxt[d] = 4
+                    if fp < next_bound:
+                        next_bound = fp
             continue
         hd = 0
         if dual > 0:
@@ -248,11 +266,21 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
                     hd = s
             X[b] = beta
             X[c] = t
-            f = d + 1 + hd
+            if hd > hc:
+                hc = hd
+            f = d + 1 + hc
             f += (f - bound) & 1
             if f > bound:
                 if f < next_bound:
                     next_bound = f
+                if hc - 1 > hcur[d]:  # BPMX, as above
+                    hcur[d] = hc - 1
+                    fp = d + hcur[d]
+                    fp += (fp - bound) & 1
+                    if fp > bound:
+                        nxt[d] = 4
+                        if fp < next_bound:
+                            next_bound = fp
                 continue
         # apply the move
         m2 = mis[d]
@@ -274,6 +302,7 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
         e = d + 1
         mis[e] = m2
         nxt[e] = 0
+        hcur[e] = hc
         if dual == 2 and hd > hr:  # go on from the dual state: the sides swap
             for i in range(W):
                 p1s[e, i] = p0s[d, i]
