@@ -105,3 +105,18 @@ def test_dask_engine_option(client):
     assert r.stats["split"]["jobs"] > 0
     with pytest.raises(InputError, match="'local' or a scheduler address"):
         solve(FAM, inst, "native", "optimize", options={"dask": "here"}, isolate=False)
+
+
+def test_dual_lookup_split_counts_like_one_process(client):
+    """With dual lookups (5-5-5), one process, two forked processes and the Dask split count the
+    same optimal solutions (node totals differ a little: pathmax and BPMX act only below the cut)."""
+    inst = catalogue()["15-easy-36"]()
+    opts = {"pdb": "555", "dual": "lookup"}
+    one = solve(FAM, inst, "native", "count", options=opts, isolate=False)
+    fork = solve(FAM, inst, "native", "count", options={**opts, "processes": 2}, isolate=False)
+    spec = {**_spec(inst, "lookup"), "pdb": "555"}
+    st, sols, stats, _ = I.deepen(inst, "auto", True, pdb="555", dual="lookup",
+                                  split=S.DaskSplit(client, spec, 0, 100))
+    assert one.status is fork.status is st is Status.OPTIMAL
+    assert sorted(one.solutions) == sorted(fork.solutions) == sorted(sols)
+    assert one.count == 12 and stats["split"]["jobs"] > 0
