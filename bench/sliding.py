@@ -8,6 +8,9 @@ Run: python bench/sliding.py [--korf all|N|a-b|i,j,k] [--pdb 663|555|78|none]
                              (how many of the 50 finish within the limit, 1 process)
      python bench/sliding.py --only korf-avg --pdb 663      (average nodes over Korf's 100)
      python bench/sliding.py --only explore                 (2x6, 6x2, 4x3, 3x4: time and memory)
+     python bench/sliding.py --only unsolved24 --c24u 1, --workers 2 --kf24-limit 3600
+                             (a 24-puzzle with no published optimum: the bound one hour proves)
+     add --dual lookup|search [--dual-fill] [--no-mirror] to any IDA* part
 Every native and model answer goes through the family's checker (compare.runner.solve) and is
 compared with the published optimal length; any mismatch is printed as MISMATCH and fails the run.
 The peer `slidingpuzzle` (PyPI) pins numpy==1.23.5, so install it beside the venv without its
@@ -241,6 +244,28 @@ def bench_kf24_screen(ids: list[int], screen: float, limit: float, factor: float
     return ok
 
 
+def bench_unsolved(ids: list[int], workers: int, limit: float, opts: dict | None = None) -> bool:
+    """Clausecker's random 24-puzzles left unsolved (no optimum published): IDA* split into Dask
+    jobs over a LocalCluster of `workers` workers for `limit` seconds; every completed iteration
+    proves a lower bound (`lower_bound`: the bound of the iteration cut short)."""
+    fam = family("sliding")
+    cat = catalogue()
+    opts = {**(opts or {}), "dask": "local", "processes": workers}
+    print(f"\n## Clausecker's unsolved random 24-puzzles, options {opts}, limit {limit:.0f} s")
+    ok = True
+    for i in ids:
+        inst = cat[f"c24u-{i:02d}"]()
+        r = solve(fam, inst, "native:ida", "optimize", options=opts, time_limit=limit)
+        bad = r.status.value == "OPTIMAL" and r.checked != 1
+        ok &= not bad
+        its = r.stats.get("iterations", [])
+        print(f"c24u-{i:02d}: {r.status.value} {r.objective if r.objective is not None else ''} h0 "
+              f"{r.stats.get('h0')} lower bound {r.stats.get('lower_bound', '-')}; nodes {r.stats.get('nodes', 0):,d} "
+              f"in {len(its)} iterations {its}; split {r.stats.get('split')}; {r.seconds:.0f} s wall, "
+              f"{_cpu(r):.0f} CPU s in the driver" + ("  MISMATCH" if bad else "") + f" ({r.reason})", flush=True)
+    return ok
+
+
 def bench_explore() -> bool:
     """Whole state spaces of 12-cell boards, each in its own process: seconds and peak memory."""
     import os
@@ -362,7 +387,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--korf", default="all", help="all, N (first N), a-b, or i,j,k")
     ap.add_argument("--pdb", default="663", help="4x4 partition(s): 663, 555, 78, none, or joined by '+'")
-    ap.add_argument("--only", choices=["kf24", "kf24-screen", "korf-avg", "explore"], default=None,
+    ap.add_argument("--only", choices=["kf24", "kf24-screen", "korf-avg", "explore", "unsolved24"], default=None,
                     help="run only this part")
     ap.add_argument("--kf24", default="25,40", help="Korf & Felner 24-puzzle ids: all, N (the first N), "
                     "a-b or i,j,k (one id: 'i,')")
@@ -377,7 +402,9 @@ def main() -> int:
                     help="native:ida's dual option (korf, korf-avg, kf24, kf24-screen)")
     ap.add_argument("--dual-fill", action="store_true", help="native:ida's dual_fill option")
     ap.add_argument("--no-mirror", action="store_true", help="native:ida's mirror=false")
-    ap.add_argument("--pdb24", default="6666", help="kf24: the 5x5 partition(s)")
+    ap.add_argument("--pdb24", default="6666", help="kf24, unsolved24: the 5x5 partition(s)")
+    ap.add_argument("--c24u", default="1,", help="unsolved24: ids of Clausecker's unsolved 24-puzzles (1-14)")
+    ap.add_argument("--workers", type=int, default=2, help="unsolved24: Dask workers (LocalCluster)")
     ap.add_argument("--model-limit", type=float, default=120.0)
     ap.add_argument("--skip-models", action="store_true")
     ap.add_argument("--skip-peer", action="store_true")
@@ -392,6 +419,9 @@ def main() -> int:
         ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
         return 0 if bench_kf24_screen(ids, a.screen, a.kf24_limit, a.rerun_factor, a.slack,
                                       {**engine_options(a), "pdb": a.pdb24}) else 1
+    if a.only == "unsolved24":
+        return 0 if bench_unsolved(korf_ids(a.c24u), a.workers, a.kf24_limit,
+                                   {**engine_options(a), "pdb": a.pdb24}) else 1
     if a.only == "korf-avg":
         return 0 if bench_korf_average(a.pdb, engine_options(a)) else 1
     if a.only == "explore":
