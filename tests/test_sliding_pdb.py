@@ -268,3 +268,17 @@ def test_all_square_symmetries_are_distinct():
         assert syms[0] == list(range(rows * cols))
         for g in syms:
             assert sorted(g) == list(range(rows * cols))
+
+
+def test_published_node_counts_of_korf_felner_24():
+    """The per-instance counts copied into the instance data: Korf & Felner's sum over the 50 as
+    published (18,044,623,983,548), the best count never above theirs nor Doebbelin et al.'s
+    6-6-6-6; and Clausecker's 14 unsolved 24-puzzles are in the catalogue, all solvable."""
+    from puzzlesat.puzzles.sliding import clausecker_unsolved24
+    recs = korf_felner24()
+    assert sum(r["published_nodes"]["korf_felner_2002"] for r in recs) == 18_044_623_983_548
+    for r in recs:
+        pn = r["published_nodes"]
+        assert pn["best"] <= min(pn["korf_felner_2002"], pn["dsr_6666"]) and pn["best_source"]
+    assert len(clausecker_unsolved24()) == 14
+    assert all(solvable(catalogue()[f"c24u-{i:02d}"]()) for i in range(1, 15))
