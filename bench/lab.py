@@ -16,8 +16,8 @@ import argparse
 import shutil
 import sys
 
-from puzzlesat.compare.config import parse_many
-from puzzlesat.compare.instances import load_instance
+from puzzlesat.core.config import parse_many
+from puzzlesat.families.instances import load_instance
 from puzzlesat.compare.lab import lab_instance
 
 ENCODINGS = ("seqcounter", "totalizer", "mtotalizer", "kmtotalizer", "sortnetwrk", "cardnetwrk")

@@ -20,7 +20,7 @@ import resource
 import sys
 import time
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search.peg_problems import minimum, minimum_proved, problems
 from puzzlesat.puzzles.peg import board, catalogue, hole_label

@@ -32,7 +32,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
+from ..core.procs import find_program, preexec_for_child
+from ..core.result import Context, InputError, Outcome, Status, Task
 
 from .formulation import Cnf, Formulation, to_cnf
 
@@ -145,38 +146,13 @@ def parse_output(text: str) -> tuple[str, list[int]]:
     return status, lits
 
 
-def check_command_syntax(cmd: str, engine: str = "ext:dimacs") -> list[str]:
-    """`cmd` split into argv (pure: looks at nothing on the machine); InputError when it is empty
-    or not valid shell quoting."""
-    try:
-        argv = shlex.split(cmd)
-    except ValueError as e:
-        raise InputError(f"option cmd={cmd!r} of engine {engine}: {e}") from None
-    if not argv:
-        raise InputError(f"option cmd of engine {engine}: empty command")
-    return argv
-
-
 def check_command(cmd: str, engine: str = "ext:dimacs") -> None:
     """InputError unless `cmd`'s program exists on PATH (or as a path) and is executable."""
-    prog = check_command_syntax(cmd, engine)[0]
-    if os.sep in prog:
-        if not os.path.isfile(prog):
-            raise InputError(f"option cmd of engine {engine}: '{prog}' does not exist")
-        if not os.access(prog, os.X_OK):
-            raise InputError(f"option cmd of engine {engine}: '{prog}' is not executable")
-    elif shutil.which(prog) is None:
-        raise InputError(f"option cmd of engine {engine}: '{prog}' not found on PATH "
-                         "(install a DIMACS solver, e.g. apt-get install cadical)")
-
-
-def _die_with_parent() -> None:  # the external solver must not outlive a killed worker
     try:
-        import ctypes
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-    os.setsid()
+        find_program(cmd, f"option cmd of engine {engine}")
+    except InputError as e:
+        raise InputError(e.message + (" (install a DIMACS solver, e.g. apt-get install cadical)"
+                                      if "PATH" in e.message else "")) from None
 
 
 def run_external(cmd: str, cnf_path: str, timeout: float | None) -> tuple[str, list[int], dict]:
@@ -196,7 +172,7 @@ def run_external(cmd: str, cnf_path: str, timeout: float | None) -> tuple[str, l
     t0 = time.perf_counter()
     try:
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=_die_with_parent)
+                             preexec_fn=preexec_for_child)
     except OSError as e:
         raise ValueError(f"cannot run '{argv[0]}': {e.strerror or e}") from None
     try:
@@ -251,7 +227,7 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         if rem is not None and rem <= 0:
             return UNKNOWN, None, d
         status, lits, info = run_external(cmd, path, rem)
-        stats["model_size"] = f"{cnf.pool.top} vars, {len(cnf.clauses)} clauses"
+        stats.update(vars=cnf.pool.top, clauses=len(cnf.clauses))
         stats["decisions"].append({"bound": d.bound_text, "result": status, **info})
         ctx.progress(bound=d.bound_text, result=status)
         if status != SAT:

@@ -21,7 +21,7 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import CNF, IDPool
 from pysat.solvers import NoSuchSolverError, Solver, SolverNames
 
-from puzzlesat.puzzles.core import Context, InputError
+from ..core.result import Context, InputError
 
 ENCODINGS: dict[str, int] = {
     name: getattr(EncType, name)
@@ -220,7 +220,7 @@ def add_stats(into: dict[str, Any], s: Solver, cnf_vars: int, cnf_clauses: int) 
     """Record the model size of the latest call and add its conflicts and decisions to the totals
     (`conflicts`, `sat_decisions`) over every call."""
     new = stats(s, cnf_vars, cnf_clauses)
-    into["model_size"] = new["model_size"]
+    into["vars"], into["clauses"] = new["vars"], new["clauses"]
     for k, key in (("conflicts", "conflicts"), ("decisions", "sat_decisions")):
         if k in new:
             into[key] = into.get(key, 0) + new[k]
@@ -229,7 +229,7 @@ def add_stats(into: dict[str, Any], s: Solver, cnf_vars: int, cnf_clauses: int) 
 
 def stats(s: Solver, cnf_vars: int, cnf_clauses: int) -> dict[str, Any]:
     """Model size and solver figures for reports."""
-    out: dict[str, Any] = {"model_size": f"{cnf_vars} vars, {cnf_clauses} clauses"}
+    out: dict[str, Any] = {"vars": cnf_vars, "clauses": cnf_clauses}
     try:
         acc = s.accum_stats() or {}
         out.update({k: acc[k] for k in ("conflicts", "decisions") if k in acc})

@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 from ortools.sat.python import cp_model
 
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.maze import Maze, Walk
+from ..core.result import Context, InputError, Outcome, Status, Task
+from ..puzzles.maze import Maze, Walk
 
 from . import _cpsat
 
@@ -156,7 +156,7 @@ def block_loop(model: cp_model.CpModel, proj: list, ctx: Context):
             ctx.progress(solutions=len(projs))
             continue
         status = Status.OPTIMAL if st is Status.INFEASIBLE else Status.UNKNOWN
-        return status, projs, {"solve_calls": calls, "model_size": _cpsat.model_size(model),
+        return status, projs, {"solve_calls": calls, **_cpsat.model_size(model),
                                "params": {"cpsat": p}}
 
 
@@ -196,7 +196,7 @@ def run(build: Callable, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcom
     if why is not None:
         return Outcome(Status.UNKNOWN, stats=stats, reason=why)
     mod = build(m, **kw)
-    stats["model_size"] = _cpsat.model_size(mod.model)
+    stats.update(_cpsat.model_size(mod.model))
     stats["groups"] = {g: s["constraints"] for g, s in mod.cp.stats()["groups"].items()}
     if task in (Task.OPTIMIZE, Task.COUNT):
         mod.model.maximize(mod.objective)
@@ -248,8 +248,8 @@ def decision(f, objective_key, decode: Callable, m: Maze, bound: int | None):
     maze models: a maximisation, so `bound` is a lower bound on the score (group "score bound");
     no bound: every walk. The fields for a sequence of minimising calls are unused (the maze
     family has no external-solver engine)."""
-    from puzzlesat.models._ext import Decision
-    from puzzlesat.models.formulation import Linear
+    from ._ext import Decision
+    from .formulation import Linear
     fp = free_part(m)
     why = fp.too_big()
     if why is not None:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from puzzlesat.puzzles.core import Context, Outcome, Task
-from puzzlesat.puzzles.maze import Maze, Walk
+from ..core.result import Context, Outcome, Task
+from ..puzzles.maze import Maze, Walk
 
 from .formulation import AtMostOne, Clause, ExactlyOne, Formulation, Linear, to_cpsat
 from .maze_common import decision, free_part, limited, run

@@ -18,8 +18,8 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.peg import PegInstance, moves, start_lower_bound
 
 from . import _cpsat
 from .formulation import to_cpsat
@@ -65,7 +65,7 @@ def search_params(opts: dict) -> dict[str, Any]:
     """The decision calls' CP-SAT parameters for these engine options (pinned, recorded):
     _cpsat.params plus `search_branching` (AUTOMATIC_SEARCH, or FIXED_SEARCH for search=fixed)
     and `cp_model_presolve`."""
-    from puzzlesat.puzzles.core import InputError
+    from ..core.result import InputError
     search = opts.get("search", "auto")
     if search not in SEARCHES:
         raise InputError(f"option search={search!r}: expected one of {', '.join(SEARCHES)}")
@@ -90,7 +90,7 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
     opts = ctx.options
     pm = build(inst, builder, **opts)
     p = search_params(opts)
-    stats: dict[str, Any] = {"model_size": _cpsat.model_size(pm.model), "params": {"cpsat": p}}
+    stats: dict[str, Any] = {**_cpsat.model_size(pm.model), "params": {"cpsat": p}}
     if pm.tm.horizon == 0:
         ok = inst.solved_at_start
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,

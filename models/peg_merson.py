@@ -34,8 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from puzzlesat.puzzles.core import Context, Outcome, Task
-from puzzlesat.puzzles.peg import Board, Hole, PegInstance
+from ..core.result import Context, Outcome, Task
+from ..puzzles.peg import Board, Hole, PegInstance
 
 from .formulation import AtMost, Clause
 from .peg_time import Key, TimeModel, build as build_time
@@ -203,7 +203,7 @@ def _builder(options: dict):
 
 def validate(inst: PegInstance, options: dict) -> None:
     """Refuse (InputError) a region size below 1, and a SAT encoding that cannot state at-most-K."""
-    from puzzlesat.puzzles.core import InputError
+    from ..core.result import InputError
     if int(options["max_region"]) < 1:
         raise InputError(f"option max_region={options['max_region']}: must be at least 1")
     if "encoding" in options:

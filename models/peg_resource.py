@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from puzzlesat.puzzles.core import Context, Outcome, Task
-from puzzlesat.puzzles.peg import PegInstance
+from ..core.result import Context, Outcome, Task
+from ..puzzles.peg import PegInstance
 
 from .formulation import AtMost, Clause
 from .peg_time import Key, TimeModel, build as build_time

@@ -12,8 +12,8 @@ from typing import Any
 
 from pysat.formula import IDPool
 
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
+from ..core.result import Context, InputError, Outcome, Status, Task
+from ..puzzles.peg import PegInstance, moves, start_lower_bound
 
 from ._ext import Decision
 

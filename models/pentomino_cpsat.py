@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from puzzlesat.models import _cpsat
-from puzzlesat.models._tiling import X, cube_placements, formulation, scan_key
-from puzzlesat.models.formulation import to_cpsat
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
-from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
+from . import _cpsat
+from ._tiling import X, cube_placements, formulation, scan_key
+from .formulation import to_cpsat
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from ..puzzles.pentomino_breaking import symmetry_plan
 
 
 def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed"):
@@ -71,7 +71,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     if task is Task.FEASIBLE:
         p = _cpsat.params(o, **_extra(search))
         st, solver = _cpsat.solve(m, p, ctx)
-        stats = {"model_size": _cpsat.model_size(m), "branches": solver.num_branches,
+        stats = {**_cpsat.model_size(m), "branches": solver.num_branches,
                  "conflicts": solver.num_conflicts, "params": {"cpsat": p}}
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             sol = solution(i for i, v in enumerate(x) if solver.value(v))
@@ -80,7 +80,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         return Outcome(st, stats=stats)
     cubes = cube_placements(inst, brk) if o["cubes"] == "piece" else [None]
     st, sols = Status.OPTIMAL, []
-    stats = {"duplicates": 0, "model_size": _cpsat.model_size(m), "branches": 0, "conflicts": 0}
+    stats = {"duplicates": 0, **_cpsat.model_size(m), "branches": 0, "conflicts": 0}
     for q in cubes:
         m.clear_assumptions()
         if q is not None:

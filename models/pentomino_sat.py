@@ -30,12 +30,12 @@ from __future__ import annotations
 
 from pysat.engines import Propagator
 
-from puzzlesat.models import _sat
-from puzzlesat.models._tiling import X, cube_placements, formulation, scan_key
-from puzzlesat.models.formulation import to_cnf
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
-from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
+from . import _sat
+from ._tiling import X, cube_placements, formulation, scan_key
+from .formulation import to_cnf
+from ..core.result import Context, InputError, Outcome, Status, Task
+from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from ..puzzles.pentomino_breaking import symmetry_plan
 
 SEARCHES = ("auto", "first-cell", "solver")
 DECIDER_SOLVERS = ("cadical195",)  # the python-sat solvers with IPASIR-UP (connect_propagator)

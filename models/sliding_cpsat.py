@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.sliding import Sliding
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.sliding import Sliding
 
 from .formulation import to_cpsat
 from .sliding_time import TimeModel, build, horizons, trivial
@@ -50,7 +50,7 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
         tried.append((T, {Status.OPTIMAL: True, Status.FEASIBLE: True, Status.INFEASIBLE: False}.get(st),
                       round(time.perf_counter() - t1, 3)))
         ctx.progress(horizon=T, result=str(st))
-        stats = {"model_size": _cpsat.model_size(model), "horizons": tried,
+        stats = {**_cpsat.model_size(model), "horizons": tried,
                  "branches": solver.num_branches, "conflicts": solver.num_conflicts, "params": {"cpsat": p}}
         if st is Status.INFEASIBLE:
             continue

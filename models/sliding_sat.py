@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.sliding import Sliding
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.sliding import Sliding
 
 from .formulation import to_cnf
 from .sliding_time import build, horizons, trivial

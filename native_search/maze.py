@@ -40,8 +40,8 @@ from typing import Iterator
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.maze import Maze, Walk
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.maze import Maze, Walk
 
 WORD = 62          # used-edge set: bits per int64 word (kept positive for plain-Python runs)
 TT_WORDS = 3       # memory yardstick: the table never holds more than 2^tt_bits x 3 words of keys

@@ -42,10 +42,9 @@ from typing import Callable, Iterator
 import numba
 import numpy as np
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import (Solution, Sym, Tiling, canonical, placements,
-                                         symmetries, transform)
-from puzzlesat.puzzles.pentomino_breaking import PlanNode, placement_orbits, symmetry_plan
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.pentomino import Solution, Sym, Tiling, canonical, placements, symmetries, transform
+from ..puzzles.pentomino_breaking import PlanNode, placement_orbits, symmetry_plan
 
 SCANS = ("short", "long")
 BRANCHINGS = ("auto", "first-cell", "fewest")

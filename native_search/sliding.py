@@ -6,8 +6,8 @@ from ctx.options (the registry fills every default) and turns results into Outco
 """
 from __future__ import annotations
 
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.sliding import Sliding
+from ..core.result import Context, InputError, Outcome, Status, Task
+from ..puzzles.sliding import Sliding
 
 from .sliding_bfs import bfs, bidir
 from .sliding_ida import deepen
@@ -83,7 +83,7 @@ def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
         return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
                                      mirror=o["mirror"], processes=o["processes"], dual=o["dual"],
                                      fill=o["dual_fill"]))
-    from puzzlesat.compare.campaign.sliding_split import DaskSplit, open_client
+    from .sliding_dask import DaskSplit, open_client
     client, cluster = open_client(o["dask"], o["processes"])
     try:
         dual = "lookup" if task is Task.COUNT and o["dual"] == "search" else o["dual"]

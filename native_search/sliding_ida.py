@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, objmode
 
-from puzzlesat.puzzles.core import Context, Status
-from puzzlesat.puzzles.sliding import Sliding, infeasible_reason
+from ..core.result import Context, Status
+from ..core.procs import die_with_parent
+from ..puzzles.sliding import Sliding, infeasible_reason
 
 from .sliding_dida import DUAL_LOOKUP, DUAL_NAMES, DUAL_OFF, DUAL_SEARCH, dfs, heuristic2, replay
 from .sliding_dida import tables as dida_tables
@@ -413,7 +414,7 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
             code = 0
             try:
                 os.close(r)
-                _die_with_parent()
+                die_with_parent()
                 with os.fdopen(w, "wb") as out:
                     while True:
                         with counter.get_lock():
@@ -466,16 +467,6 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
     return sols, nodes, nxt, expired
 
 
-def _die_with_parent() -> None:
-    """Linux: this process gets SIGKILL when its parent dies (no stray worker)."""
-    try:
-        import ctypes
-        import signal
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 # ---------------------------------------------------------------- the driver
 
 class SplitLost(Exception):
@@ -499,7 +490,7 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
     subtrees at `split_depth` (0: chosen from the board size) searched by forked workers.
     `dual` (pattern databases only): 'lookup' adds the dual state's value, 'search' is DIDA*;
     a count runs 'search' as 'lookup' (jumps would miss or repeat solutions). `split` (e.g.
-    compare.campaign.sliding_split.DaskSplit) runs the iterations it `wants` as cluster jobs.
+    sliding_dask.DaskSplit) runs the iterations it `wants` as cluster jobs.
     """
     reason = infeasible_reason(inst)
     if reason is not None:

@@ -19,7 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from .core import CheckError, InputError, Instance, Source, int_list, require
+from ..core.result import CheckError, InputError
+from ..core.inputs import Instance, Source, int_list, require, json_ints
 
 # ---- vocabulary -------------------------------------------------------------------------------
 Hole = int                       # 0..n-1, numbered as the board lists its coordinates
@@ -121,7 +122,6 @@ class PegInstance(Instance):
         return done and self.first_jump is None
 
     def _repr_svg_(self) -> str:
-        from .draw import svg
         return svg(self)
 
 
@@ -166,6 +166,26 @@ def moves(solution: Sequence[Jump]) -> int:
 
 def solution_json(inst: PegInstance, solution: Solution) -> dict:
     return {"jumps": [list(j) for j in solution], "moves": moves(solution)}
+
+
+def solution_from_json(inst: PegInstance, data: dict) -> Solution:
+    """The jump sequence of `{"jumps": [[from, over, to], ...]}`; CheckError when malformed."""
+    jumps = data.get("jumps")
+    if not isinstance(jumps, list):
+        raise CheckError('peg solution JSON needs "jumps": [[from, over, to], ...]')
+    out = []
+    for i, j in enumerate(jumps):
+        t = json_ints(j, f"jump {i}")
+        if len(t) != 3:
+            raise CheckError(f"jump {i}: expected [from, over, to], got {j!r}")
+        out.append(t)
+    return tuple(out)
+
+
+def svg(inst, solution=None) -> str:
+    """The instance (and a checked solution) drawn as an SVG document (puzzles/draw/peg.py)."""
+    from .draw.peg import draw
+    return draw(inst, solution)
 
 
 def solution_key(inst: PegInstance, solution: Solution, up_to_symmetry: bool = False) -> Hashable:

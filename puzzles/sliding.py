@@ -19,7 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from .core import CheckError, InputError, Instance, Source, int_list, require
+from ..core.result import CheckError, InputError
+from ..core.inputs import Instance, Source, int_list, require, json_ints
 
 Cell = int                 # a board cell, row-major index r*cols + c
 Tile = int                 # 1..rows*cols-1; 0 is the blank
@@ -49,7 +50,6 @@ class Sliding(Instance):
         return self.rows * self.cols
 
     def _repr_svg_(self) -> str:
-        from .draw import svg
         return svg(self)
 
 
@@ -145,6 +145,19 @@ def check(inst: Sliding, solution) -> int:
 def solution_json(inst: Sliding, solution) -> dict:
     """{"moves": [tiles moved in order], "length": n}."""
     return {"moves": [int(t) for t in solution], "length": len(solution)}
+
+
+def solution_from_json(inst: Sliding, data: dict) -> tuple[int, ...]:
+    """The tiles moved, in order, of `{"moves": [tile, ...]}`; CheckError when malformed."""
+    if not isinstance(data.get("moves"), list):
+        raise CheckError('sliding solution JSON needs "moves": [tile, tile, ...]')
+    return json_ints(data["moves"], "moves")
+
+
+def svg(inst, solution=None) -> str:
+    """The instance (and a checked solution) drawn as an SVG document (puzzles/draw/sliding.py)."""
+    from .draw.sliding import draw
+    return draw(inst, solution)
 
 
 def solution_key(inst: Sliding, solution, up_to_symmetry: bool = False):

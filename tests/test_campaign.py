@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from puzzlesat.compare.instances import load_instance
+from puzzlesat.families.instances import load_instance
 from puzzlesat.compare.runner import solve
 
 CONFIGS = {"native": ("native", {}), "cpsat": ("cpsat", {}), "tot": ("sat:time", {"encoding": "totalizer"})}

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import maze as N
 from puzzlesat.puzzles import maze as M
-from puzzlesat.puzzles.core import Status, Task
+from puzzlesat.core.result import Status, Task
 
 ROOT = Path(__file__).resolve().parents[1]
 MAZE = family("maze")
@@ -276,7 +276,7 @@ def test_cpsat_scores_past_int64_are_unknown_with_the_reason(m, engine):
     for task in (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE):
         r = solve(MAZE, m, engine, task, isolate=False, time_limit=30)
         assert r.status is Status.UNKNOWN and "int64" in r.reason, (r.status, r.reason)
-        assert "model_size" not in r.stats
+        assert "vars" not in r.stats and "constraints" not in r.stats  # no model was built
 
 
 def test_compare_with_scores_past_int64_is_incomplete_not_disagree():
@@ -444,7 +444,7 @@ def test_models_are_formulations_for_stats_and_export(config, group):
     """Named groups summing to the model's totals; a decision model at the optimum 36 of sample1
     is solved and its decoded walk scores at least 36; above it, infeasible."""
     from puzzlesat import model
-    from puzzlesat.compare.config import parse
+    from puzzlesat.core.config import parse
     from puzzlesat.compare.export import model_stats
     m = M.catalogue()["sample1"]()
     s = model_stats(MAZE, m, parse(config))
@@ -458,7 +458,7 @@ def test_models_are_formulations_for_stats_and_export(config, group):
         r = model(m, config, bound=36).solve()
         assert r.status is Status.FEASIBLE and M.check(m, r.solutions[0]) >= 36
         assert model(m, config, bound=37).solve().status is Status.INFEASIBLE
-    from puzzlesat.puzzles.core import InputError
+    from puzzlesat.core.result import InputError
     with pytest.raises(InputError, match="int64"):
         model_stats(MAZE, _maze(2, 2, "*100000 *100000 *100000 *100000", 0, 3), parse(config))
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from puzzlesat.compare.instances import load_instance
-from puzzlesat.compare.registry import family
+from puzzlesat.families.instances import load_instance
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.puzzles import peg
-from puzzlesat.puzzles.core import CheckError, Status
+from puzzlesat.core.result import CheckError, Status
 
 DATA = Path(__file__).parent / "data"
 PEG = family("peg")
@@ -202,7 +202,7 @@ def test_engines_agree_with_brute_force(inst):
 
 # ---- plain-Python kernels ----------------------------------------------------------------------
 def test_native_kernel_runs_without_jit():
-    code = ("from puzzlesat.compare.instances import load_instance; from puzzlesat.compare.runner import solve;"
+    code = ("from puzzlesat.families.instances import load_instance; from puzzlesat.compare.runner import solve;"
             "f,i=load_instance('peg/hoppers-first06'); r=solve(f,i,'native','count',isolate=False);"
             "print(r.status.value, r.objective, r.count)")
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import peg_bfs
-from puzzlesat.puzzles.core import Context, Status, Task
+from puzzlesat.core.result import Context, Status, Task
 from puzzlesat.puzzles.peg import PegInstance, catalogue, check, infeasible_reason
 
 CAT = catalogue()

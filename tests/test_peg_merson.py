@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.models import peg_merson, peg_ordered
 from puzzlesat.models.formulation import to_cnf
 from puzzlesat.puzzles import peg
-from puzzlesat.puzzles.core import InputError, Status
+from puzzlesat.core.result import InputError, Status
 from puzzlesat.puzzles.peg import PegInstance, board, catalogue, check
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -8,13 +8,14 @@ from collections import deque
 import pytest
 from click.testing import CliRunner
 
-from puzzlesat.compare.cli import cli
-from puzzlesat.compare.registry import family
+from puzzlesat.cli import cli
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import peg_bfs
-from puzzlesat.native_search.peg_problems import minimum, orbit_pairs, problem_instance, problems
+from puzzlesat.compare.campaign.peg_problems import problems  # table (native) and bfs (runner)
+from puzzlesat.native_search.peg_problems import minimum, orbit_pairs, problem_instance
 from puzzlesat.native_search.peg_table import least_over_all, solve_table
-from puzzlesat.puzzles.core import InputError, Status
+from puzzlesat.core.result import InputError, Status
 from puzzlesat.puzzles.peg import board, catalogue, check, hole_label, infeasible_reason, parse_hole
 
 A127500 = {4: 5, 5: 9, 6: 9, 7: 12, 8: 13, 9: 16, 10: 18}  # OEIS A127500 (G. Bell)

@@ -8,11 +8,11 @@ import pytest
 from click.testing import CliRunner
 from pysat.solvers import Solver
 
-from puzzlesat.compare.cli import cli
-from puzzlesat.compare.registry import family
+from puzzlesat.cli import cli
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.models import peg_sat
-from puzzlesat.puzzles.core import CheckError, InputError, Status
+from puzzlesat.core.result import CheckError, InputError, Status
 from puzzlesat.puzzles.peg import PegInstance, catalogue, check, infeasible_reason
 
 PEG = family("peg")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.models import peg_resource
-from puzzlesat.puzzles.core import Status
+from puzzlesat.core.result import Status
 from puzzlesat.puzzles.peg import PegInstance, board, catalogue
 
 PEG = family("peg")

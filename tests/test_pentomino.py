@@ -10,13 +10,14 @@ import textwrap
 
 import pytest
 
-from puzzlesat.compare.instances import load_instance
-from puzzlesat.compare.registry import family
+from puzzlesat.families.instances import load_instance
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search.pentomino import tilings
 from puzzlesat.puzzles import pentomino as P
 from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
-from puzzlesat.puzzles.core import CheckError, InputError, Source
+from puzzlesat.core.result import CheckError, InputError
+from puzzlesat.core.inputs import Source
 
 SPEC_COUNTS = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20": (8, 2),
                "8x8-centre": (520, 65)}
@@ -413,7 +414,7 @@ def test_bad_input_raises_input_error(tmp_path, body, match):
 
 
 def test_bad_input_exits_2_from_the_cli(tmp_path):
-    pytest.importorskip("puzzlesat.compare.cli")
+    pytest.importorskip("puzzlesat.cli")
     f = tmp_path / "bad.toml"
     f.write_text('kind = "pentomino"\nboard = "....."\npieces = "IL"\n')
     out = subprocess.run([sys.executable, "-m", "puzzlesat", "solve", str(f), "--engine",

@@ -12,12 +12,13 @@ import textwrap
 import numpy as np
 import pytest
 
-from puzzlesat.compare.instances import load_instance
-from puzzlesat.compare.registry import family
+from puzzlesat.families.instances import load_instance
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search.pentomino import tilings, tilings_parallel
 from puzzlesat.puzzles import pentomino as P
-from puzzlesat.puzzles.core import InputError, Source
+from puzzlesat.core.result import InputError
+from puzzlesat.core.inputs import Source
 
 FAM = family("pentomino")
 # Published unique counts (Polyform Puzzler, D. Goodger; 3x4x5 also Bouwkamp 1981; Soma: 240
@@ -363,7 +364,7 @@ def test_one_sided_unique_counts_use_reflections_that_swap_chiral_partners():
 def _lying_engine(inst_, task, ctx):
     """Streams the 12 tilings of 2x3x10 up to symmetry, then the first one mirrored (a repeat up
     to symmetry) or with two placements' names swapped (a broken tiling), per ctx.options."""
-    from puzzlesat.puzzles.core import Outcome, Status
+    from puzzlesat.core.result import Outcome, Status
     sols = list(tilings(inst_, up_to_symmetry=True))
     for s in sols:
         ctx.found(s)
@@ -378,8 +379,8 @@ def _lying_engine(inst_, task, ctx):
 
 @pytest.mark.parametrize("lie,reason", [("repeat", "repeat earlier"), ("broken", "fails the checker")])
 def test_streamed_count_rejects_repeats_and_broken_tilings(lie, reason):
-    from puzzlesat.compare.registry import Engine, Option
-    from puzzlesat.puzzles.core import Task
+    from puzzlesat.core.family import Engine, Option
+    from puzzlesat.core.result import Task
     eng = Engine("lying", f"{__name__}:_lying_engine", (Task.COUNT,),
                  (Option("up_to_symmetry", False, identity=True), Option("lie", "repeat")))
     r = solve(FAM, inst("2x3x10"), eng, "count", options={"up_to_symmetry": True, "lie": lie},

@@ -12,13 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzlesat.compare.instances import load_instance
-from puzzlesat.compare.registry import family
+from puzzlesat.families.instances import load_instance
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.puzzles.core import CheckError, InputError, Status
-from puzzlesat.puzzles.sliding import (EASY15, Sliding, catalogue, check, default_goal, describe,
-                                       infeasible_reason, korf100, manhattan, parse_inline, render,
-                                       solution_json, solvable)
+from puzzlesat.core.result import CheckError, InputError, Status
+from puzzlesat.puzzles.sliding import (EASY15, Sliding, catalogue, check, default_goal, describe, infeasible_reason, korf100, manhattan, parse_inline, render, solution_json, solvable)
 
 FAM = family("sliding")
 HARDEST = (8, 6, 7, 2, 5, 4, 3, 0, 1)
@@ -171,7 +169,7 @@ def test_bfs_finds_both_antipodes():
 def test_explore_command():
     from click.testing import CliRunner
 
-    from puzzlesat.compare.engines.sliding import explore
+    from puzzlesat.cli.sliding import explore
     res = CliRunner().invoke(explore, ["2x3", "--json"])
     assert res.exit_code == 0
     d = json.loads(res.output)
@@ -183,7 +181,7 @@ def test_explore_command():
         assert res.exit_code == 2, args
         assert res.output.count("\n") == 1 and res.output.startswith("error: ") and words in res.output, args
         assert "Traceback" not in res.output
-    assert FAM.extra["commands"][0] == "puzzlesat.compare.engines.sliding:explore"
+    assert FAM.commands[0] == "puzzlesat.cli.sliding:explore"
 
 
 def test_bfs_proves_unsolvable_by_exhaustion():
@@ -389,7 +387,7 @@ def test_pdb_on_other_4x4_goals(seed):
 def test_generate_round_trips_and_is_solvable(tmp_path):
     from click.testing import CliRunner
 
-    from puzzlesat.compare.engines.sliding import generate as gen_cmd
+    from puzzlesat.cli.sliding import generate as gen_cmd
     from puzzlesat.puzzles.sliding import generate, to_toml
     for r, c in ((2, 2), (3, 3), (2, 5), (4, 4)):
         for seed in range(5):

@@ -9,14 +9,14 @@ from collections import deque
 import numpy as np
 import pytest
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import sliding_dida as D
 from puzzlesat.native_search import sliding_ida as I
 from puzzlesat.native_search import sliding_pdb as P
 from puzzlesat.native_search.sliding_tables import pc16
 from puzzlesat.native_search.sliding_tables import tables as board_tables
-from puzzlesat.puzzles.core import Status
+from puzzlesat.core.result import Status
 from puzzlesat.puzzles.sliding import Sliding, catalogue
 
 FAM = family("sliding")

@@ -13,14 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import sliding_dida as D
 from puzzlesat.native_search import sliding_ida as I
 from puzzlesat.native_search import sliding_pdb as P
-from puzzlesat.puzzles.core import Context, InputError, Status
-from puzzlesat.puzzles.sliding import (KF24_GOAL, catalogue, korf_felner24,
-                                       manhattan, solvable)
+from puzzlesat.core.result import Context, InputError, Status
+from puzzlesat.puzzles.sliding import KF24_GOAL, catalogue, korf_felner24, manhattan, solvable
 
 FAM = family("sliding")
 ROOT = Path(__file__).resolve().parents[1]

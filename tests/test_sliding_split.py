@@ -10,11 +10,11 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from puzzlesat.compare.campaign import sliding_split as S  # noqa: E402
-from puzzlesat.compare.registry import family  # noqa: E402
+from puzzlesat.native_search import sliding_dask as S  # noqa: E402
+from puzzlesat.families.registry import family  # noqa: E402
 from puzzlesat.compare.runner import solve  # noqa: E402
 from puzzlesat.native_search import sliding_ida as I  # noqa: E402
-from puzzlesat.puzzles.core import Status  # noqa: E402
+from puzzlesat.core.result import Status  # noqa: E402
 from puzzlesat.puzzles.sliding import catalogue  # noqa: E402
 
 FAM = family("sliding")
@@ -97,7 +97,7 @@ def test_a_job_lost_with_its_worker_is_rerun(client, tmp_path):
 def test_dask_engine_option(client):
     """-o dask=local runs the split through the engine (its own LocalCluster); a bad address is
     refused before anything runs."""
-    from puzzlesat.puzzles.core import InputError
+    from puzzlesat.core.result import InputError
     inst = catalogue()["15-easy-26"]()
     r = solve(FAM, inst, "native", "count", isolate=False,
               options={**OPTS, "dask": "local", "processes": 2, "split_nodes": 0})

@@ -12,12 +12,11 @@ import pytest
 
 from puzzlesat.compare.campaign.report import merge_parts
 from puzzlesat.compare.campaign.spec import load_spec
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search.pentomino import (orbit_piece, tilings, tilings_parallel,
-                                               use_orbits)
+from puzzlesat.native_search.pentomino import orbit_piece, tilings, tilings_parallel, use_orbits
 from puzzlesat.puzzles import pentomino as P
-from puzzlesat.puzzles.core import InputError
+from puzzlesat.core.result import InputError
 
 from test_pentomino_3d import PUBLISHED, _random_instances, oracle_count
 

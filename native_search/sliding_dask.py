@@ -1,5 +1,8 @@
 """IDA* iterations of `native:ida` split into jobs on a Dask cluster (`-o dask=local|tcp://...`).
 
+(It lives beside the search it drives: the engine runs in this layer, which may not import the
+campaign layer; it needs only `distributed`.)
+
 Korf's work split (the fork pool of `native_search.sliding_ida` does the same on one machine): an
 iteration's tree is cut at a shallow depth (`sliding_ida.frontier`), and each subtree below the cut
 is one Dask task searched to the iteration's bound by a worker (`subtree_job`), which builds the
@@ -30,7 +33,7 @@ _PROBLEMS: dict[tuple, Any] = {}  # per worker process: the Problem of a job spe
 
 def _problem(spec: dict):
     """The worker's Problem for `spec` (instance and heuristic options), built once per process."""
-    from puzzlesat.native_search.sliding_ida import problem
+    from .sliding_ida import problem
     inst = spec["instance"]
     memo = (inst.rows, inst.cols, tuple(inst.start), tuple(inst.goal), spec["heuristic"], spec["pdb"],
             spec["mirror"], spec["dual"], spec["fill"])
@@ -44,7 +47,7 @@ def subtree_job(spec: dict, board: tuple, prev: int, path: tuple, bound: int, fi
                 seconds: float) -> dict:
     """One subtree of an IDA* iteration: its solutions (the path from the root, kernel labels),
     nodes, the smallest f above `bound` (from the root) and whether `seconds` ran out first."""
-    from puzzlesat.native_search.sliding_ida import NO_BOUND
+    from .sliding_ida import NO_BOUND
     pr = _problem(spec)
     deadline = time.monotonic() + max(seconds, 0.0)
     sols, nodes, nxt, expired = pr.run(board, bound - len(path), find_first, prev, deadline)
@@ -73,7 +76,7 @@ class DaskSplit:
         from distributed import as_completed
         from distributed.scheduler import KilledWorker
 
-        from puzzlesat.native_search.sliding_ida import NO_BOUND, SplitLost, frontier
+        from .sliding_ida import NO_BOUND, SplitLost, frontier
         jobs, nodes, nxt = frontier(pr, bound, self.depth)
         self.stats["split_iterations"] += 1
         self.stats["jobs"] += len(jobs)
@@ -126,7 +129,7 @@ def open_client(address: str, workers: int):
     for address 'local', else a client of the scheduler at `address` (cluster None)."""
     from distributed import Client, LocalCluster
 
-    from puzzlesat.puzzles.core import InputError
+    from ..core.result import InputError
     if address == "local":
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                host="127.0.0.1", dashboard_address=None)
