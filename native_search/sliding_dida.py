@@ -212,6 +212,7 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
                 return found
         # searched side: object t moves from c to b, the blank object stays
         hr = 0
+        lim = bound - d - 1  # a child with h above lim is cut: the other groups are not looked up
         Y[t] = b
         tp = beta if t == fillobj else t  # whose pattern t's move changes
         for g in range(ng):
@@ -225,6 +226,8 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
             ns0[g] = s
             if s > hr:
                 hr = s
+                if s > lim:
+                    break
         Y[t] = c
         hc = hr
         if dual > 0 and hcur[d] - 1 > hc:  # pathmax: a child is at most one move closer
@@ -264,6 +267,8 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
                 ns1[g] = s
                 if s > hd:
                     hd = s
+                    if s > lim:
+                        break
             X[b] = beta
             X[c] = t
             if hd > hc:
