@@ -372,22 +372,29 @@ class Tables:
     fillobj: int = -1     # the object filling the blank object's place (fill=True), else -1
 
 
-def tables(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: bool, progress=None,
-           deadline: float = float("inf"), info: dict | None = None, fill: bool = False) -> Tables:
-    """The lookups of each partition in `partitions` (patterns as goal cells in the frame whose
-    goal has the blank at `blank`): a group for the partition itself and, with `mirror` (square
-    boards whose reflection about the main diagonal keeps `blank`), one for its reflection.
-    Without `dual` only the blank object `blank` is prepared (the regular search never changes
-    it); with it every blank object, each pattern minus the blank object a database of its own."""
+def _groups(rows: int, cols: int, partitions, blank: int, mirror: bool) -> list:
+    """(cell map, patterns) of every group: each partition, and its mirror image where allowed."""
     from . import sliding_pdb as P
-    n = rows * cols
-    ident = list(range(n))
+    ident = list(range(rows * cols))
     maps = [ident]
     if mirror and rows == cols:
         refl = P.mirror_cells(rows, cols)
         if refl[blank] == blank:
             maps.append(refl)
-    groups = [(h, [tuple(sorted(p)) for p in part]) for part in partitions for h in maps]
+    return [(h, [tuple(sorted(p)) for p in part]) for part in partitions for h in maps]
+
+
+def needed_keys(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: bool,
+                fill: bool = False) -> list:
+    """The databases (sliding_pdb.Key) `tables` reads for these arguments, nothing loaded."""
+    return _assemble(rows, cols, partitions, blank, mirror, dual, fill)[3]
+
+
+def _assemble(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: bool, fill: bool):
+    """(groups, fl, patof, keys, lookups as (key, objects, cell map)) of `tables`."""
+    from . import sliding_pdb as P
+    n = rows * cols
+    groups = _groups(rows, cols, partitions, blank, mirror)
     ng = len(groups)
     npm = max(len(pats) for _, pats in groups)
     lookups: dict[tuple, int] = {}
@@ -423,11 +430,25 @@ def tables(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: boo
                         key_index[key] = len(keys)
                         keys.append(key)
                 fl[gi, beta, pi] = lookups[sig]
-    arrays, offs, total = [], {}, 0
+    return groups, fl, patof, keys, rows_
+
+
+def tables(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: bool, progress=None,
+           deadline: float = float("inf"), info: dict | None = None, fill: bool = False) -> Tables:
+    """The lookups of each partition in `partitions` (patterns as goal cells in the frame whose
+    goal has the blank at `blank`): a group for the partition itself and, with `mirror` (square
+    boards whose reflection about the main diagonal keeps `blank`), one for its reflection.
+    Without `dual` only the blank object `blank` is prepared (the regular search never changes
+    it); with it every blank object, each pattern minus the blank object a database of its own."""
+    from . import sliding_pdb as P
+    n = rows * cols
     memo = (rows, cols, tuple(tuple(tuple(p) for p in part) for part in partitions), blank, mirror, dual,
             fill)
     if memo in _TABLES:
         return _TABLES[memo]
+    groups, fl, patof, keys, rows_ = _assemble(rows, cols, partitions, blank, mirror, dual, fill)
+    ng = len(groups)
+    arrays, offs, total = [], {}, 0
     for i, key in enumerate(keys):
         def prog(level, states, placements, _i=i, _key=key):
             if progress is not None:

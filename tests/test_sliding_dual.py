@@ -165,3 +165,21 @@ def test_max_over_partitions(cache, monkeypatch):
     r = I.deepen(catalogue()["korf-079"](), "auto", False, pdb="555+rows")
     assert r[0] is Status.OPTIMAL and len(r[1][0]) == catalogue()["korf-079"]().optimal
     assert r[2]["heuristic"] == "pdb-555+rows+mirror"
+
+
+def test_sliding_pdb_command_builds_the_dual_databases(tmp_path):
+    """`puzzlesat sliding-pdb --board 3x3 --partition 44 --dual` builds the partition's databases
+    and those of its patterns minus each tile, into the user cache; a bad partition: exit 2."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "puzzlesat", "sliding-pdb", "--board", "3x3", "--partition",
+                          "44", "--dual"], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    files = list((tmp_path / "puzzlesat" / "sliding").glob("pdb-3x3-*.bin"))
+    want = D.needed_keys(3, 3, [P.PARTITIONS[(3, 3)]["44"]], 8, True, True)
+    assert len(files) == len(want) > 2 and "built in" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "puzzlesat", "sliding-pdb", "--board", "4x4", "--partition",
+                          "99"], env=env, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "not defined for 4x4" in bad.stderr
