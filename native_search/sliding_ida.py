@@ -5,9 +5,11 @@
 - IDA* with Manhattan distance plus linear conflicts (Hansson, Mayer & Yung 1985: per line, tiles
   that must leave it = line length - longest increasing run), or with the additive pattern
   databases of `native_search.sliding_pdb` (Korf & Felner 2002) on boards that have a partition
-  (3x3, 4x4, 5x5), the board mapped onto the databases' frame by a symmetry and a relabelling.
+  (3x3, 4x4, 5x5), the board mapped onto the databases' frame by a symmetry and a relabelling;
+  the pattern-database kernel (`sliding_dida`) adds dual lookups and dual search (DIDA*).
 - Parallel IDA* (`processes` > 1): each iteration's tree is cut at a shallow depth into subtrees
   (Korf's 2002-style work split), and forked workers take them one at a time; node counts add up.
+  `deepen(split=...)` hands the iterations it wants to another splitter (`sliding_dask`: Dask jobs).
 Counting (task count) finishes the last iteration: a solution is the sequence of tiles moved, and
 an optimal path never revisits a position, so paths are counted exactly without duplicate
 detection. Every kernel call stops at the wall-clock deadline (ctx's time limit): UNKNOWN then.
