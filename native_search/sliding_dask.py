@@ -18,9 +18,10 @@ built there on first use). Iterations are split only once the previous one gener
 - Lost workers: a task whose worker dies is re-run by the scheduler on another worker (its
   `allowed-failures`, default 3); past that this driver submits it again, up to `RESUBMIT` times,
   before the iteration is given up (UNKNOWN, with the last completed bound as lower bound).
-- Time: each task gets the seconds left at submission and stops at its own clock (no clock is
-  shared between machines); an expired task makes the iteration UNKNOWN (the optimum is then at
-  least its bound).
+- Time: each task gets the deadline as wall-clock time (the cluster's clocks are assumed
+  synchronised, as NTP keeps them) and stops there; an expired task, or no answer within `GRACE`
+  seconds past the deadline, makes the iteration UNKNOWN (the optimum is then at least its bound)
+  and the tasks still queued are cancelled.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import time
 from typing import Any, Callable
 
 RESUBMIT = 3
+GRACE = 5.0  # seconds past the deadline a job may take to answer before the iteration is given up
 _PROBLEMS: dict[tuple, Any] = {}  # per worker process: the Problem of a job spec
 
 
@@ -44,12 +46,13 @@ def _problem(spec: dict):
 
 
 def subtree_job(spec: dict, board: tuple, prev: int, path: tuple, bound: int, find_first: bool,
-                seconds: float) -> dict:
+                until: float) -> dict:
     """One subtree of an IDA* iteration: its solutions (the path from the root, kernel labels),
-    nodes, the smallest f above `bound` (from the root) and whether `seconds` ran out first."""
+    nodes, the smallest f above `bound` (from the root) and whether the wall clock passed `until`
+    (seconds since the epoch, inf: no limit) first."""
     from .sliding_ida import NO_BOUND
     pr = _problem(spec)
-    deadline = time.monotonic() + max(seconds, 0.0)
+    deadline = time.monotonic() + (until - time.time())
     sols, nodes, nxt, expired = pr.run(board, bound - len(path), find_first, prev, deadline)
     return {"solutions": [tuple(path) + tuple(s) for s in sols], "nodes": nodes,
             "next": nxt + len(path) if nxt < NO_BOUND else NO_BOUND, "expired": expired}
@@ -86,17 +89,21 @@ class DaskSplit:
 
         def submit(i: int):
             board, prev, path = jobs[i]
-            left = deadline - time.monotonic() if deadline < float("inf") else 1e9
-            f = self.client.submit(self.task, self.spec, board, prev, path, bound, find_first, left,
+            until = time.time() + (deadline - time.monotonic())  # inf stays inf
+            f = self.client.submit(self.task, self.spec, board, prev, path, bound, find_first, until,
                                    pure=False)
             owner[f.key] = i
             return f
 
         owner: dict = {}
         pending = [submit(i) for i in range(len(jobs))]
-        ac = as_completed(pending, loop=self.client.loop)
+        grace = None if deadline == float("inf") else max(deadline - time.monotonic(), 0.0) + GRACE
+        ac = as_completed(pending, loop=self.client.loop, timeout=grace)
         try:
-            for f in ac:
+            for f in _until_timeout(ac):
+                if f is None:  # past the deadline and its grace, some job never answered
+                    expired = True
+                    break
                 i = owner.pop(f.key)
                 try:
                     res = f.result()
@@ -122,6 +129,14 @@ class DaskSplit:
                 if f.key in owner:
                     f.cancel()
         return sols, nodes, nxt if nxt < NO_BOUND else NO_BOUND, expired
+
+
+def _until_timeout(ac):
+    """The futures of `ac` as they finish, then None if its timeout passed first."""
+    try:
+        yield from ac
+    except TimeoutError:
+        yield None
 
 
 def open_client(address: str, workers: int):

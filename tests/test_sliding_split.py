@@ -120,3 +120,15 @@ def test_dual_lookup_split_counts_like_one_process(client):
     assert one.status is fork.status is st is Status.OPTIMAL
     assert sorted(one.solutions) == sorted(fork.solutions) == sorted(sols)
     assert one.count == 12 and stats["split"]["jobs"] > 0
+
+
+def test_dask_split_time_limit_gives_a_lower_bound(client):
+    """Korf #88 (65 moves) with linear conflicts takes minutes: a 3 s limit on the split run ends
+    UNKNOWN with the bound of the iteration cut short, a true lower bound."""
+    from puzzlesat.core.result import Context
+    inst = catalogue()["korf-088"]()
+    split = S.DaskSplit(client, _spec(inst), 0, 0)
+    st, sols, stats, reason = I.deepen(inst, "auto", False, Context({}, time_limit=3), pdb="none",
+                                       split=split)
+    assert st is Status.UNKNOWN and sols == [] and "time limit" in reason
+    assert stats["h0"] <= stats["lower_bound"] <= 65 and stats["split"]["jobs"] > 0
