@@ -19,13 +19,13 @@ members; nothing family-specific sits in a central list.
     UserEngine  an engine given by a user (register_engine, entry points)
     check_family  what a family record lacks or gets wrong (used on registration and by a test)
 
-docs/adding-a-family.md walks through a family from scratch; families/TEMPLATE.py is a start.
+docs/adding-a-family.md walks through a family from scratch; examples/nqueens is the template to copy.
 """
 from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Hashable, Mapping, Protocol, runtime_checkable
 
