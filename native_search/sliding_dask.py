@@ -17,7 +17,8 @@ built there on first use). Iterations are split only once the previous one gener
   waits for every task (the same tree, the same count and node total as one process).
 - Lost workers: a task whose worker dies is re-run by the scheduler on another worker (its
   `allowed-failures`, default 3); past that this driver submits it again, up to `RESUBMIT` times,
-  before the iteration is given up (UNKNOWN, with the last completed bound as lower bound).
+  before the iteration is given up (UNKNOWN, with the last completed bound as lower bound); a
+  lost connection to the scheduler gives the iteration up the same way.
 - Time: each task gets the deadline as wall-clock time (the cluster's clocks are assumed
   synchronised, as NTP keeps them) and stops there; an expired task, or no answer within `GRACE`
   seconds past the deadline, makes the iteration UNKNOWN (the optimum is then at least its bound)
@@ -77,7 +78,10 @@ class DaskSplit:
     def __call__(self, pr, bound: int, find_first: bool, deadline: float):
         """One iteration on the cluster: (solutions, nodes, next bound, expired)."""
         from distributed import as_completed
+        from distributed.client import FutureCancelledError
+        from distributed.comm.core import CommClosedError
         from distributed.scheduler import KilledWorker
+        LOST = (FutureCancelledError, CommClosedError, OSError)
 
         from .sliding_ida import NO_BOUND, SplitLost, frontier
         jobs, nodes, nxt = frontier(pr, bound, self.depth)
@@ -107,6 +111,9 @@ class DaskSplit:
                 i = owner.pop(f.key)
                 try:
                     res = f.result()
+                except LOST as e:  # the connection to the scheduler, not the job, failed
+                    raise SplitLost(f"the cluster failed during the iteration with bound {bound} "
+                                    f"({type(e).__name__}: {' '.join(str(e).split())[:160]})") from None
                 except KilledWorker:
                     tries[i] = tries.get(i, 0) + 1
                     if tries[i] > RESUBMIT:
