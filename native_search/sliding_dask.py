@@ -4,8 +4,9 @@
 campaign layer; it needs only `distributed`.)
 
 Korf's work split (the fork pool of `native_search.sliding_ida` does the same on one machine): an
-iteration's tree is cut at a shallow depth (`sliding_ida.frontier`), and each subtree below the cut
-is one Dask task searched to the iteration's bound by a worker (`subtree_job`), which builds the
+iteration's tree is cut at a shallow depth (`sliding_ida.frontier`), the subtrees below the cut are
+dealt round-robin into `per_worker` tasks per worker (thousands of tiny tasks swamp a scheduler),
+and each task is searched to the iteration's bound by a worker (`subtree_job`), which builds the
 same `sliding_ida.Problem` once per worker process (pattern databases from that machine's cache,
 built there on first use). Iterations are split only once the previous one generated at least
 `split_nodes` nodes (the first ones are cheap; the last, most expensive ones run on the cluster).
@@ -46,29 +47,40 @@ def _problem(spec: dict):
     return _PROBLEMS[memo]
 
 
-def subtree_job(spec: dict, board: tuple, prev: int, path: tuple, bound: int, find_first: bool,
-                until: float) -> dict:
-    """One subtree of an IDA* iteration: its solutions (the path from the root, kernel labels),
-    nodes, the smallest f above `bound` (from the root) and whether the wall clock passed `until`
-    (seconds since the epoch, inf: no limit) first."""
+def subtree_job(spec: dict, jobs: list, bound: int, find_first: bool, until: float) -> dict:
+    """Subtrees of an IDA* iteration, each (board, blank's previous cell, path from the root),
+    one after another: their solutions (paths from the root, kernel labels), nodes, the smallest f
+    above `bound` (from the root) and whether the wall clock passed `until` (seconds since the
+    epoch, inf: no limit) first; optimize stops at the first solution."""
     from .sliding_ida import NO_BOUND
     pr = _problem(spec)
     deadline = time.monotonic() + (until - time.time())
-    sols, nodes, nxt, expired = pr.run(board, bound - len(path), find_first, prev, deadline)
-    return {"solutions": [tuple(path) + tuple(s) for s in sols], "nodes": nodes,
-            "next": nxt + len(path) if nxt < NO_BOUND else NO_BOUND, "expired": expired}
+    out = {"solutions": [], "nodes": 0, "next": NO_BOUND, "expired": False}
+    for board, prev, path in jobs:
+        sols, nodes, nxt, expired = pr.run(board, bound - len(path), find_first, prev, deadline)
+        out["solutions"] += [tuple(path) + tuple(x) for x in sols]
+        out["nodes"] += nodes
+        if nxt < NO_BOUND:
+            out["next"] = min(out["next"], nxt + len(path))
+        if expired:
+            out["expired"] = True
+            break
+        if sols and find_first:
+            break
+    return out
 
 
 class DaskSplit:
     """Splits IDA* iterations into Dask tasks on `client` (see the module docstring)."""
 
     def __init__(self, client, spec: dict, depth: int, split_nodes: int = 1_000_000,
-                 task: Callable = subtree_job):
+                 task: Callable = subtree_job, per_worker: int = 64):
         self.client = client
         self.spec = spec
         self.depth = depth
         self.split_nodes = split_nodes
         self.task = task
+        self.per_worker = per_worker  # tasks per worker and iteration (subtrees dealt round-robin)
         self.stats = {"split_iterations": 0, "jobs": 0, "resubmitted": 0}
 
     def wants(self, bound: int, last_nodes: int) -> bool:
@@ -84,18 +96,20 @@ class DaskSplit:
         LOST = (FutureCancelledError, CommClosedError, OSError)
 
         from .sliding_ida import NO_BOUND, SplitLost, frontier
-        jobs, nodes, nxt = frontier(pr, bound, self.depth)
+        subtrees, nodes, nxt = frontier(pr, bound, self.depth)
+        workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        k = max(1, min(len(subtrees), self.per_worker * workers))
+        jobs = [subtrees[i::k] for i in range(k)] if subtrees else []
         self.stats["split_iterations"] += 1
         self.stats["jobs"] += len(jobs)
+        self.stats["subtrees"] = self.stats.get("subtrees", 0) + len(subtrees)
         sols: list = []
         expired = False
         tries: dict = {}
 
         def submit(i: int):
-            board, prev, path = jobs[i]
             until = time.time() + (deadline - time.monotonic())  # inf stays inf
-            f = self.client.submit(self.task, self.spec, board, prev, path, bound, find_first, until,
-                                   pure=False)
+            f = self.client.submit(self.task, self.spec, jobs[i], bound, find_first, until, pure=False)
             owner[f.key] = i
             return f
 
