@@ -49,18 +49,19 @@ FAMILY = Family(
                    "inverse permutation, Felner et al. 2005), search = dual IDA* (DIDA*, Zahavi et al. "
                    "2008: go on from the dual where its value is larger; a count runs it as lookup); "
                    "needs a database per pattern minus each blank object, built on first use",
-                   ("off", "lookup", "search")),
+                   ("off", "lookup", "search"), since="0.3"),
             Option("dual_fill", False, "with dual: the original blank object takes the dual blank "
                    "object's place in its pattern (databases as large as the partition's, stronger) "
-                   "instead of the pattern losing a tile"),
+                   "instead of the pattern losing a tile", since="0.3"),
             Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
                    "processes (node counts add up; 1: one process); with dask=local, the number "
                    "of Dask workers"),
             Option("dask", "", "run the expensive IDA* iterations' subtrees as jobs on a Dask "
                    "cluster: 'local' (a LocalCluster of `processes` workers on 127.0.0.1) or a "
-                   "scheduler address tcp://HOST:PORT; a job lost with its worker is re-run"),
+                   "scheduler address tcp://HOST:PORT; a job lost with its worker is re-run",
+                   since="0.3"),
             Option("split_nodes", 1_000_000, "with dask: an iteration goes to the cluster once "
-                   "the previous one generated at least this many nodes"),
+                   "the previous one generated at least this many nodes", since="0.3"),
         ), "IDA*: additive pattern databases on 4x4/5x5, else Manhattan + linear conflicts",
             aliases=("native",), validate="puzzlesat.native_search.sliding:validate_ida"),
         Engine("native:bfs", "puzzlesat.native_search.sliding:run_bfs", ALL, (

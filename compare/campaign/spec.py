@@ -130,9 +130,12 @@ class Spec:
 
 def job_of(campaign: str, label: str, h: str, run: Run, rep: int, seed: int | None,
            memory_limit_mb: int, blob: str) -> Job:
-    """The Job of a planned run (one repeat) in a campaign; keyed by `make_job`."""
+    """The Job of a planned run (one repeat) in a campaign; keyed by `make_job`. An option added
+    after 0.2 (`Option.since`) at its default is left out, so a store written before it resumes."""
+    later = {o.name: o.default for o in run.engine.options if o.since}
+    opts = {k: v for k, v in run.options.items() if not (k in later and v == later[k])}
     return make_job(campaign, label, h, run.family.name, run.label, run.spec, run.engine.name,
-                    run.options, str(run.task), rep, seed, float(run.time_limit), memory_limit_mb,
+                    opts, str(run.task), rep, seed, float(run.time_limit), memory_limit_mb,
                     run.precheck, blob)
 
 
