@@ -468,6 +468,16 @@ def drat_check(lits, beg, pivot, taut, nf, delete, nvars, rat, emit):
     st[2] = mark
 
     # ---- backward pass
+    nu = 0
+    for c in range(ncl):
+        if beg[c + 1] - beg[c] == 1 and (c < nf or not delete[c - nf]):
+            nu += 1
+    units = np.empty(nu, np.int64)
+    nu = 0
+    for c in range(ncl):
+        if beg[c + 1] - beg[c] == 1 and (c < nf or not delete[c - nf]):
+            units[nu] = c
+            nu += 1
     for s in range(kstep, -1, -1):
         c = nf + s
         if delete[s]:
@@ -484,20 +494,13 @@ def drat_check(lits, beg, pivot, taut, nf, delete, nvars, rat, emit):
         if taut[c]:
             continue
         if _is_reason(c, lits, beg, val, reason):
-            # undo the assignments from c's literal on; keep those of live unit clauses; then
-            # everything else is re-derived by propagating the whole trail again
-            p = tpos[lits[beg[c]] >> 1]
-            nkeep = 0
-            for i in range(p, st[0]):
-                r = reason[trail[i] >> 1]
-                if r >= 0 and r != c and alive[r] == 1 and beg[r + 1] - beg[r] == 1:
-                    out[nkeep] = trail[i]
-                    nkeep += 1
-            _backtrack(p, val, trail, st)
-            for i in range(nkeep):
-                lit = out[i]
-                r = reason[lit >> 1]
-                _assign(lit, r, val, reason, tpos, trail, st)
+            # undo the assignments from c's literal on, assert the live unit clauses again (they
+            # are not watched), and let propagation over the whole trail re-derive the rest
+            _backtrack(tpos[lits[beg[c]] >> 1], val, trail, st)
+            for i in range(units.shape[0]):
+                u = units[i]
+                if alive[u] == 1 and val[lits[beg[u]]] == 0:
+                    _assign(lits[beg[u]], u, val, reason, tpos, trail, st)
             st[1] = 0
             st[2] = 0
             counts[4] += 1
