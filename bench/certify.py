@@ -29,7 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from puzzlesat.certify import Verdict, certify, prove
+from puzzlesat.certify import Verdict, certify
+from puzzlesat.models.proofs import prove
 from puzzlesat.certify.parse import parse_drat
 
 

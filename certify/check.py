@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..puzzles.core import InputError
+from ..core.result import InputError
 from . import kernels as K
 from .parse import RAT_UNKNOWN, UNKNOWN_ID, Cnf, decode, parse_cnf, parse_drat, parse_lrat, sha256
 

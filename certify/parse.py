@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from ..puzzles.core import InputError
+from ..core.result import InputError
 
 MAX_VAR = (1 << 30) - 1          # literal codes fit an int32
 UNKNOWN_ID = -1                  # an LRAT hint naming no clause of the file

@@ -36,14 +36,14 @@ from typing import Iterator
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.peg import Jump, PegInstance, Solution
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.peg import Jump, PegInstance, Solution
 
 Perm = tuple[int, ...]        # a symmetry as a hole permutation: hole h goes to perm[h]
 Chain = list[Jump]            # the jumps of one move, in playing order
 
 CHUNK = 1 << 22               # successor buffer (entries) per kernel call: 32 MiB
-MEMORY_BUDGET = 8 << 30       # bytes for layers at most (the issue's limit)
+MEMORY_BUDGET = 8 << 30       # bytes for layers at most (by default)
 BYTE = np.uint64(255)
 EIGHT = np.uint64(8)
 ONE = np.uint64(1)
@@ -671,9 +671,13 @@ def peak_rss_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+# the engine's options and their defaults (families/peg.py declares the same; a test checks)
+OPTION_DEFAULTS = {"exhaust": False, "direction": "forward", "symmetry": True, "bidirectional": True}
+
+
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `native:bfs`: the optimum and one optimal jump sequence (task feasible: the same)."""
-    opts = ctx.options
+    opts = {**OPTION_DEFAULTS, **ctx.options}
     t0 = time.monotonic()
     res = search(inst, symmetry=opts["symmetry"], bidirectional=opts["bidirectional"],
                  exhaust=opts["exhaust"], direction=opts["direction"], ctx=ctx)

@@ -40,8 +40,8 @@ from typing import Callable, Sequence
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.core import Status
-from puzzlesat.puzzles.peg import Board, Hole, PegInstance, Solution, moves
+from ..core.result import Status
+from ..puzzles.peg import Board, Hole, PegInstance, Solution, moves
 
 from . import peg_bfs
 from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, gallop, merge_unique

@@ -1,4 +1,5 @@
-"""The proof checker (puzzlesat.certify) against independent oracles (tests/certify_oracle.py):
+"""The proof checker (puzzlesat.certify) and the proof producers (puzzlesat.models.proofs) against
+independent oracles (tests/oracles.py, certify section):
 brute-force satisfiability, naive unit propagation, a naive LRAT checker.
 
 Mutated proofs are judged by what is actually true of them, never by a fixed expectation:
@@ -13,11 +14,9 @@ Mutated proofs are judged by what is actually true of them, never by a fixed exp
 """
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -25,16 +24,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from puzzlesat.certify import PROOF_SOLVERS, Verdict, certify, prove
-from puzzlesat.certify.parse import parse_cnf, parse_drat, parse_lrat
-from puzzlesat.puzzles.core import InputError
+from oracles import (brute_sat, is_rat, is_rup, live_sets, naive_lrat, read_drat, up_conflict,
+                     write_dimacs, write_drat)
+from strategies import cnf_small
 
-sys.path.insert(0, os.path.dirname(__file__))
-from certify_oracle import (brute_sat, is_rat, is_rup, live_sets, naive_lrat,  # noqa: E402
-                            read_dimacs, read_drat, up_conflict, write_dimacs, write_drat)
+from puzzlesat.certify import Verdict, certify
+from puzzlesat.certify.parse import parse_cnf, parse_drat, parse_lrat
+from puzzlesat.core.result import InputError
+from puzzlesat.models.proofs import PROOF_SOLVERS, prove
 
 PYSAT = ("cadical195", "glucose4", "lingeling")
-HERE = Path(__file__).parent
 
 
 def php(n: int) -> tuple[int, list[list[int]]]:
@@ -74,19 +73,6 @@ def judge(cnf: Path, proof: Path, nvars: int, clauses, steps, *, rat: bool = Tru
 
 
 # ---- random small CNFs --------------------------------------------------------------------------
-@st.composite
-def cnfs(draw):
-    """A random CNF over 3..7 variables, mostly 3-literal clauses, dense enough to be often UNSAT."""
-    n = draw(st.integers(3, 7))
-    m = draw(st.integers(3 * n, 7 * n))
-    clauses = []
-    for _ in range(m):
-        k = draw(st.sampled_from((1, 2, 2, 3, 3, 3, 3)))
-        vs = draw(st.lists(st.integers(1, n), min_size=k, max_size=k, unique=True))
-        clauses.append([v if draw(st.booleans()) else -v for v in vs])
-    return n, clauses
-
-
 def _mutants(steps, rnd: random.Random, nvars: int):
     """(name, steps) mutations: a lemma dropped, a literal flipped, a clause added."""
     adds = [i for i, (d, _) in enumerate(steps) if not d]
@@ -110,7 +96,7 @@ def _mutants(steps, rnd: random.Random, nvars: int):
 
 @pytest.mark.parametrize("solver", PYSAT)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(f=cnfs(), seed=st.integers(0, 2**16))
+@given(f=cnf_small(), seed=st.integers(0, 2**16))
 def test_random_cnfs_proofs_verified_mutants_judged(solver, f, seed):
     nvars, clauses = f
     with tempfile.TemporaryDirectory() as tmp:
@@ -450,7 +436,7 @@ def test_solver_without_proofs_refused(tmp_path):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(f=cnfs())
+@given(f=cnf_small())
 def test_cpsat_lrat_own_check_agrees_with_ours(f):
     nvars, clauses = f
     assume(not brute_sat(nvars, clauses))
@@ -465,6 +451,17 @@ def test_cpsat_lrat_own_check_agrees_with_ours(f):
         if run.producer_check is not None:
             assert (run.producer_check == "VALID") == c.verified, (run.producer_check, c.reason)
         assert (naive_lrat(clauses, run.proof.read_text()) is None) == c.verified, c.reason
+
+
+def test_cpsat_duplicate_clauses_matched_to_live_copies(tmp_path):
+    """CP-SAT imports, uses and deletes each copy of a clause the CNF has twice: the conversion
+    must name a copy still live each time (found by the hypothesis test above)."""
+    f = [[-1], [-4, 3, -6], [-1], [-6, -4, 3], [1, 4], [-4, 3, -2], [2], [-5, -3, 1], [5]]
+    write_dimacs(tmp_path / "f.cnf", 6, f)
+    run = prove(tmp_path / "f.cnf", solver="cpsat")
+    c = run.certify()
+    assert run.producer_check == "VALID" and c.verified, c.reason
+    assert naive_lrat(f, run.proof.read_text()) is None
 
 
 def test_cpsat_pigeonhole_and_private_folder(tmp_path):
@@ -520,33 +517,30 @@ def test_real_cadical(tmp_path):
 
 
 # ---- plain Python ----------------------------------------------------------------------------------
-def test_kernels_as_plain_python(tmp_path):
+def test_kernels_as_plain_python(tmp_path, no_jit):
     """The numba kernels run as plain Python under NUMBA_DISABLE_JIT=1 (same verdicts)."""
-    code = f"""
-import sys
-sys.path.insert(0, {str(HERE)!r})
-from pathlib import Path
-from certify_oracle import write_dimacs, write_drat, read_drat
-from puzzlesat.certify import prove, certify
-d = Path({str(tmp_path)!r})
-n = 3
-v = lambda i, j: i * n + j + 1
-cls = [[v(i, j) for j in range(n)] for i in range(n + 1)]
-cls += [[-v(i, j), -v(k, j)] for j in range(n) for i in range(n + 1) for k in range(i + 1, n + 1)]
-write_dimacs(d / "php.cnf", n * (n + 1), cls)
-run = prove(d / "php.cnf", solver="cadical195")
-c = run.certify(lrat=d / "php.lrat")
-print(c.verdict, c.stats["lrat_verdict"], certify(d / "php.cnf", d / "php.lrat").verdict)
-steps = read_drat(run.proof)
-write_drat(d / "half.drat", steps[:2])
-print(certify(d / "php.cnf", d / "half.drat").verdict)
-write_dimacs(d / "r.cnf", 4, {RAT_F!r})
-write_drat(d / "r.drat", [(False, [-1]), (False, [])])
-print(certify(d / "r.cnf", d / "r.drat").verdict, certify(d / "r.cnf", d / "r.drat", format="drup").verdict)
-"""
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["VERIFIED", "VERIFIED", "VERIFIED", "REJECTED", "VERIFIED",
-                                  "REJECTED"]
+    out = no_jit(f"""
+        import sys
+        sys.path.insert(0, "tests")
+        from pathlib import Path
+        from oracles import write_dimacs, write_drat, read_drat
+        from puzzlesat.certify import certify
+        from puzzlesat.models.proofs import prove
+        d = Path({str(tmp_path)!r})
+        n = 3
+        v = lambda i, j: i * n + j + 1
+        cls = [[v(i, j) for j in range(n)] for i in range(n + 1)]
+        cls += [[-v(i, j), -v(k, j)] for j in range(n) for i in range(n + 1) for k in range(i + 1, n + 1)]
+        write_dimacs(d / "php.cnf", n * (n + 1), cls)
+        run = prove(d / "php.cnf", solver="cadical195")
+        c = run.certify(lrat=d / "php.lrat")
+        print(c.verdict, c.stats["lrat_verdict"], certify(d / "php.cnf", d / "php.lrat").verdict)
+        steps = read_drat(run.proof)
+        write_drat(d / "half.drat", steps[:2])
+        print(certify(d / "php.cnf", d / "half.drat").verdict)
+        write_dimacs(d / "r.cnf", 4, {RAT_F!r})
+        write_drat(d / "r.drat", [(False, [-1]), (False, [])])
+        print(certify(d / "r.cnf", d / "r.drat").verdict,
+              certify(d / "r.cnf", d / "r.drat", format="drup").verdict)
+        """)
+    assert out.split() == ["VERIFIED", "VERIFIED", "VERIFIED", "REJECTED", "VERIFIED", "REJECTED"]

@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..puzzles.core import InputError
-from .check import Certificate, Verdict, certify
+from ..core.result import InputError
+from ..certify import Certificate, Verdict, certify
 
 PYSAT_PROOF_SOLVERS = ("cadical195", "glucose4", "lingeling")
 PROOF_SOLVERS = PYSAT_PROOF_SOLVERS + ("cpsat", "ext:CMD")
@@ -245,17 +245,24 @@ def _cp_lit(i: int) -> int:
 
 class _CpsatLrat:
     """Text LRAT from CP-SAT's binary files: the CNF's clauses are ids 1..C, every other clause
-    (lemmas, and imports matching no clause) gets the next id. Clauses are matched across files by
-    their literals (sorted), as CP-SAT's own merger does."""
+    (lemmas, and imports matching no clause) gets the next id. An imported clause is matched by
+    its literals (sorted) to a live clause with the same ones (a CNF clause or an earlier lemma),
+    as CP-SAT's own merger does; a deletion takes that copy out of the live ones."""
 
     def __init__(self, clauses, out):
-        self.known: dict[tuple, int] = {}
+        self.live: dict[tuple, list[int]] = {}   # literals -> ids of the live clauses with them
+        self.key_of: dict[int, tuple] = {}
         for i, c in enumerate(clauses):
-            self.known.setdefault(tuple(sorted(set(c))), i + 1)
+            self.add(i + 1, c)
         self.nxt = len(clauses) + 1
         self.out = out
         self.counts = {"lemmas": 0, "deletions": 0, "unmatched_imports": 0, "unknown_hints": 0,
                        "empty": False}
+
+    def add(self, cid: int, lits) -> None:
+        key = tuple(sorted(set(lits)))
+        self.live.setdefault(key, []).append(cid)
+        self.key_of[cid] = key
 
     def fresh(self) -> int:
         self.nxt += 1
@@ -280,11 +287,12 @@ class _CpsatLrat:
             kind = step.WhichOneof("step")
             if kind == "imported_clause":
                 ic = step.imported_clause
-                key = tuple(sorted({_cp_lit(x) for x in ic.literals}))
-                if key not in self.known:
-                    self.known[key] = self.fresh()
+                copies = self.live.get(tuple(sorted({_cp_lit(x) for x in ic.literals})))
+                if copies:
+                    ids[ic.clause_id] = copies[0]
+                else:
+                    ids[ic.clause_id] = self.fresh()
                     self.counts["unmatched_imports"] += 1
-                ids[ic.clause_id] = self.known[key]
             elif kind == "inferred_clause":
                 ic = step.inferred_clause
                 new = self.fresh()
@@ -297,15 +305,18 @@ class _CpsatLrat:
                 parts.append("0")
                 self.out.write(" ".join(parts) + "\n")
                 ids[ic.clause_id] = new
-                self.known.setdefault(tuple(sorted(set(lits))), new)
+                self.add(new, lits)
                 self.counts["lemmas"] += 1
                 if not lits:
                     self.counts["empty"] = True
                     return
             elif kind == "deleted_clauses" and deletions:
-                gone = [str(ids.pop(x)) for x in step.deleted_clauses.clause_ids if x in ids]
+                gone = [ids.pop(x) for x in step.deleted_clauses.clause_ids if x in ids]
+                gone = [g for g in gone if g in self.key_of and g in self.live[self.key_of[g]]]
+                for g in gone:
+                    self.live[self.key_of[g]].remove(g)
                 if gone:
-                    self.out.write(f"{self.nxt - 1} d " + " ".join(gone) + " 0\n")
+                    self.out.write(f"{self.nxt - 1} d " + " ".join(map(str, gone)) + " 0\n")
                     self.counts["deletions"] += 1
 
 
