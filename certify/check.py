@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.files import write_atomic
 from ..core.result import InputError
 from . import kernels as K
 from .parse import RAT_UNKNOWN, UNKNOWN_ID, Cnf, decode, parse_cnf, parse_drat, parse_lrat, sha256
@@ -97,8 +98,7 @@ def certify(cnf: str | Path, proof: str | Path, *, format: str = "auto",
     seconds = time.process_time() - t0
     files = {"cnf": str(cnf), "proof": str(proof)}
     if lrat is not None and verdict is Verdict.VERIFIED:
-        lrat = Path(lrat)
-        lrat.write_bytes(emitted)
+        lrat = write_atomic(lrat, emitted, what="LRAT proof")
         files["lrat"] = str(lrat)
         t1 = time.process_time()
         lv, lreason, llemmas, _ = _check_lrat(f, parse_lrat(lrat))

@@ -192,13 +192,13 @@ def _tokenize(buf, pos, line, dimacs, fill, val, kind, where):
 
 
 @njit(cache=True)
-def _drat_steps(val, kind, where, nt):
-    """Text DRAT tokens -> (signed literals, step begins, delete flags, step lines, error, error
-    line). Each step is `[d] lits 0`."""
-    lits = np.empty(nt, np.int64)
-    beg = np.empty(nt + 1, np.int64)
-    dele = np.zeros(nt + 1, np.bool_)
-    wh = np.empty(nt + 1, np.int64)
+def _drat_steps(val, kind, where, nt, nsteps, nlits):
+    """Text DRAT tokens (`nsteps` zeros, `nlits` other integers) -> (signed literals, step
+    begins, delete flags, step lines, error, error line). Each step is `[d] lits 0`."""
+    lits = np.empty(nlits, np.int64)
+    beg = np.empty(nsteps + 1, np.int64)
+    dele = np.zeros(nsteps + 1, np.bool_)
+    wh = np.empty(nsteps + 1, np.int64)
     nl = 0
     ns = 0
     fresh = True
@@ -229,14 +229,15 @@ def _drat_steps(val, kind, where, nt):
 
 
 @njit(cache=True)
-def _drat_binary(buf):
+def _drat_binary(buf, fill, nsteps, nlits):
     """Binary DRAT bytes -> (signed literals, step begins, delete flags, step byte offsets, error,
-    error offset, error byte)."""
+    error offset, error byte). Without `fill` only counts: the first two results are then empty
+    and their sizes come back as (steps, literals) in place of (error offset, error byte)."""
     n = buf.shape[0]
-    lits = np.empty(n, np.int64)
-    beg = np.empty(n + 1, np.int64)
-    dele = np.zeros(n + 1, np.bool_)
-    wh = np.empty(n + 1, np.int64)
+    lits = np.empty(nlits if fill else 0, np.int64)
+    beg = np.empty(nsteps + 1 if fill else 1, np.int64)
+    dele = np.zeros(nsteps + 1 if fill else 1, np.bool_)
+    wh = np.empty(nsteps + 1 if fill else 1, np.int64)
     nl = 0
     ns = 0
     pos = 0
@@ -244,9 +245,11 @@ def _drat_binary(buf):
         ch = buf[pos]
         if ch != 97 and ch != 100:
             return lits[:0], beg[:1], dele[:0], wh[:0], 6, pos, np.int64(ch)
-        beg[ns] = nl
-        wh[ns] = pos
-        dele[ns] = ch == 100
+        start = pos
+        if fill:
+            beg[ns] = nl
+            wh[ns] = pos
+            dele[ns] = ch == 100
         pos += 1
         done = False
         while pos < n:
@@ -257,40 +260,43 @@ def _drat_binary(buf):
                 b = buf[pos]
                 pos += 1
                 if shift > 56:
-                    return lits[:0], beg[:1], dele[:0], wh[:0], 3, wh[ns], 0
+                    return lits[:0], beg[:1], dele[:0], wh[:0], 3, start, 0
                 x |= (np.int64(b) & 127) << shift
                 shift += 7
                 if b < 128:
                     ended = True
                     break
             if not ended:
-                return lits[:0], beg[:1], dele[:0], wh[:0], 5, wh[ns], 0
+                return lits[:0], beg[:1], dele[:0], wh[:0], 5, start, 0
             if x == 0:
                 done = True
                 break
             v = x >> 1
             if v == 0 or v > 1073741823:
-                return lits[:0], beg[:1], dele[:0], wh[:0], 7, wh[ns], 0
-            lits[nl] = -v if x & 1 else v
+                return lits[:0], beg[:1], dele[:0], wh[:0], 7, start, 0
+            if fill:
+                lits[nl] = -v if x & 1 else v
             nl += 1
         if not done:
-            return lits[:0], beg[:1], dele[:0], wh[:0], 5, wh[ns], 0
+            return lits[:0], beg[:1], dele[:0], wh[:0], 5, start, 0
         ns += 1
+    if not fill:
+        return lits, beg, dele, wh, 0, ns, nl
     beg[ns] = nl
     return lits[:nl], beg[:ns + 1], dele[:ns], wh[:ns], 0, 0, 0
 
 
 @njit(cache=True)
-def _lrat_steps(val, kind, where, nt):
+def _lrat_steps(val, kind, where, nt, nsteps):
     """LRAT tokens -> (ids, delete flags, lines, lits, lit begins, hints, hint begins, error,
-    error line). Steps: `id lits 0 hints 0` or `id d ids 0`."""
-    ids = np.empty(nt + 1, np.int64)
-    dele = np.zeros(nt + 1, np.bool_)
-    wh = np.empty(nt + 1, np.int64)
+    error line). Steps (at most `nsteps`): `id lits 0 hints 0` or `id d ids 0`."""
+    ids = np.empty(nsteps + 1, np.int64)
+    dele = np.zeros(nsteps + 1, np.bool_)
+    wh = np.empty(nsteps + 1, np.int64)
     lits = np.empty(nt, np.int64)
-    lbeg = np.empty(nt + 1, np.int64)
+    lbeg = np.empty(nsteps + 1, np.int64)
     hints = np.empty(nt, np.int64)
-    hbeg = np.empty(nt + 1, np.int64)
+    hbeg = np.empty(nsteps + 1, np.int64)
     nl = 0
     nh = 0
     ns = 0
@@ -476,13 +482,18 @@ def parse_drat(path: str | Path, binary: bool | None = None) -> Drat:
     buf = _read(path)
     binary = is_binary(buf) if binary is None else bool(binary)
     if binary:
-        signed, beg, dele, wh, err, off, ch = _drat_binary(buf)
+        _, _, _, _, err, off, ch = _drat_binary(buf, False, 0, 0)
+        if not err:
+            signed, beg, dele, wh, err, off, ch = _drat_binary(buf, True, off, ch)
         if err:
             raise InputError(f"binary DRAT, byte offset {int(off)}: " + _ERRORS[err].format(ch=int(ch)),
                              file=path)
     else:
         val, kind, where = _tokens(buf, 0, 1, False, path)
-        signed, beg, dele, wh, err, eline = _drat_steps(val, kind, where, len(val))
+        zeros = int(np.count_nonzero((val == 0) & (kind == 0)))
+        signed, beg, dele, wh, err, eline = _drat_steps(val, kind, where, len(val), zeros,
+                                                        len(val) - zeros)
+        del val, kind, where
         if err:
             raise InputError(_ERRORS[err], file=path, line=int(eline))
     steps, maxvar = _clauses(signed, beg, wh)
@@ -496,7 +507,10 @@ def parse_lrat(path: str | Path) -> Lrat:
     if is_binary(buf):
         raise InputError("binary LRAT is not supported (text LRAT only)", file=path)
     val, kind, where = _tokens(buf, 0, 1, False, path)
-    ids, dele, wh, signed, lbeg, hints, hbeg, err, eline = _lrat_steps(val, kind, where, len(val))
+    zeros = int(np.count_nonzero((val == 0) & (kind == 0)))
+    ids, dele, wh, signed, lbeg, hints, hbeg, err, eline = _lrat_steps(val, kind, where, len(val),
+                                                                       zeros)
+    del val, kind, where
     if err:
         raise InputError(_ERRORS[err], file=path, line=int(eline))
     steps, maxvar = _clauses(signed, lbeg, wh)

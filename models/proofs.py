@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.files import write_atomic
 from ..core.result import InputError
 from ..certify import Certificate, Verdict, certify
 
@@ -114,7 +115,8 @@ def prove(cnf: str | Path, proof: str | Path | None = None, *, solver: str = "ca
 
 
 # ---- python-sat -------------------------------------------------------------------------------
-def _prove_pysat(cnf: Path, proof: Path, clauses, solver: str) -> ProofRun:
+def _prove_pysat(cnf: Path, proof: Path, clauses, solver: str, raw: bool = True) -> ProofRun:
+    """python-sat with proof logging; `raw`: copy the solver's proof file (else get_proof())."""
     from pysat.solvers import Solver
     with Solver(name=solver, bootstrap_with=clauses, with_proof=True) as s:
         t0 = time.process_time()
@@ -124,18 +126,22 @@ def _prove_pysat(cnf: Path, proof: Path, clauses, solver: str) -> ProofRun:
             return ProofRun(SAT, solver, cnf, None, None, round(secs, 3), {"with_proof": True})
         backend = s.solver
         prfile, prfp = getattr(backend, "prfile", None), getattr(backend, "prfp", None)
-        if prfile is not None and prfp is not None:
+        if raw and prfile is not None and prfp is not None:
             import pysolvers
             pysolvers.flushpr(prfp)
             prfile.seek(0)
-            with open(proof, "wb") as out:
-                shutil.copyfileobj(prfile, out, 1 << 20)
+
+            def copy(tmp):
+                with open(tmp, "wb") as out:
+                    shutil.copyfileobj(prfile, out, 1 << 20)
             how = "raw"
         else:
-            with open(proof, "w") as out:
-                for line in s.get_proof():
-                    out.write(line + "\n")
+            def copy(tmp):
+                with open(tmp, "w") as out:
+                    for line in s.get_proof():
+                        out.write(line + "\n")
             how = "get_proof"
+        write_atomic(proof, copy, what="proof")
     return ProofRun(UNSAT, solver, cnf, proof, "drat", round(secs, 3),
                     {"with_proof": True}, stats={"copied": how})
 
@@ -340,16 +346,21 @@ def convert_cpsat_lrat(files: list[Path], clauses, out: Path) -> dict[str, Any]:
     loading's clauses and inferences, then one file per sub-solver): file 0, then the sub-solver
     file that derives the empty clause (else the one with most lemmas). File 0's deletions are
     left out (CP-SAT's merger ignores them too: a later file may still import those clauses)."""
-    with open(out, "w") as f:
-        w = _CpsatLrat(clauses, f)
-        if files:
-            w.convert(files[0], deletions=False)
-        if not w.counts["empty"] and len(files) > 1:
-            scan = [(_has_empty(p), p) for p in files[1:]]
-            (_, _), best = max(scan, key=lambda t: t[0])
-            w.convert(best, deletions=True)
-    w.counts["subsolver_files"] = [p.name for p in files]
-    return w.counts
+    counts: dict[str, Any] = {}
+
+    def write(tmp):
+        with open(tmp, "w") as f:
+            w = _CpsatLrat(clauses, f)
+            if files:
+                w.convert(files[0], deletions=False)
+            if not w.counts["empty"] and len(files) > 1:
+                scan = [(_has_empty(p), p) for p in files[1:]]
+                (_, _), best = max(scan, key=lambda t: t[0])
+                w.convert(best, deletions=True)
+            counts.update(w.counts)
+    write_atomic(out, write, what="proof")
+    counts["subsolver_files"] = [p.name for p in files]
+    return counts
 
 
 def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int) -> ProofRun:

@@ -250,6 +250,20 @@ def test_binary_and_text_drat_agree(tmp_path):
     assert cad.certify().verdict is Verdict.VERIFIED
 
 
+@pytest.mark.parametrize("solver", PYSAT)
+def test_proof_copied_raw_or_through_get_proof_alike(tmp_path, solver):
+    """The solver's own proof file, copied byte for byte, and python-sat's get_proof() text
+    (the fallback) hold the same steps."""
+    from puzzlesat.models import proofs
+    nv, cls = php(4)
+    write_dimacs(tmp_path / "php.cnf", nv, cls)
+    a = proofs._prove_pysat(tmp_path / "php.cnf", tmp_path / "raw.drat", cls, solver)
+    b = proofs._prove_pysat(tmp_path / "php.cnf", tmp_path / "text.drat", cls, solver, raw=False)
+    assert (a.stats["copied"], b.stats["copied"]) == ("raw", "get_proof")
+    assert read_drat(a.proof) == read_drat(b.proof)
+    assert a.certify().verified and b.certify().verified
+
+
 def test_emitted_lrat_rechecked_and_tampering_caught(tmp_path):
     nv, cls = php(5)
     write_dimacs(tmp_path / "php.cnf", nv, cls)
