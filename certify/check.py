@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core.files import write_atomic
 from ..core.result import InputError
 from . import kernels as K
 from .parse import RAT_UNKNOWN, UNKNOWN_ID, Cnf, decode, parse_cnf, parse_drat, parse_lrat, sha256
@@ -98,7 +97,7 @@ def certify(cnf: str | Path, proof: str | Path, *, format: str = "auto",
     seconds = time.process_time() - t0
     files = {"cnf": str(cnf), "proof": str(proof)}
     if lrat is not None and verdict is Verdict.VERIFIED:
-        lrat = write_atomic(lrat, emitted, what="LRAT proof")
+        lrat = _write(Path(lrat), emitted)
         files["lrat"] = str(lrat)
         t1 = time.process_time()
         lv, lreason, llemmas, _ = _check_lrat(f, parse_lrat(lrat))
@@ -109,6 +108,24 @@ def certify(cnf: str | Path, proof: str | Path, *, format: str = "auto",
             verdict, reason = Verdict.REJECTED, f"internal: the emitted LRAT fails the LRAT checker: {lreason}"
     digests = {k: sha256(v) for k, v in files.items()}
     return Certificate(fmt, verdict, reason, files, digests, lemmas, round(seconds, 3), stats)
+
+
+def _write(path: Path, data: bytes) -> Path:
+    """Write `data` to `path` through a temporary file renamed into place (never half-written)."""
+    import os
+    import tempfile
+    if not (path.parent if str(path.parent) else Path(".")).is_dir():
+        raise InputError(f"cannot write the LRAT proof: folder {str(path.parent)!r} does not exist",
+                         file=path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent if str(path.parent) else ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
 
 
 # ---- DRAT -------------------------------------------------------------------------------------

@@ -558,3 +558,19 @@ def test_kernels_as_plain_python(tmp_path, no_jit):
               certify(d / "r.cnf", d / "r.drat", format="drup").verdict)
         """)
     assert out.split() == ["VERIFIED", "VERIFIED", "VERIFIED", "REJECTED", "VERIFIED", "REJECTED"]
+
+
+def test_checker_imports_nothing_of_ours_but_input_error_and_no_solver():
+    """The checker shares no code with any solver and takes only InputError from the project."""
+    import ast
+    root = Path(__file__).resolve().parents[1] / "certify"
+    seen = set()
+    for path in root.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level >= 2:
+                seen.add((node.module, tuple(a.name for a in node.names)))
+            mods = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            assert not any(m.split(".")[0] in ("pysat", "ortools", "pysolvers", "puzzlesat")
+                           for m in mods), (path.name, mods)
+    assert seen == {("core.result", ("InputError",))}
