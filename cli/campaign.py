@@ -7,6 +7,7 @@ configurations DISAGREE; an interrupted `run` exits 130 with every finished job 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.markup import escape
 from rich.table import Table
 
+from ..core.files import writable, write_atomic
 from ..core.result import InputError
 from .display import err, out
 
@@ -139,10 +141,12 @@ def report(store_path, as_json) -> None:
         if inst["verdict"] == "DISAGREE":
             out.print(f"[red]DISAGREE[/] {escape(inst['instance'])}: " + escape("; ".join(inst["reasons"])))
     t = Table(title=f"campaign {rep['campaign']}: {rep['jobs']} jobs", title_justify="left")
-    for col in ("config", "spec", "jobs", "solved", "unknown", "errors", "PAR-2 (s)", "median (s)"):
+    for col in ("config", "spec", "jobs", "solved", "unknown", "errors", "over limit", "PAR-2 (s)",
+                "median (s)"):
         t.add_column(col, justify="left" if col in ("config", "spec") else "right")
     for name, c in rep["configs"].items():
-        t.add_row(escape(name), escape(c["spec"]), str(c["jobs"]), str(c["solved"]), str(c["unknown"]), str(c["errors"]),
+        t.add_row(escape(name), escape(c["spec"]), str(c["jobs"]), str(c["solved"]), str(c["unknown"]),
+                  str(c["errors"]), str(c["over_limit"]),
                   f"{c['par2']:.3f}", "" if c["median_seconds"] is None else f"{c['median_seconds']:.3f}")
     out.print(t)
     configs = list(rep["configs"])
@@ -187,6 +191,7 @@ def plot(store_path, kind, output, x, y) -> None:
     """Cactus plot (solved instances vs time) or scatter of two configurations (log-log)."""
     if Path(output).suffix.lower() not in (".png", ".svg"):
         raise InputError("expected a .png or .svg file", field="-o")
+    writable(output, "plot")  # a missing folder fails now, before the store is read
     from ..compare.campaign.report import config_table, plot as make_plot
     store = Store.open_read(store_path)
     rows = store.rows()
@@ -211,16 +216,18 @@ def plot(store_path, kind, output, x, y) -> None:
               help="file (default: standard output)")
 def export(store_path, fmt, output) -> None:
     """The raw records, one per job (every column of the `runs` table)."""
+    if output:
+        writable(output, "export")
     rows = Store.open_read(store_path).rows()
-    f = open(output, "w", newline="", encoding="utf-8") if output else sys.stdout
-    try:
-        if fmt == "json":
-            json.dump(rows, f, default=str)
-            f.write("\n")
-        else:
-            w = csv.DictWriter(f, fieldnames=list(NAMES))
-            w.writeheader()
-            w.writerows(rows)
-    finally:
-        if output:
-            f.close()
+    buf = io.StringIO(newline="")
+    if fmt == "json":
+        json.dump(rows, buf, default=str)
+        buf.write("\n")
+    else:
+        w = csv.DictWriter(buf, fieldnames=list(NAMES))
+        w.writeheader()
+        w.writerows(rows)
+    if output:
+        write_atomic(output, buf.getvalue(), "export")
+    else:
+        sys.stdout.write(buf.getvalue())

@@ -2,8 +2,11 @@
 (the rules of `compare`: crossval.judge), cactus and scatter plots.
 
 Vocabulary: a job is *solved* when it finished (Result.finished: OPTIMAL or INFEASIBLE, and
-FEASIBLE for task feasible); PAR-2 is the mean over a configuration's jobs of the job's seconds
-if solved, else twice the time limit; the median time is over solved jobs.
+FEASIBLE for task feasible) within its time limit: a job that ended after the limit (`over_limit`:
+a solver that ignores interrupts ran into the grace period) is unsolved in every table and plot,
+though its answer still counts for the verdict (it is checked like any other); PAR-2 is the mean
+over a configuration's jobs of the job's seconds if solved, else twice the time limit; the median
+time is over solved jobs.
 """
 from __future__ import annotations
 
@@ -13,12 +16,13 @@ import statistics
 from collections import defaultdict
 from typing import Any
 
+from ...core.files import write_atomic
 from ...core.result import Status, Task
 
 from ..crossval import Verdict, judge
 from ...families.registry import families
 from ...core.result import Result
-from .store import loads
+from .store import loads, over_limit
 
 VERDICT_ORDER = {Verdict.DISAGREE: 0, Verdict.INCOMPLETE: 1, Verdict.AGREE: 2}
 
@@ -39,8 +43,8 @@ def as_result(row: dict[str, Any]) -> Result:
 
 
 def solved(row: dict[str, Any]) -> bool:
-    """The job finished with a proved answer."""
-    return row["termination"] == "done" and as_result(row).finished()
+    """The job finished with a proved answer within its time limit."""
+    return row["termination"] == "done" and not over_limit(row) and as_result(row).finished()
 
 
 def par2(row: dict[str, Any]) -> float:
@@ -64,6 +68,7 @@ def config_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "solved": sum(map(solved, rs)),
             "unknown": sum(1 for r in rs if r["status"] != "ERROR" and not solved(r)),
             "errors": sum(1 for r in rs if r["status"] == "ERROR"),
+            "over_limit": sum(map(over_limit, rs)),
             "termination": dict(sorted(terms.items())),
             "par2": round(sum(map(par2, rs)) / len(rs), 4),
             "median_seconds": round(statistics.median(times), 4) if times else None,
@@ -93,7 +98,8 @@ def verdicts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "reasons": reasons,
                     "results": {f"{r['config']}" + (f"#{r['repeat']}" if r["repeat"] else ""):
                                 {"status": r["status"], "objective": r["objective"], "count": r["count"],
-                                 "seconds": r["seconds"], "termination": r["termination"]} for r in rs}})
+                                 "seconds": r["seconds"], "termination": r["termination"],
+                                 "over_limit": bool(over_limit(r))} for r in rs}})
     out.sort(key=lambda d: (VERDICT_ORDER[Verdict(d["verdict"])], d["instance"]))
     return out
 
@@ -132,7 +138,8 @@ def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                    cpu_seconds=round(sum(r["cpu_seconds"] or 0.0 for r in rs), 4),
                    started=min((r["started"] or "") for r in rs),
                    finished=max((r["finished"] or "") for r in rs),
-                   stats=json.dumps({"parts": parts}), params=rs[0]["params"])
+                   stats=json.dumps({"parts": parts}), params=rs[0]["params"],
+                   over_limit=int(any(map(over_limit, rs))))
         errors = [r for r in rs if r["status"] == "ERROR"]
         if complete:
             row.update(status="OPTIMAL", termination="done",
@@ -163,22 +170,25 @@ def report(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
 
 
 def cell(r: dict[str, Any]) -> str:
-    """A short text for one job in the instance table."""
+    """A short text for one job in the instance table (a proved answer that came after the time
+    limit says `over limit`: it counts as unsolved)."""
     if r["status"] == "ERROR":
         return "ERROR"
     if r["termination"] in ("memory", "killed"):
         return r["termination"]
+    late = ", over limit" if over_limit(r) else ""
     if r["status"] == "INFEASIBLE":
-        return "infeasible"
+        return f"infeasible ({r['seconds']:.2f}s{late})" if late else "infeasible"
     val = r["count"] if r["task"] == "count" else r["objective"]
     if r["status"] == "OPTIMAL":
-        return f"{val if val is not None else 'ok'} ({r['seconds']:.2f}s)"
+        return f"{val if val is not None else 'ok'} ({r['seconds']:.2f}s{late})"
     if r["status"] == "FEASIBLE":
         if r["task"] == "optimize" and r["objective"] is not None:  # a bound on the optimum
             fam = families().get(r["family"])
             sense = fam.sense if fam else None
             return f"{'≤' if sense == 'min' else '≥'}{r['objective']} (feasible)"
-        return "found" if r["task"] == "feasible" else "feasible"
+        return (f"found ({r['seconds']:.2f}s{late})" if late else "found") if r["task"] == "feasible" \
+            else "feasible"
     if r.get("count_lower_bound"):
         return f"≥{r['count_lower_bound']} found"
     return "timeout"
@@ -242,5 +252,10 @@ def plot(rows: list[dict[str, Any]], meta: dict[str, str], kind: str, path: str,
     ax.set_title(title, fontsize="medium")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, metadata={"Date": None} if path.endswith(".svg") else None)
-    plt.close(fig)
+    fmt = "svg" if str(path).lower().endswith(".svg") else "png"
+    try:
+        write_atomic(path, lambda tmp: fig.savefig(tmp, format=fmt,
+                                                   metadata={"Date": None} if fmt == "svg" else None),
+                     "plot", suffix="." + fmt)
+    finally:
+        plt.close(fig)
