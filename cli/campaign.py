@@ -67,7 +67,8 @@ def run(spec_path, store_path, jobs, executor, scheduler) -> None:
         have = store.finished_keys()
         todo = [j.payload() for j in plan if j.key not in have]
         store.set_meta("planned_jobs", len(plan))
-        err.print(f"campaign {spec.name}: {len(plan)} jobs, {len(plan) - len(todo)} already stored, "
+        store.set_meta("task", spec.task_text())
+        err.print(f"campaign {spec.name}: task {spec.task_text()}; {len(plan)} jobs, {len(plan) - len(todo)} already stored, "
                   f"{len(todo)} to run ({ex.name}, {jobs if executor == 'local' or not scheduler else 'cluster'}"
                   f" workers) -> {store_path}", markup=False)
         failures = 0
@@ -140,7 +141,8 @@ def report(store_path, as_json) -> None:
     for inst in rep["instances"]:
         if inst["verdict"] == "DISAGREE":
             out.print(f"[red]DISAGREE[/] {escape(inst['instance'])}: " + escape("; ".join(inst["reasons"])))
-    t = Table(title=f"campaign {rep['campaign']}: {rep['jobs']} jobs", title_justify="left")
+    out.print(f"task: {rep['task']}", markup=False, soft_wrap=True)
+    t = Table(title=escape(f"campaign {rep['campaign']}: {rep['jobs']} jobs"), title_justify="left")
     for col in ("config", "spec", "jobs", "solved", "unknown", "errors", "over limit", "PAR-2 (s)",
                 "median (s)"):
         t.add_column(col, justify="left" if col in ("config", "spec") else "right")

@@ -380,3 +380,36 @@ def test_a_job_past_its_time_limit_is_stored_with_its_time_and_counts_as_unsolve
     p = cli("campaign", "run", str(sp), "--store", str(old))
     assert p.returncode == 0 and "4 already stored, 0 to run" in p.stderr, p.stderr
     assert {(r["config"], r["over_limit"]) for r in rows(old)} == {("native", 0), ("slow", 1)}
+
+
+def test_a_spec_without_task_gives_each_family_its_first_task_and_says_so(tmp_path):
+    """The default task is each family's first, as in solve/compare/lab (count for tilings):
+    pentomino/3x20 has 8 tilings, hoppers needs 7 moves (SPEC.md); a task a family lacks is an
+    error naming `task`."""
+    from puzzlesat.compare.campaign.spec import load_spec
+    sp = spec(tmp_path, 'name = "mixed"\ninstances = ["peg/hoppers", "pentomino/3x20"]\ntime_limit = 60\n'
+                        '[configs]\nnative = "native"\n')
+    s = load_spec(sp)
+    assert s.task is None and s.tasks() == {"peg": "optimize", "pentomino": "count"}
+    assert {(j.family, j.task) for j in s.jobs()} == {("peg", "optimize"), ("pentomino", "count")}
+    db = tmp_path / "mixed.db"
+    p = cli("campaign", "run", str(sp), "--store", str(db))
+    assert p.returncode == 0, p.stderr
+    assert "task peg=optimize, pentomino=count (no task in the spec: each family's first)" in p.stderr
+    got = {r["family"]: (r["task"], r["status"], r["objective"], r["count"]) for r in rows(db)}
+    assert got == {"peg": ("optimize", "OPTIMAL", 7, None), "pentomino": ("count", "OPTIMAL", None, 8)}
+    rep = json.loads(cli("campaign", "report", "--store", str(db), "--json").stdout)
+    assert rep["task"] == "peg=optimize, pentomino=count (no task in the spec: each family's first)"
+    assert "each family's first" in cli("campaign", "report", "--store", str(db)).stdout
+    one = spec(tmp_path, 'name = "tiles"\ninstances = ["pentomino/3x20"]\n[configs]\nnative = "native"\n',
+               "one.toml")
+    assert [j.task for j in load_spec(one).jobs()] == ["count"]
+    bad = spec(tmp_path, 'name = "x"\ninstances = ["pentomino/3x20"]\ntask = "optimize"\n'
+                         '[configs]\nnative = "native"\n', "bad.toml")
+    p = cli("campaign", "run", str(bad), "--store", str(tmp_path / "bad.db"))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert "bad.toml:3: task: 'optimize' is not one of pentomino's tasks (count, feasible)" in p.stderr
+    split = spec(tmp_path, 'name = "x"\ninstances = ["peg/hoppers"]\nsplit = 2\n'
+                           '[configs]\nnative = "native"\n', "split.toml")
+    p = cli("campaign", "run", str(split), "--store", str(tmp_path / "split.db"))
+    assert p.returncode == 2 and "needs task = \"count\" (no `task` given: optimize" in p.stderr

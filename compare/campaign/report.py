@@ -165,8 +165,22 @@ def report(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
     """The JSON report: {"campaign", "jobs", "configs": {...}, "instances": [...], "splits":
     [...]} — a split count's parts counted as one job of its configuration (`merge_parts`)."""
     merged, splits = merge_parts(rows)
-    return {"campaign": meta.get("campaign"), "jobs": len(rows), "configs": config_table(merged),
-            "instances": verdicts(merged), "splits": splits}
+    return {"campaign": meta.get("campaign"), "task": task_of(rows, meta), "jobs": len(rows),
+            "configs": config_table(merged), "instances": verdicts(merged), "splits": splits}
+
+
+def task_of(rows: list[dict[str, Any]], meta: dict[str, str]) -> str | None:
+    """The campaign's task in words: as the run recorded it (one task, or one per family when
+    the spec gave none), else read off the stored jobs."""
+    if meta.get("task"):
+        return meta["task"]
+    by: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        by[r["family"]].add(r["task"])
+    if not by:
+        return None
+    return ", ".join(f"{f}={'/'.join(sorted(t))}" for f, t in sorted(by.items())) \
+        if len({t for ts in by.values() for t in ts}) > 1 else next(iter(next(iter(by.values()))))
 
 
 def cell(r: dict[str, Any]) -> str:
