@@ -20,7 +20,8 @@ from rich.table import Table
 
 from ..core.files import writable, write_atomic
 from ..core.result import InputError
-from .display import err, out
+from .display import err, out, print_tables
+from .options import format_option, output_format
 
 from ..compare.campaign.store import NAMES, Store
 
@@ -68,6 +69,7 @@ def run(spec_path, store_path, jobs, executor, scheduler) -> None:
         todo = [j.payload() for j in plan if j.key not in have]
         store.set_meta("planned_jobs", len(plan))
         store.set_meta("task", spec.task_text())
+        store.set_meta("spec_path", str(Path(spec_path).resolve()))  # the report finds instance files
         err.print(f"campaign {spec.name}: task {spec.task_text()}; {len(plan)} jobs, {len(plan) - len(todo)} already stored, "
                   f"{len(todo)} to run ({ex.name}, {jobs if executor == 'local' or not scheduler else 'cluster'}"
                   f" workers) -> {store_path}", markup=False)
@@ -123,60 +125,42 @@ def status(store_path) -> None:
 
 @campaign.command()
 @_store_option
-@click.option("--json", "as_json", is_flag=True, help="print JSON: {\"configs\": {...}, \"instances\": [...]}")
-def report(store_path, as_json) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="print JSON: {\"configs\": {...}, \"instances\": [...]} (= --format json)")
+@format_option
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="also write one self-contained HTML page: every run in a sortable, filterable "
+                   "table, the verdicts, cactus and scatter plots, solution pictures, the spec")
+def report(store_path, as_json, fmt, html_path) -> None:
     """Scores per configuration and the verdict per instance across all configurations.
 
     Exit status 1 if any instance's configurations DISAGREE (printed first).
     """
-    from ..compare.campaign.report import cell, merge_parts, report as make_report
+    from ..compare.campaign.report import report as make_report
+    fmt = output_format(fmt, as_json)
+    if html_path:
+        writable(html_path, "HTML report")  # a missing folder fails before any work
     store = Store.open_read(store_path)
     rows = store.rows()
-    rep = make_report(rows, store.meta())
-    rows = merge_parts(rows)[0]
+    meta = store.meta()
+    rep = make_report(rows, meta)
     bad = any(i["verdict"] == "DISAGREE" for i in rep["instances"])
-    if as_json:
+    if html_path:
+        from ..compare.campaign.html import write_html
+        write_html(html_path, store_path, rows, meta, rep)
+        err.print(f"wrote {html_path}", markup=False)
+    if fmt == "json":
         print(json.dumps(rep, default=str))
+        sys.exit(1 if bad else 0)
+    tables = rep.table_models()
+    if fmt != "text":
+        print_tables(tables, fmt, rep.machine())
         sys.exit(1 if bad else 0)
     for inst in rep["instances"]:
         if inst["verdict"] == "DISAGREE":
             out.print(f"[red]DISAGREE[/] {escape(inst['instance'])}: " + escape("; ".join(inst["reasons"])))
     out.print(f"task: {rep['task']}", markup=False, soft_wrap=True)
-    t = Table(title=escape(f"campaign {rep['campaign']}: {rep['jobs']} jobs"), title_justify="left")
-    for col in ("config", "spec", "jobs", "solved", "unknown", "errors", "over limit", "PAR-2 (s)",
-                "median (s)"):
-        t.add_column(col, justify="left" if col in ("config", "spec") else "right")
-    for name, c in rep["configs"].items():
-        t.add_row(escape(name), escape(c["spec"]), str(c["jobs"]), str(c["solved"]), str(c["unknown"]),
-                  str(c["errors"]), str(c["over_limit"]),
-                  f"{c['par2']:.3f}", "" if c["median_seconds"] is None else f"{c['median_seconds']:.3f}")
-    out.print(t)
-    configs = list(rep["configs"])
-    it = Table(title="instances (value and seconds per configuration)", title_justify="left")
-    for col in ("instance", "verdict", *configs):
-        it.add_column(escape(col))
-    by: dict[tuple, list] = {}
-    for r in rows:
-        by.setdefault((r["instance"], r["task"], r["config"]), []).append(r)
-    colors = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}
-    for inst in rep["instances"]:
-        cells = [" / ".join(dict.fromkeys(cell(r) for r in by.get((inst["instance"], inst["task"], c), [])))
-                 for c in configs]
-        it.add_row(escape(inst["instance"]), f"[{colors[inst['verdict']]}]{inst['verdict']}[/]",
-                   *map(escape, cells))
-    out.print(it)
-    if rep["splits"]:
-        st = Table(title="split counts (one job per part; the count is the parts' sum)",
-                   title_justify="left")
-        for col in ("instance", "config", "parts", "finished", "count", "checked", "job s min",
-                    "job s max", "job s sum", "CPU s"):
-            st.add_column(col, justify="left" if col in ("instance", "config") else "right")
-        for s in rep["splits"]:
-            st.add_row(escape(s["instance"]), escape(s["config"]), str(s["parts"]),
-                       str(s["finished"]), "—" if s["count"] is None else str(s["count"]),
-                       str(s["solutions_checked"]), f"{s['seconds_min']:.2f}",
-                       f"{s['seconds_max']:.2f}", f"{s['seconds_sum']:.2f}", f"{s['cpu_seconds']:.2f}")
-        out.print(st)
+    print_tables(tables, "text")
     counts = {v: sum(i["verdict"] == v for i in rep["instances"]) for v in ("AGREE", "INCOMPLETE", "DISAGREE")}
     out.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()), markup=False)
     sys.exit(1 if bad else 0)

@@ -22,6 +22,7 @@ from ...core.result import Status, Task
 from ..crossval import Verdict, judge
 from ...families.registry import families
 from ...core.result import Result
+from ..tables import Column, Table, cell, to_html
 from .store import loads, over_limit
 
 VERDICT_ORDER = {Verdict.DISAGREE: 0, Verdict.INCOMPLETE: 1, Verdict.AGREE: 2}
@@ -165,8 +166,124 @@ def report(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
     """The JSON report: {"campaign", "jobs", "configs": {...}, "instances": [...], "splits":
     [...]} — a split count's parts counted as one job of its configuration (`merge_parts`)."""
     merged, splits = merge_parts(rows)
-    return {"campaign": meta.get("campaign"), "task": task_of(rows, meta), "jobs": len(rows),
-            "configs": config_table(merged), "instances": verdicts(merged), "splits": splits}
+    rep = CampaignReport({"campaign": meta.get("campaign"), "task": task_of(rows, meta),
+                          "jobs": len(rows), "configs": config_table(merged),
+                          "instances": verdicts(merged), "splits": splits})
+    rep.rows, rep.meta = merged, dict(meta)
+    return rep
+
+
+class CampaignReport(dict):
+    """The JSON report (a dict) with its stored rows (split counts merged) and meta at hand:
+    its tables (`table_models`), and in Jupyter its tables as HTML and plots as SVG."""
+
+    rows: list[dict[str, Any]] = []
+    meta: dict[str, str] = {}
+
+    def table_models(self) -> list[Table]:
+        return report_tables(self, self.rows, self.meta)
+
+    def machine(self) -> dict[str, Any]:
+        return machine_of(self.meta, self.rows)
+
+    def cactus(self) -> "Svg":
+        """The cactus plot as inline SVG (drawn here, no matplotlib)."""
+        from .svgplot import cactus_svg
+        return Svg(cactus_svg(self.rows, self.meta))
+
+    def scatter(self, x: str | None = None, y: str | None = None) -> "Svg":
+        """The scatter plot of two configurations (default: the first two) as inline SVG."""
+        from .svgplot import scatter_svg
+        configs = list(self["configs"])
+        return Svg(scatter_svg(self.rows, self.meta, x or configs[0], y or configs[min(1, len(configs) - 1)]))
+
+    def _repr_html_(self) -> str:
+        return "".join(to_html(t) for t in self.table_models())
+
+
+class Svg(str):
+    """SVG text that Jupyter draws."""
+
+    def _repr_svg_(self) -> str:
+        return str(self)
+
+
+def machine_of(meta: dict[str, str], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The machine the campaign's latest run recorded (platform, CPUs, solver versions), with the
+    hosts its jobs ran on; {hosts} alone for a store from before the record."""
+    try:
+        m = json.loads(meta["machine"]) if meta.get("machine") else {}
+    except ValueError:
+        m = {}
+    hosts = sorted({r["host"] for r in rows if r.get("host")})
+    return {**m, "hosts": hosts} if hosts else m
+
+
+def report_params(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
+    """The parameters a report's footnote names: task, limits, repeats, seeds, configurations."""
+    p: dict[str, Any] = {"task": task_of(rows, meta)}
+    p["time limit (s)"] = sorted({r["time_limit"] for r in rows if r.get("time_limit") is not None})
+    p["memory limit (MB)"] = sorted({r["memory_limit_mb"] for r in rows if r.get("memory_limit_mb")})
+    p["repeats"] = len({r["repeat"] for r in rows})
+    seeds = sorted({r["seed"] for r in rows if r.get("seed") is not None})
+    if seeds:
+        p["seeds"] = seeds
+    p["configurations"] = {r["config"]: r["config_spec"] for r in rows}
+    return p
+
+
+def report_tables(rep: dict[str, Any], rows: list[dict[str, Any]], meta: dict[str, str]) -> list[Table]:
+    """The report as table models: the configurations' scores (the lowest PAR-2 in bold), the
+    instances (verdict, then per configuration its value and seconds; the fastest solved one in
+    bold unless the verdict is DISAGREE; no answer at all: a dash in LaTeX), the split counts."""
+    params = report_params(rows, meta)
+    ct = Table(f"campaign {rep['campaign']}: {rep['jobs']} jobs",
+               [Column("config"), Column("spec"), Column("jobs", "int"), Column("solved", "int"),
+                Column("unknown", "int"), Column("errors", "int"), Column("over limit", "int"),
+                Column("PAR-2 (s)", "seconds"), Column("median (s)", "seconds")], params=params)
+    scored = [c for c in rep["configs"].values() if c["solved"]]
+    best = min((c["par2"] for c in scored), default=None)
+    for name, c in rep["configs"].items():
+        ct.add(cell(name), cell(c["spec"]), cell(c["jobs"], "int"), cell(c["solved"], "int"),
+               cell(c["unknown"], "int"), cell(c["errors"], "int"), cell(c["over_limit"], "int"),
+               cell(c["par2"], "seconds", best=c["solved"] > 0 and c["par2"] == best),
+               cell(c["median_seconds"], "seconds"))
+    configs = list(rep["configs"])
+    it = Table("instances (value and seconds per configuration)",
+               [Column("instance"), Column("verdict", "verdict"), *(Column(c) for c in configs)],
+               params=params)
+    by: dict[tuple, list] = defaultdict(list)
+    for r in rows:
+        by[(r["instance"], r["task"], r["config"])].append(r)
+    times = per_instance_times(rows)
+    for inst in rep["instances"]:
+        mine = {c: times.get(c, {}).get(inst["instance"], math.inf) for c in configs
+                if by.get((inst["instance"], inst["task"], c))}
+        fastest = min(mine.values(), default=math.inf)
+        cells = []
+        for c in configs:
+            rs = by.get((inst["instance"], inst["task"], c), [])
+            text = " / ".join(dict.fromkeys(cell_text(r) for r in rs))
+            none = bool(rs) and all(r["status"] == "UNKNOWN" and not r.get("count_lower_bound") for r in rs)
+            cells.append(cell(text, unknown=none,
+                              best=inst["verdict"] != "DISAGREE" and math.isfinite(fastest)
+                              and mine.get(c) == fastest))
+        it.add(cell(inst["instance"]), cell(inst["verdict"], "verdict"), *cells)
+    tables = [ct, it]
+    if rep["splits"]:
+        st = Table("split counts (one job per part; the count is the parts' sum)",
+                   [Column("instance"), Column("config"), Column("parts", "int"), Column("finished", "int"),
+                    Column("count", "int"), Column("checked", "int"), Column("job s min", "float"),
+                    Column("job s max", "float"), Column("job s sum", "float"), Column("CPU s", "float")],
+                   params=params)
+        for s in rep["splits"]:
+            st.add(cell(s["instance"]), cell(s["config"]), cell(s["parts"], "int"),
+                   cell(s["finished"], "int"), cell(s["count"], "int", "—" if s["count"] is None else None),
+                   cell(s["solutions_checked"], "int"), *(cell(s[k], "float", f"{s[k]:.2f}") for k in
+                                                           ("seconds_min", "seconds_max", "seconds_sum",
+                                                            "cpu_seconds")))
+        tables.append(st)
+    return tables
 
 
 def task_of(rows: list[dict[str, Any]], meta: dict[str, str]) -> str | None:
@@ -183,7 +300,7 @@ def task_of(rows: list[dict[str, Any]], meta: dict[str, str]) -> str | None:
         if len({t for ts in by.values() for t in ts}) > 1 else next(iter(next(iter(by.values()))))
 
 
-def cell(r: dict[str, Any]) -> str:
+def cell_text(r: dict[str, Any]) -> str:
     """A short text for one job in the instance table (a proved answer that came after the time
     limit says `over limit`: it counts as unsolved)."""
     if r["status"] == "ERROR":

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ...core.machine import machine
 from ...core.result import InputError
 
 SCHEMA_VERSION = "1"
@@ -126,6 +127,8 @@ class Store:
             for k, v in (("campaign", campaign), ("schema_version", SCHEMA_VERSION), ("created", now)):
                 con.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (k, v))
             con.execute("INSERT OR REPLACE INTO meta VALUES ('spec', ?)", (spec_text,))
+            # the machine of the latest run (platform, CPUs, solver versions): report footnotes
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('machine', ?)", (json.dumps(machine()),))
         return cls(path, con)
 
     @classmethod
