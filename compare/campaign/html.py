@@ -232,6 +232,7 @@ tr.v-DISAGREE{background:#ffebe9}.late{color:#cf222e;font-weight:bold}
 .runs-wrap{display:flex;gap:1em;align-items:flex-start}.runs-scroll{max-height:65vh;overflow:auto;border:1px solid #d0d7de}
 .runs-scroll th{position:sticky;top:0}#detail{min-width:280px;max-width:420px;position:sticky;top:8px;
 border:1px solid #d0d7de;border-radius:6px;padding:.5em .8em;background:#fff}
+#detail dl{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:.3em 0}#detail dd{margin:0;word-break:break-word}
 #detail img{max-width:100%;max-height:420px;display:block;margin:.4em 0;border:1px solid #eee}
 .plots{display:flex;flex-wrap:wrap;gap:1em}.plots svg{border:1px solid #d0d7de;background:#fff}
 pre{background:#f6f8fa;padding:.6em;border-radius:6px;overflow:auto}table.params th{text-align:left;cursor:default}
