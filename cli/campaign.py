@@ -34,13 +34,6 @@ def campaign() -> None:
     """Campaigns: instances x configurations under hard limits, stored in SQLite, cross-validated."""
 
 
-def _executor(kind: str, jobs: int, scheduler: str | None):
-    from ..compare.campaign.executors import DaskExecutor, LocalExecutor
-    if scheduler and kind != "dask":
-        raise InputError("--scheduler needs --executor dask")
-    return DaskExecutor(jobs, scheduler) if kind == "dask" else LocalExecutor(jobs)
-
-
 @campaign.command()
 @click.argument("spec_path", metavar="CAMPAIGN.toml", type=click.Path(dir_okay=False))
 @click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
@@ -52,50 +45,40 @@ def _executor(kind: str, jobs: int, scheduler: str | None):
               help="an existing Dask scheduler (with --executor dask)")
 def run(spec_path, store_path, jobs, executor, scheduler) -> None:
     """Run every job of CAMPAIGN.toml not yet in the store (a second run executes nothing)."""
-    from ..core.procs import default_workers
-    from ..compare.campaign.spec import load_spec
-    spec = load_spec(spec_path)
-    if executor == "local":
-        spec.check_available()  # e.g. ext:dimacs's program on PATH; Dask workers check their own
-    store_path = Path(store_path) if store_path else Path(spec_path).with_suffix(".db")
-    Store.check(store_path, spec.name)
-    jobs = jobs or default_workers()
-    ex = _executor(executor, jobs, scheduler)  # may fail (scheduler): before the store is created
-    store = None
-    try:
-        store = Store.open_for_run(store_path, spec.name, spec.text)
-        plan = spec.jobs()
-        have = store.finished_keys()
-        todo = [j.payload() for j in plan if j.key not in have]
-        store.set_meta("planned_jobs", len(plan))
-        store.set_meta("task", spec.task_text())
-        store.set_meta("spec_path", str(Path(spec_path).resolve()))  # the report finds instance files
-        err.print(f"campaign {spec.name}: task {spec.task_text()}; {len(plan)} jobs, {len(plan) - len(todo)} already stored, "
-                  f"{len(todo)} to run ({ex.name}, {jobs if executor == 'local' or not scheduler else 'cluster'}"
-                  f" workers) -> {store_path}", markup=False)
-        failures = 0
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("failures {task.fields[failures]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                   TimeRemainingColumn())
-        with Progress(*columns, console=err, disable=not err.is_terminal) as bar:
-            task = bar.add_task(spec.name, total=len(todo), failures=0)
-            for rec in ex.run(todo):
-                store.put(rec)
-                if rec["status"] == "ERROR" or rec["termination"] in ("memory", "killed", "error"):
-                    failures += 1
-                bar.update(task, advance=1, failures=failures)
-        err.print(f"done: {len(todo)} jobs run, {failures} failures (errors, memory, killed); "
-                  f"`puzzlesat campaign report --store {store_path}`", markup=False)
-    except KeyboardInterrupt:
-        ex.close()
-        n = len(store.finished_keys()) if store else 0
-        err.print(f"interrupted: running jobs killed; {n} jobs stored in {store_path}; run again to resume",
-                  markup=False)
-        sys.exit(130)
-    finally:
-        ex.close()
-        if store:
-            store.close()
+    from ..compare.campaign.run import run_campaign
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("failures {task.fields[failures]}"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn())
+    state = {"failures": 0, "plan": None}
+    with Progress(*columns, console=err, disable=not err.is_terminal) as bar:
+        def on_start(p):
+            state["plan"] = p
+            err.print(f"campaign {p.name}: task {p.task}; {p.planned} jobs, {p.stored} already stored, "
+                      f"{p.todo} to run ({p.executor}, {p.workers} workers) -> {p.store}", markup=False)
+            state["task"] = bar.add_task(p.name, total=p.todo, failures=0)
+
+        def on_record(rec):
+            if rec["status"] == "ERROR" or rec["termination"] in ("memory", "killed", "error"):
+                state["failures"] += 1
+            bar.update(state["task"], advance=1, failures=state["failures"])
+        try:
+            path = run_campaign(spec_path, store_path, jobs=jobs, kind=executor, scheduler=scheduler,
+                                on_start=on_start, on_record=on_record)
+        except KeyboardInterrupt:
+            bar.stop()
+            p = state["plan"]
+            n = 0
+            if p is not None:
+                store = Store.open_read(p.store)
+                n = len(store.finished_keys())
+                store.close()
+            where = p.store if p is not None else store_path or Path(spec_path).with_suffix(".db")
+            err.print(f"interrupted: running jobs killed; {n} jobs stored in {where}; run again to resume",
+                      markup=False)
+            sys.exit(130)
+    p = state["plan"]
+    err.print(f"done: {p.todo} jobs run, {state['failures']} failures (errors, memory, killed); "
+              f"`puzzlesat campaign report --store {path}`", markup=False)
 
 
 def _store_option(f):

@@ -14,6 +14,7 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 from ...core.files import write_atomic
@@ -169,7 +170,7 @@ def report(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
     rep = CampaignReport({"campaign": meta.get("campaign"), "task": task_of(rows, meta),
                           "jobs": len(rows), "configs": config_table(merged),
                           "instances": verdicts(merged), "splits": splits})
-    rep.rows, rep.meta = merged, dict(meta)
+    rep.rows, rep.jobs_rows, rep.meta = merged, rows, dict(meta)
     return rep
 
 
@@ -177,8 +178,15 @@ class CampaignReport(dict):
     """The JSON report (a dict) with its stored rows (split counts merged) and meta at hand:
     its tables (`table_models`), and in Jupyter its tables as HTML and plots as SVG."""
 
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []       # split counts merged
+    jobs_rows: list[dict[str, Any]] = []  # one per stored job
     meta: dict[str, str] = {}
+    store_path: str | None = None  # where the rows were read (open_report, campaign report)
+
+    def write_html(self, path: str | Path) -> Path:
+        """The self-contained HTML page of this report (`campaign report --html`), atomically."""
+        from .html import write_html
+        return write_html(path, self.store_path or ".", self.jobs_rows, self.meta, self)
 
     def table_models(self) -> list[Table]:
         return report_tables(self, self.rows, self.meta)
