@@ -23,7 +23,7 @@ def table(rep: dict[str, Any]):
 
 
 def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-         as_json, fmt=None) -> None:
+         as_json, jobs=1, fmt=None) -> None:
     fmt = output_format(fmt, as_json)
     as_json = fmt == "json"
     configs = parse_many(config_list) if config_list is not None else None
@@ -39,7 +39,7 @@ def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, 
     worst = 0
     tables = []
     for runs in planned:
-        rep = lab_runs(runs, repeat=repeat, seeds=seed_list,
+        rep = lab_runs(runs, repeat=repeat, seeds=seed_list, jobs=jobs,
                        on_run=None if as_json else (lambda run, r: err.print(
                            f"{run.family.name}/{run.instance.name} {run.label}: {r['status']} "
                            f"{r['seconds']:.3f} s", markup=False)))
@@ -71,6 +71,9 @@ def _shared(f):
         click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
                      help="option for every configuration whose engine has it (ENGINE.KEY=VALUE: one engine)"),
         click.option("--no-precheck", is_flag=True, help="skip the instant invariant checks"),
+        click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="runs side by side (they share the cores: times are then not "
+                          "comparable with one-at-a-time runs; keep 1 for timings)"),
         click.option("--json", "as_json", is_flag=True,
                      help="print the raw records: one JSON object per instance (= --format json)"),
         format_option,
@@ -84,13 +87,14 @@ def _shared(f):
               help="comma-separated configurations, e.g. 'seq=sat[encoding=seqcounter],tot=sat[encoding=totalizer]'")
 @_shared
 def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-            as_json, fmt) -> None:
+            jobs, as_json, fmt) -> None:
     """Every configuration on every INSTANCE, each run checked and cross-validated: size, time
     (median and spread over repeats) and solver effort side by side, best per instance marked.
 
     Exit status 1 when a verdict is DISAGREE, 2 on bad input.
     """
-    _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json, fmt)
+    _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
+         jobs, fmt)
 
 
 @click.command("bench")
@@ -98,6 +102,7 @@ def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pair
               help="comma-separated engines or configurations (default: the family's native, cpsat, sat)")
 @_shared
 def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-              as_json, fmt) -> None:
+              jobs, as_json, fmt) -> None:
     """Time engines or configurations on INSTANCES (the lab's table; each run checked)."""
-    _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json, fmt)
+    _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
+         jobs, fmt)

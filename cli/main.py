@@ -277,9 +277,12 @@ def _render_solution(fam: Family, inst, sol) -> str:
 @click.option("--engines", "engine_list", default=None,
               help="comma-separated engines or configurations, e.g. 'sat[encoding=seqcounter]',"
                    "'tot=sat[encoding=totalizer]',native (default: the family's native, cpsat, sat)")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="engines run side by side (each in its own worker; they then share the cores, "
+                   "so their times are not comparable: keep 1 for timings)")
 @format_option
 @common
-def compare(instances, engine_list, fmt, task, time_limit, memory_limit, as_json, option_pairs,
+def compare(instances, engine_list, jobs, fmt, task, time_limit, memory_limit, as_json, option_pairs,
             no_precheck, max_solutions) -> None:
     """Run several engines on each INSTANCE and check that they agree.
 
@@ -295,14 +298,14 @@ def compare(instances, engine_list, fmt, task, time_limit, memory_limit, as_json
     loaded = [load_instance(i) for i in instances]  # all input errors before any work
     opts = _options(option_pairs)
     configs = parse_many(engine_list) if engine_list is not None else None
-    jobs = []
+    planned = []
     for fam, inst in loaded:
         cfgs = configs or api.default_engines(fam.name)
         runs = plan(fam, inst, cfgs, task, options=opts, time_limit=time_limit,
                     memory_limit_mb=_memory(memory_limit), precheck=not no_precheck)
-        jobs.append((fam, inst, runs[0].task, cfgs, len(runs)))
+        planned.append((fam, inst, runs[0].task, cfgs, len(runs)))
     worst = 0
-    for fam, inst, ftask, cfgs, n in jobs:
+    for fam, inst, ftask, cfgs, n in planned:
         label = f"{fam.name}/{inst.name}"
         done: list[Result] = []
         try:
@@ -314,7 +317,8 @@ def compare(instances, engine_list, fmt, task, time_limit, memory_limit, as_json
                     return live.update
                 c = api_compare(inst, cfgs, ftask, time_limit=time_limit, precheck=not no_precheck,
                                 memory_limit_mb=_memory(memory_limit), on_result=done.append,
-                                progress_for=progress_for, **opts)
+                                progress_for=progress_for if jobs == 1 else None, jobs=jobs,
+                                **opts)
         except tuple(INTERRUPTED) as e:
             if done:
                 verdict, reasons = judge(done, fam.sense, ftask)

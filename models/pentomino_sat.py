@@ -4,7 +4,7 @@ Formulation: the exact cover of `models._tiling.formulation`, compiled by
 `models.formulation.to_cnf`: one variable per placement (a piece kind on a set of cells); for every board cell
 exactly one covering placement, and for every piece kind exactly `count` placements, each as a
 PySAT cardinality encoding chosen by name (`encoding=`). As in the CP-SAT model, copies of one
-piece are interchangeable, so a tiling is one model of the placement variables (SPEC §2).
+piece are interchangeable, so a tiling is one model of the placement variables.
 
 Enumeration adds one blocking clause per tiling. With `blocking="placements"` (default) the
 clause forbids the tiling's chosen placements together (¬x_1 ∨ … ∨ ¬x_12) — under exact cover

@@ -429,7 +429,7 @@ def test_models_are_formulations_for_stats_and_export(config, group):
     m = M.catalogue()["sample1"]()
     s = model_stats(MAZE, m, parse(config))
     assert group in s["groups"] and sum(g["constraints"] for g in s["groups"].values()) == s["constraints"]
-    assert s["formulation"].startswith("maze:") and "issue 5" in s["source"]
+    assert s["formulation"].startswith("maze:") and "puzzlesat's" in s["source"]  # its source named
     if "segments=2" in config:  # one multiplication at most: 36 (two of them) is out of reach
         assert model(m, config, bound=36).solve().status is Status.INFEASIBLE
         r = model(m, config).solve()
