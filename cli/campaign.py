@@ -193,7 +193,8 @@ def export(store_path, fmt, output) -> None:
         json.dump(rows, buf, default=str)
         buf.write("\n")
     else:
-        w = csv.DictWriter(buf, fieldnames=list(NAMES))
+        extra = [k for k in dict.fromkeys(k for r in rows for k in r) if k not in NAMES]  # newer columns
+        w = csv.DictWriter(buf, fieldnames=[*NAMES, *extra])
         w.writeheader()
         w.writerows(rows)
     if output:

@@ -160,6 +160,8 @@ def test_campaign_html_report_in_headless_chromium(late, tmp_path):
     src.close()
     dst.execute("UPDATE runs SET objective = objective + 1 WHERE config = 'late' AND status = 'OPTIMAL' "
                 "AND instance = (SELECT MIN(instance) FROM runs WHERE config = 'late' AND status = 'OPTIMAL')")
+    dst.execute("ALTER TABLE runs ADD COLUMN certified TEXT")  # as a store with certificates has it
+    dst.execute("UPDATE runs SET certified = 'drat-checked' WHERE config = 'tot'")
     dst.commit()
     dst.close()
     page = tmp_path / "report.html"
@@ -185,6 +187,8 @@ def test_campaign_html_report_in_headless_chromium(late, tmp_path):
         down = b.eval(column.format(k=k))
         assert up != before and [float(x) for x in up] == sorted(float(x) for x in before)
         assert down == up[::-1]
+        assert "certified" in heads
+        assert b.eval(column.format(k=heads.index("certified"))).count("drat-checked") == 3
         b.eval("const f = document.getElementById('filter'); f.value = 'late';"
                "f.dispatchEvent(new Event('input'))")
         assert b.eval("document.getElementById('shown').textContent") == "3 of 9 runs"
@@ -211,6 +215,9 @@ def test_campaign_html_report_in_headless_chromium(late, tmp_path):
 
 def test_html_report_into_a_missing_folder_is_one_line_exit_2(late, tmp_path):
     _, db, _ = late
+    from puzzlesat.compare.campaign.run import open_report
+    page = open_report(db).write_html(tmp_path / "plain.html").read_text(encoding="utf-8")
+    assert '"certified_column":false' in page and '"over_limit":true' in page  # no such column here
     p = cli("campaign", "report", "--store", str(db), "--html", str(tmp_path / "no" / "r.html"))
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "does not exist" in p.stderr
 
