@@ -34,6 +34,12 @@ def campaign() -> None:
     """Campaigns: instances x configurations under hard limits, stored in SQLite, cross-validated."""
 
 
+def _executor(kind: str, jobs: int, scheduler: str | None):
+    """The executor of that kind (`peg problems --store` runs its jobs on it too)."""
+    from ..compare.campaign.run import executor
+    return executor(kind, jobs, scheduler)
+
+
 @campaign.command()
 @click.argument("spec_path", metavar="CAMPAIGN.toml", type=click.Path(dir_okay=False))
 @click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,

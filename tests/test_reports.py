@@ -15,7 +15,6 @@ import sqlite3
 import subprocess
 import sys
 from importlib import metadata
-from pathlib import Path
 
 import pytest
 
