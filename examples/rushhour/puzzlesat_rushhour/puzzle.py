@@ -26,10 +26,10 @@ Published anchors (data/cards.toml and ANCHORS below):
   51 moves in a cluster of 4,780 positions, and the hardest with walls, 60 moves, 2,332.
 
 >>> inst = catalogue()["card-01"]()
->>> check(inst, (("A", -1), ("P", 3), ("Q", 1), ("O", 3), ("X", 4)) )
-Traceback (most recent call last):
-...
-puzzlesat.core.result.CheckError: move 1 (A-1): A cannot move 1 cell(s) left: its path leaves the 6x6 board
+>>> inst.board()[2], inst.red.id, inst.goal
+('PXXQ.O', 'X', 4)
+>>> check(inst, (("A", 1), ("C", -3), ("O", 3), ("P", -1), ("B", -1), ("R", -2), ("Q", 2), ("X", 3)))
+8
 """
 from __future__ import annotations
 
@@ -453,9 +453,9 @@ ANCHORS = (
 
 # Small boards (no published answers: the tests check them against a brute-force oracle)
 SMALL = (
-    ("small-4x4", ("A...", "XXB.", "..B.", "CC..")),
-    ("small-5x5", ("AAB..", "..B.C", "XXB.C", "..DDD", ".....")),
-    ("small-4x4-steps", ("A...", "XXB.", "..B.", "CC..")),
+    ("small-4x4", ("XX.D", "...D", "CBBB", "CAA.")),
+    ("small-4x4-steps", ("XX.D", "...D", "CBBB", "CAA.")),
+    ("small-5x5", ("...BB", "FXX.E", "FCCCE", ".ADDD", ".A...")),
 )
 
 
