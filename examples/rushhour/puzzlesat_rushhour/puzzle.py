@@ -279,8 +279,9 @@ def svg(inst: RushHour, solution: Solution | None = None) -> str:
         text = _fmt(solution)
         if len(text) > 90:
             text = text[:87] + "..."
+        obj = len(solution) if inst.metric == "moves" else sum(abs(d) for _, d in solution)
         out.append(f'<text x="0" y="{inst.rows * s + 24}" font-family="monospace" font-size="11">'
-                   f'{len(solution)} moves: {text}</text>')
+                   f'{obj} {inst.metric}: {text}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -431,9 +432,9 @@ def card(n: int, metric: Metric = "moves", name: str | None = None) -> RushHour:
     c = data["card"][n - 1]
     assert c["number"] == n
     opt = c["moves"] if metric == "moves" else None
+    source = data["source"]["boards"] + ("\n" + data["source"]["moves"] if metric == "moves" else "")
     return make(name or (f"card-{n:02d}" + ("" if metric == "moves" else "-steps")), c["board"],
-                "X", metric, optimum=opt,
-                source=data["source"]["boards"] if metric == "steps" else data["source"]["moves"])
+                "X", metric, optimum=opt, source=source)
 
 
 # Published configurations beyond the cards: (name, board, red, metric, optimum, component, source)
