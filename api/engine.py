@@ -64,12 +64,12 @@ def cpsat_enumerate(model, variables: Sequence, ctx: Context, limit: int | None 
 
     Status OPTIMAL = complete, INFEASIBLE = none, UNKNOWN = a limit stopped it (partial list).
     `params` are CP-SAT parameters (CPSAT_DEFAULTS apply; num_workers is always 1 and
-    enumerate_all_solutions True); record them in your Outcome's stats["params"].
+    enumerate_all_solutions True); record them in your Outcome's `params`.
     """
     from .models import _cpsat
     opts = {"workers": 1, "linearization_level": params.pop("linearization_level", 0),
             "seed": params.pop("random_seed", 0)}
-    st, sols, _ = _cpsat.enumerate_projected(model, variables, opts, ctx, limit, **params)
+    st, sols, _, _ = _cpsat.enumerate_projected(model, variables, opts, ctx, limit, **params)
     return st, sols
 
 

@@ -14,9 +14,6 @@ import json
 import math
 import signal
 import sys
-import textwrap
-import threading
-import time
 from typing import Any
 
 import click
@@ -31,7 +28,7 @@ from ..core.family import Family
 from ..core.result import InputError, Result, Status, Task
 from ..families.instances import load_instance
 from ..families.registry import families, family, flag_options
-from .display import _live, _s, _table, err, escape, out
+from .display import _live, _table, err, escape, out
 
 
 class Terminated(BaseException):

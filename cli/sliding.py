@@ -44,17 +44,13 @@ def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
     from ..native_search.sliding_bfs import BFS_MAX_CELLS
     from ..native_search.sliding_bfs import explore as run
     from ..puzzles.sliding import render_board
-    try:
-        rows, cols = _shape(board)
-        if rows * cols > BFS_MAX_CELLS:
-            raise InputError(f"board '{board}': explore keeps a byte for each of the (rows*cols)! "
-                             f"arrangements, so boards of at most {BFS_MAX_CELLS} cells; "
-                             f"{rows}x{cols} has {rows * cols}")
-        vals = None if root is None else _root(root, rows, cols)
-        e = run(rows, cols, vals)
-    except InputError as err:
-        click.echo(f"error: {err}", err=True)
-        raise SystemExit(2)
+    rows, cols = _shape(board)
+    if rows * cols > BFS_MAX_CELLS:
+        raise InputError(f"board '{board}': explore keeps a byte for each of the (rows*cols)! "
+                         f"arrangements, so boards of at most {BFS_MAX_CELLS} cells; "
+                         f"{rows}x{cols} has {rows * cols}")
+    vals = None if root is None else _root(root, rows, cols)
+    e = run(rows, cols, vals)
     if as_json:
         click.echo(json.dumps({"rows": rows, "cols": cols, "root": list(e.root), "positions": e.positions,
                                "radius": e.radius, "histogram": list(e.histogram),
@@ -83,17 +79,13 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool) -> None:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..native_search import sliding_pdb as P
-    try:
-        rows, cols = _shape(board)
-        names = P.partitions(rows, cols)
-        if not names:
-            raise InputError(f"board '{board}': no pattern-database partition (boards with one: 3x3, 4x4, 5x5)")
-        name = partition or names[0]
-        if name not in names:
-            raise InputError(f"partition '{name}' is not defined for {rows}x{cols} (there: {', '.join(names)})")
-    except InputError as err:
-        click.echo(f"error: {err}", err=True)
-        raise SystemExit(2)
+    rows, cols = _shape(board)
+    names = P.partitions(rows, cols)
+    if not names:
+        raise InputError(f"board '{board}': no pattern-database partition (boards with one: 3x3, 4x4, 5x5)")
+    name = partition or names[0]
+    if name not in names:
+        raise InputError(f"partition '{name}' is not defined for {rows}x{cols} (there: {', '.join(names)})")
     keys = []
     for cells in P.PARTITIONS[(rows, cols)][name]:
         k = P.key_of(rows, cols, cells)[0]

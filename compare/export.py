@@ -23,8 +23,7 @@ from typing import Any
 from ..core.result import InputError, Task
 from ..core.files import write_atomic
 
-from ..core.config import Config, parse as parse_config
-from ..families.instances import load_instance
+from ..core.config import Config
 from ..core.family import Engine, Family
 
 SAT_FORMATS = ("dimacs", "wcnf", "opb")

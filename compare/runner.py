@@ -23,9 +23,8 @@ from typing import Any, Callable
 from ..core import procs
 from ..core.config import Config
 from ..core.family import Engine, Family
-from ..core.procs import default_workers
 from ..core.result import CheckError, Context, InputError, Outcome, Result, Status, Task
-from .plan import Run, check_memory_limit, check_time_limit, plan_one
+from .plan import Run, plan_one
 
 
 def grace(time_limit: float) -> float:
@@ -93,7 +92,7 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
         ctx = Context(opts, run.time_limit, progress, sink)
         out = _call(eng, inst, task, ctx)
     stats = dict(out.stats) if isinstance(out.stats, dict) else {}
-    params.update(stats.pop("params", {}))
+    params.update(stats.pop("params", {}))  # engines written before 0.3 put them in stats
     params.update(out.params if isinstance(out.params, dict) else {})
     if tally is not None and not out.solutions:
         res = _tallied(fam, inst, eng, task, out, tally, time.perf_counter() - t0, params, stats)

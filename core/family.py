@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Hashable, Mapping, Protocol, runtime_checkable
 

@@ -94,10 +94,10 @@ class _Projector(cp_model.CpSolverSolutionCallback):
 
 def enumerate_projected(model: cp_model.CpModel, proj: Sequence[cp_model.IntVar], options: dict,
                         ctx: Context, limit: int | None = None,
-                        **extra: Any) -> tuple[Status, list[tuple], dict[str, Any]]:
+                        **extra: Any) -> tuple[Status, list[tuple], dict[str, Any], dict[str, Any]]:
     """All distinct value tuples of `proj` over the model's solutions (one worker).
 
-    Returns (status, projections, stats): OPTIMAL when the enumeration was complete, INFEASIBLE when
+    Returns (status, projections, stats, params): OPTIMAL when the enumeration was complete, INFEASIBLE when
     there is no solution, UNKNOWN when a limit stopped it (the projections found are partial).
     Solutions that differ only outside `proj` are counted once (stats['duplicates']).
     """
@@ -112,8 +112,8 @@ def enumerate_projected(model: cp_model.CpModel, proj: Sequence[cp_model.IntVar]
     elif st is Status.OPTIMAL and not sols:
         st = Status.INFEASIBLE
     stats = {"duplicates": cb.duplicates, **model_size(model),
-             "branches": solver.num_branches, "conflicts": solver.num_conflicts, "params": {"cpsat": p}}
-    return st, sols, stats
+             "branches": solver.num_branches, "conflicts": solver.num_conflicts}
+    return st, sols, stats, p
 
 
 def iter_values(solver: cp_model.CpSolver, vs: Sequence[cp_model.IntVar]) -> Iterator[int]:

@@ -29,7 +29,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from ..core.procs import find_program, preexec_for_child
@@ -212,8 +212,8 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
     opts = ctx.options
     hook, cmd, enc = opts["formulation"], opts["cmd"], opts.get("encoding", "seqcounter")
     check_command(cmd)
-    stats: dict[str, Any] = {"params": {"cmd": cmd, "formulation": hook, "encoding": enc},
-                             "decisions": []}
+    params = {"cmd": cmd, "formulation": hook, "encoding": enc}
+    stats: dict[str, Any] = {"decisions": []}
     tmp = tempfile.mkdtemp(prefix="puzzlesat-ext-")
 
     def decide(bound: int | None) -> tuple[str, Any, Decision]:
@@ -240,11 +240,12 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         return SAT, sol, d
 
     try:
-        return _search(task, ctx, decide, call_hook(hook, inst, task, opts, None), stats)
+        out = _search(task, ctx, decide, call_hook(hook, inst, task, opts, None), stats)
     except (ValueError, _Lie) as e:
-        return Outcome(Status.ERROR, stats=stats, reason=str(e))
+        out = Outcome(Status.ERROR, stats=stats, reason=str(e))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    return replace(out, params=params)
 
 
 class _Lie(Exception):

@@ -72,23 +72,24 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         p = _cpsat.params(o, **_extra(search))
         st, solver = _cpsat.solve(m, p, ctx)
         stats = {**_cpsat.model_size(m), "branches": solver.num_branches,
-                 "conflicts": solver.num_conflicts, "params": {"cpsat": p}}
+                 "conflicts": solver.num_conflicts}
+        params: dict = {"cpsat": p}
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             sol = solution(i for i, v in enumerate(x) if solver.value(v))
             ctx.found(sol)
-            return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats)
-        return Outcome(st, stats=stats)
+            return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats, params=params)
+        return Outcome(st, stats=stats, params=params)
     cubes = cube_placements(inst, brk) if o["cubes"] == "piece" else [None]
     st, sols = Status.OPTIMAL, []
     stats = {"duplicates": 0, **_cpsat.model_size(m), "branches": 0, "conflicts": 0}
+    params = {}
     for q in cubes:
         m.clear_assumptions()
         if q is not None:
             m.add_assumptions([x[q]])
-        cst, projs, cstats = _cpsat.enumerate_projected(m, x, o, ctx, **_extra(search))
+        cst, projs, cstats, params["cpsat"] = _cpsat.enumerate_projected(m, x, o, ctx, **_extra(search))
         for k in ("duplicates", "branches", "conflicts"):
             stats[k] += cstats[k]
-        stats["params"] = cstats["params"]
         for t in projs:
             sols.append(solution(i for i, v in enumerate(t) if v))
             ctx.found(sols[-1])
@@ -97,7 +98,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
             st = Status.UNKNOWN
             break
     m.clear_assumptions()
-    stats["params"] = {**stats["params"], "symmetry_breaking_applied": brk, "search": search}
+    params.update(symmetry_breaking_applied=brk, search=search)
     stats["cubes"] = len(cubes)
     stats["breaking_constraints"] = added
     if st is Status.OPTIMAL and not sols:
@@ -107,7 +108,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if st is Status.OPTIMAL:
-        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats)
+        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats, params=params)
     if st is Status.INFEASIBLE:
-        return Outcome(Status.INFEASIBLE, count=0, stats=stats)
-    return Outcome(st, solutions=tuple(sols), stats=stats)
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params)
+    return Outcome(st, solutions=tuple(sols), stats=stats, params=params)

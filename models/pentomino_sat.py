@@ -240,15 +240,14 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         if decider is not None:
             stats["first_cell_decisions"] = decider.decisions
             s.disconnect_propagator()
-    stats["params"] = params
     if task is Task.FEASIBLE:
-        return Outcome(status, solutions=tuple(sols), stats=stats)
+        return Outcome(status, solutions=tuple(sols), stats=stats, params=params)
     if up and not (brk and symmetry_plan(inst).leaves_exact()):
         kept = one_per_orbit(inst, sols)
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if status is Status.OPTIMAL and not sols:
-        return Outcome(Status.INFEASIBLE, count=0, stats=stats)
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params)
     if status is Status.OPTIMAL:
-        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats)
-    return Outcome(status, solutions=tuple(sols), stats=stats)
+        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats, params=params)
+    return Outcome(status, solutions=tuple(sols), stats=stats, params=params)

@@ -1001,10 +1001,9 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                             progress=prog))
         for s in sols:
             ctx.found(s)
-        stats["params"] = {"scan": scan, "branching": how,
-                           "fewest_options": _use_fewest(inst, how)}
+        params = {"scan": scan, "branching": how, "fewest_options": _use_fewest(inst, how)}
         return Outcome(Status.FEASIBLE if sols else Status.INFEASIBLE, solutions=tuple(sols),
-                       stats=stats)
+                       stats=stats, params=params)
     orb = brk and not up and use_orbits(inst, _use_fewest(inst, how))
     if procs > 1 or parts > 1:
         gen = tilings_parallel(inst, procs, up_to_symmetry=up, symmetry_breaking=brk,
@@ -1017,12 +1016,11 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     for s in gen:
         ctx.found(s)
         n += 1
-    stats["params"] = {"symmetry_breaking_applied": up and brk, "orbit_images": orb,
-                       "scan": scan,
-                       "processes": procs, "branching": how,
-                       "fewest_options": _use_fewest(inst, how), "part": part, "parts": parts}
+    params = {"symmetry_breaking_applied": up and brk, "orbit_images": orb, "scan": scan,
+              "processes": procs, "branching": how, "fewest_options": _use_fewest(inst, how),
+              "part": part, "parts": parts}
     if n == 0 and parts > 1:  # this part of the search holds no tiling: its count is 0
-        return Outcome(Status.OPTIMAL, count=0, solutions=(), stats={**stats, "streamed": True})
+        return Outcome(Status.OPTIMAL, count=0, solutions=(), stats={**stats, "streamed": True}, params=params)
     if n == 0:
-        return Outcome(Status.INFEASIBLE, count=0, stats=stats)
-    return Outcome(Status.OPTIMAL, count=n, solutions=(), stats={**stats, "streamed": True})
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params)
+    return Outcome(Status.OPTIMAL, count=n, solutions=(), stats={**stats, "streamed": True}, params=params)

@@ -169,6 +169,7 @@ def test_bfs_finds_both_antipodes():
 def test_explore_command():
     from click.testing import CliRunner
 
+    from puzzlesat.cli import cli
     from puzzlesat.cli.sliding import explore
     res = CliRunner().invoke(explore, ["2x3", "--json"])
     assert res.exit_code == 0
@@ -177,9 +178,10 @@ def test_explore_command():
     for args, words in ((["1x3"], "at least 2"), (["4x4"], "at most 12 cells"), (["7x2"], "at most 12"),
                         (["2x2", "--root", "1,2,3,3"], "exactly once"), (["2x3", "--root", "1,x"], "tile numbers"),
                         (["axb"], "ROWSxCOLS")):
-        res = CliRunner().invoke(explore, args)
+        res = CliRunner().invoke(cli, ["explore", *args])         # through the command line
         assert res.exit_code == 2, args
-        assert res.output.count("\n") == 1 and res.output.startswith("error: ") and words in res.output, args
+        assert res.output.count("\n") == 1 and res.output.startswith("puzzlesat: error: ") \
+            and words in res.output, args
         assert "Traceback" not in res.output
     assert FAM.commands[0] == "puzzlesat.cli.sliding:explore"
 
