@@ -61,6 +61,14 @@ def _cells(inst: RushHour, v, p: int) -> tuple[int, ...]:
     return v.cells(inst.cols, p)
 
 
+def _swept(inst: RushHour, v, p: int, q: int) -> set[int]:
+    """The cells v covers on its way from offset p to offset q."""
+    out: set[int] = set()
+    for r in range(min(p, q), max(p, q) + 1):
+        out |= set(_cells(inst, v, r))
+    return out
+
+
 def build(inst: RushHour, T: int, cuts: bool = True) -> tuple[Formulation, dict]:
     """The formulation of plans of exactly T moves (steps), and the decoder's data (the move keys
     by step)."""
@@ -110,6 +118,8 @@ def build(inst: RushHour, T: int, cuts: bool = True) -> tuple[Formulation, dict]
                 for q in range(size - v.length + 1):
                     if q == p or unit and abs(q - p) != 1 or ("x", t + 1, vi, q) not in X:
                         continue
+                    if walls & _swept(inst, v, p, q):  # it would jump over a wall
+                        continue
                     step.append(("m", t, vi, p, q))
         moves_by_step.append(step)
         f.add("one move per step", ExactlyOne(tuple(step)))
@@ -119,11 +129,7 @@ def build(inst: RushHour, T: int, cuts: bool = True) -> tuple[Formulation, dict]
             f.add("move preconditions", Clause(((m, False), (("x", t, vi, p), True))),
                   Clause(((m, False), (("x", t + 1, vi, q), True))))
             if not unit:  # the cells swept between p and q (beyond the ones v covers at p)
-                lo, hi = min(p, q), max(p, q)
-                swept = set()
-                for r in range(lo, hi + 1):
-                    swept |= set(_cells(inst, v, r))
-                for c in sorted(swept - set(_cells(inst, v, p))):
+                for c in sorted(_swept(inst, v, p, q) - set(_cells(inst, v, p))):
                     f.add("path clear", Clause(((m, False), (("free", t, c), True))))
         by_v: dict[int, list] = {}
         for m in step:

@@ -185,7 +185,8 @@ def test_models_on_every_card_never_wrong(n):
 @st.composite
 def boards(draw, max_side=5):
     """A random board of 3..max_side rows and 4..max_side columns: the red car somewhere, then
-    vehicles dropped at random free places (length 2 or 3, either orientation)."""
+    vehicles dropped at random free places (length 2 or 3, either orientation), then up to two
+    walls."""
     rows, cols = draw(st.integers(3, max_side)), draw(st.integers(4, max_side))
     g = [["."] * cols for _ in range(rows)]
     r, c = draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 3))
@@ -202,12 +203,27 @@ def boards(draw, max_side=5):
             ch = next(letters)
             for a, b in cells:
                 g[a][b] = ch
+    for _ in range(draw(st.integers(0, 2))):  # walls
+        a, b = draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1))
+        if g[a][b] == ".":
+            g[a][b] = "x"
     return ["".join(row) for row in g], draw(st.sampled_from(("moves", "steps")))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards())
 def test_random_small_boards_every_engine_agrees(board):
+    agree_on(board)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(max_side=6))
+def test_many_random_boards_every_engine_agrees(board):
+    agree_on(board)
+
+
+def agree_on(board):
     """native proves the optimum (or infeasibility); the models, given a horizon limit of that
     optimum, agree on it and (up to 200 plans) on the number of optimal plans; the oracle
     agrees on both when the optimum is at most 4."""
@@ -264,6 +280,10 @@ def test_walls_and_infeasible_positions():
     behind = make("behind", ["XX.BB.", "......"])
     for eng in ("native", "cpsat", "sat"):
         assert ps.solve(behind, eng, precheck=False).status is ps.Status.INFEASIBLE
+    over = make("over", ["XXA..", "..A..", "..x..", ".....", "....."])  # A cannot jump the wall
+    assert ps.solve(over, "native", precheck=False).status is ps.Status.INFEASIBLE
+    for eng in ("cpsat", "sat"):
+        assert ps.solve(over, eng, max_horizon=6).status is ps.Status.UNKNOWN
     wall = make("wall", ["XXx..", ".....", "AA..."])
     assert "wall" in FAMILY.infeasible_reason(wall)
     walled = ps.load("rushhour/fogleman-60")
