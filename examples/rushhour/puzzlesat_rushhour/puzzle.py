@@ -415,8 +415,7 @@ def from_toml(data: dict, src: Source) -> RushHour:
     try:
         return make(name, board, red, metric)
     except ValueError as e:
-        raise src.error(str(e), field="board" if "red car" not in str(e) or "no vehicle" in str(e)
-                        else "red") from None
+        raise src.error(str(e), field="red" if str(e).startswith("the red car") else "board") from None
 
 
 # ---- the catalogue ----------------------------------------------------------------------------
