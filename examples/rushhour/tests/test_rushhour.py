@@ -269,6 +269,12 @@ def test_checker_rules():
     assert solution_key(inst, (("C", -2),)) != solution_key(inst, (("C", -1), ("C", -1)))
 
 
+def test_red_car_at_the_exit_already():
+    done = make("done", ["..XX", "AA.."])
+    c = ps.compare(done, ["native", "cpsat", "sat"], "count")
+    assert c.verdict is ps.Verdict.AGREE and {(r.objective, r.count) for r in c.results} == {(0, 1)}
+
+
 def test_walls_and_infeasible_positions():
     blocked = make("blocked", ["XXA.", "..A.", "BBB."])     # A can never leave row 0
     assert FAMILY.infeasible_reason(blocked) is None
