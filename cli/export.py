@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -35,6 +36,8 @@ def export_cmd(instance, config, task, bound, fmt, output, as_json) -> None:
     else:
         size = ", ".join(f"{s[k]} {k.replace('_', ' ')}" for k in ("vars", "clauses", "constraints") if k in s)
         print(f"{s['instance']} {s['config']} ({s['bound_text']}): {fmt} {size} -> {s['file']} (+ .map.json)")
+    if s.get("note"):
+        print(f"puzzlesat: note: {s['note']}", file=sys.stderr)
 
 
 @click.command("stats")

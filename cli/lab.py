@@ -14,6 +14,7 @@ from ..core.config import parse_many, parse_pairs
 from ..core.result import InputError, Task
 from ..families.instances import load_instance
 from .display import err, escape, out
+from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds
 
 
 def _n(v) -> str:
@@ -42,7 +43,7 @@ def table(rep: dict[str, Any]):
 
 
 def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-         as_json) -> None:
+         as_json, jobs=1) -> None:
     configs = parse_many(config_list) if config_list is not None else None
     try:
         seed_list = [int(s) for s in seeds.split(",") if s.strip()] if seeds else None
@@ -55,7 +56,7 @@ def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, 
                for fam, inst in loaded]  # every configuration error before any run
     worst = 0
     for runs in planned:
-        rep = lab_runs(runs, repeat=repeat, seeds=seed_list,
+        rep = lab_runs(runs, repeat=repeat, seeds=seed_list, jobs=jobs,
                        on_run=None if as_json else (lambda run, r: err.print(
                            f"{run.family.name}/{run.instance.name} {run.label}: {r['status']} "
                            f"{r['seconds']:.3f} s", markup=False)))
@@ -80,11 +81,14 @@ def _shared(f):
         click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
                      help="runs per configuration (per seed)"),
         click.option("--seeds", default=None, help="comma-separated seeds for engines with a seed option"),
-        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-                     help="seconds per run; a run cut short is UNKNOWN, one past it counts as unsolved"),
+        click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT,
+                     help=TIME_LIMIT_HELP + "; a run that ends past it counts as unsolved"),
         click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
                      help="option for every configuration whose engine has it (ENGINE.KEY=VALUE: one engine)"),
         click.option("--no-precheck", is_flag=True, help="skip the instant invariant checks"),
+        click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="runs side by side (they share the cores: times are then not "
+                          "comparable with one-at-a-time runs; keep 1 for timings)"),
         click.option("--json", "as_json", is_flag=True,
                      help="print the raw records: one JSON object per instance"),
     ]):
@@ -97,13 +101,14 @@ def _shared(f):
               help="comma-separated configurations, e.g. 'seq=sat[encoding=seqcounter],tot=sat[encoding=totalizer]'")
 @_shared
 def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-            as_json) -> None:
+            jobs, as_json) -> None:
     """Every configuration on every INSTANCE, each run checked and cross-validated: size, time
     (median and spread over repeats) and solver effort side by side, best per instance marked.
 
     Exit status 1 when a verdict is DISAGREE, 2 on bad input.
     """
-    _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json)
+    _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
+         jobs)
 
 
 @click.command("bench")
@@ -111,6 +116,7 @@ def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pair
               help="comma-separated engines or configurations (default: the family's native, cpsat, sat)")
 @_shared
 def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-              as_json) -> None:
+              jobs, as_json) -> None:
     """Time engines or configurations on INSTANCES (the lab's table; each run checked)."""
-    _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json)
+    _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
+         jobs)

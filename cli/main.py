@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 import signal
 import sys
 from typing import Any
@@ -23,12 +22,14 @@ from .. import compare as api_compare
 from ..compare import api
 from ..compare.crossval import Comparison, Verdict, judge
 from ..compare.plan import plan
+from ..core import __version__
 from ..core.config import parse_many, parse_pairs
 from ..core.family import Family
 from ..core.result import InputError, Result, Status, Task
 from ..families.instances import load_instance
 from ..families.registry import families, family, flag_options
 from .display import _live, _table, err, escape, out
+from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds
 
 
 class Terminated(BaseException):
@@ -78,6 +79,8 @@ def _family_commands() -> dict[str, click.Command]:
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="puzzlesat",
+                      message="%(prog)s %(version)s")
 def cli() -> None:
     """puzzlesat: puzzle models in CP-SAT and SAT, cross-validated against native searches."""
 
@@ -158,40 +161,32 @@ def show(instance: str, as_json: bool, picture: str | None) -> None:
 
 @cli.command()
 @click.argument("family_name", required=False, metavar="[FAMILY]")
-def engines(family_name: str | None) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="also each option's allowed values and help")
+@click.option("--json", "as_json", is_flag=True, help="print JSON (every field, allowed values too)")
+def engines(family_name: str | None, verbose: bool, as_json: bool) -> None:
     """List the engines, their tasks and options (with defaults)."""
-    fams = [family(family_name)] if family_name else list(families().values())
+    infos = api.engines(family_name)
+    if as_json:
+        print(json.dumps([e.to_json() for e in infos], default=str))
+        return
     t = Table(title="engines", title_justify="left")
-    for col in ("family", "engine", "aliases", "tasks", "options (default)", "what"):
+    cols = ("family", "engine", "aliases", "tasks", "options (default)")
+    for col in cols + (("allowed values",) if verbose else ()) + ("what",):
         t.add_column(col)
-    for fam in fams:
-        for e in fam.all_engines():
-            t.add_row(*(escape(x) for x in (
-                fam.name, e.name, ", ".join(e.aliases), ", ".join(map(str, e.tasks)),
-                "\n".join(f"{o.name}={o.default!r}" for o in e.options), e.description)))
+    for e in infos:
+        row = [e.family, e.name, ", ".join(e.aliases), ", ".join(e.tasks),
+               "\n".join(f"{k}={v!r}" for k, v in e.options.items())]
+        if verbose:
+            row.append("\n".join(f"{k}: {a}" for k, a in (e.allowed or {}).items()))
+        t.add_row(*(escape(x) for x in row + [e.description]))
     out.print(t)
-
-
-class _Seconds(click.ParamType):
-    """A positive, finite number of seconds (nan, inf and negatives are refused)."""
-    name = "SECONDS"
-
-    def convert(self, value, param, ctx):
-        try:
-            v = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number", param, ctx)
-        if not math.isfinite(v) or v <= 0:
-            self.fail(f"{value!r} is not a positive finite number", param, ctx)
-        return v
 
 
 _common = [
     click.option("--task", type=TASKS, default=None,
                  help="optimize | count | feasible (default: the family's first task: optimize, "
                       "or count for tilings)"),
-    click.option("--time-limit", type=_Seconds(), default=None,
-                 help="seconds per engine; a run cut short is UNKNOWN (or FEASIBLE with a checked solution)"),
+    click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT, help=TIME_LIMIT_HELP),
     click.option("--memory-limit", "memory_limit", type=click.FloatRange(min=64), default=None,
                  metavar="MB", help="address-space cap per engine worker, in MB (default: 80% of "
                  "physical memory); a run that hits it is UNKNOWN with reason 'memory'"),
@@ -282,8 +277,11 @@ def _render_solution(fam: Family, inst, sol) -> str:
 @click.option("--engines", "engine_list", default=None,
               help="comma-separated engines or configurations, e.g. 'sat[encoding=seqcounter]',"
                    "'tot=sat[encoding=totalizer]',native (default: the family's native, cpsat, sat)")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="engines run side by side (each in its own worker; they then share the cores, "
+                   "so their times are not comparable: keep 1 for timings)")
 @common
-def compare(instances, engine_list, task, time_limit, memory_limit, as_json, option_pairs,
+def compare(instances, engine_list, jobs, task, time_limit, memory_limit, as_json, option_pairs,
             no_precheck, max_solutions) -> None:
     """Run several engines on each INSTANCE and check that they agree.
 
@@ -295,14 +293,14 @@ def compare(instances, engine_list, task, time_limit, memory_limit, as_json, opt
     loaded = [load_instance(i) for i in instances]  # all input errors before any work
     opts = _options(option_pairs)
     configs = parse_many(engine_list) if engine_list is not None else None
-    jobs = []
+    planned = []
     for fam, inst in loaded:
         cfgs = configs or api.default_engines(fam.name)
         runs = plan(fam, inst, cfgs, task, options=opts, time_limit=time_limit,
                     memory_limit_mb=_memory(memory_limit), precheck=not no_precheck)
-        jobs.append((fam, inst, runs[0].task, cfgs, len(runs)))
+        planned.append((fam, inst, runs[0].task, cfgs, len(runs)))
     worst = 0
-    for fam, inst, ftask, cfgs, n in jobs:
+    for fam, inst, ftask, cfgs, n in planned:
         label = f"{fam.name}/{inst.name}"
         done: list[Result] = []
         try:
@@ -314,7 +312,8 @@ def compare(instances, engine_list, task, time_limit, memory_limit, as_json, opt
                     return live.update
                 c = api_compare(inst, cfgs, ftask, time_limit=time_limit, precheck=not no_precheck,
                                 memory_limit_mb=_memory(memory_limit), on_result=done.append,
-                                progress_for=progress_for, **opts)
+                                progress_for=progress_for if jobs == 1 else None, jobs=jobs,
+                                **opts)
         except tuple(INTERRUPTED) as e:
             if done:
                 verdict, reasons = judge(done, fam.sense, ftask)
@@ -368,14 +367,26 @@ from .campaign import campaign as _campaign  # noqa: E402  (the campaign command
 cli.add_command(_campaign)
 
 
-def main() -> None:
-    """Console entry point."""
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: every error is one line `puzzlesat: error: ...` on stderr, exit 2
+    (click's usage errors too)."""
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         _add_generators()
-        cli.main(prog_name="puzzlesat", standalone_mode=True)
+        cli.main(argv, prog_name="puzzlesat", standalone_mode=False)
     except InputError as e:
         _fail(e)
+    except click.UsageError as e:
+        where = f" (see `{e.ctx.command_path} --help`)" if e.ctx is not None else ""
+        print(f"puzzlesat: error: {' '.join(e.format_message().split())}{where}", file=sys.stderr)
+        sys.exit(2)
+    except click.ClickException as e:
+        print(f"puzzlesat: error: {' '.join(e.format_message().split())}", file=sys.stderr)
+        sys.exit(e.exit_code)
+    except click.Abort:
+        print("puzzlesat: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -77,12 +77,13 @@ def compare(instance: Any, engines: Iterable[str | Config | Callable] | None = N
             memory_limit_mb: float | None | str = "default", precheck: bool = True,
             on_result: Callable[[Result], None] | None = None,
             progress_for: Callable[[str], Callable[[dict], None] | None] | None = None,
-            **options: Any) -> Comparison:
+            jobs: int = 1, **options: Any) -> Comparison:
     """Run several engines or configurations in turn and judge them: AGREE (all finished, same
     objective and count, every solution checked), DISAGREE or INCOMPLETE. `options` go to every
     engine that has them (`name.key` targets one: pass them as `**{"sat.encoding": ...}`).
     `on_result(result)` is called as each run finishes; `progress_for(label)` may return a
-    progress callback for that run.
+    progress callback for that run. `jobs` > 1 runs that many engines side by side (each in its
+    own worker under its own limits; they share the cores, so their times are not comparable).
 
     >>> c = compare(load("peg/hoppers-first06"), ["native", "tot=sat[encoding=totalizer]"], "count")
     >>> c.verdict.value, [(row["config"], row["count"]) for row in c.table()]
@@ -92,7 +93,7 @@ def compare(instance: Any, engines: Iterable[str | Config | Callable] | None = N
     names = list(engines) if engines is not None else default_engines(fam.name)
     runs = plan(fam, instance, names, task, options=options, time_limit=time_limit,
                 memory_limit_mb=memory_limit_mb, precheck=precheck)
-    return compare_runs(runs, on_result=on_result, progress_for=progress_for)
+    return compare_runs(runs, on_result=on_result, progress_for=progress_for, jobs=jobs)
 
 
 def default_engines(family_name: str) -> list[str]:

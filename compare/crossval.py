@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..core.family import Family
-from ..core.result import Result, Status, Task
+from ..core.result import InputError, Result, Status, Task
 from .plan import Run, plan, split_options  # noqa: F401  (split_options: re-exported for callers)
 from .runner import execute
 
@@ -48,8 +48,11 @@ class Comparison:
 
 def compare_runs(runs: list[Run], *, on_result: Callable[[Result], None] | None = None,
                  progress_for: Callable[[str], Callable[[dict], None] | None] | None = None,
-                 isolate: bool = True) -> "Comparison":
-    """Execute planned runs (one instance) one at a time, so timings are honest, and judge them.
+                 isolate: bool = True, jobs: int = 1) -> "Comparison":
+    """Execute planned runs (one instance) and judge them: one at a time (`jobs` 1, the
+    default: timings are honest), or `jobs` side by side (each run still in its own worker under
+    its own limits; the runs share the machine's cores, so their times are not comparable).
+    Results keep the order of `runs`; `on_result` sees each as it finishes.
 
     >>> from puzzlesat.families.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers-first06")
@@ -57,28 +60,56 @@ def compare_runs(runs: list[Run], *, on_result: Callable[[Result], None] | None 
     >>> c.verdict.value, [(r.label, r.count) for r in c.results]
     ('AGREE', [('native:auto', 18), ('cpsat:time', 18), ('sat[encoding=totalizer]', 18)])
     """
-    results = []
-    for run in runs:
-        prog = progress_for(run.label) if progress_for else None
-        r = execute(run, progress=prog, isolate=isolate)
-        results.append(r)
-        if on_result:
-            on_result(r)
+    results = run_all(runs, on_result=on_result, progress_for=progress_for, isolate=isolate,
+                      jobs=jobs)
     first = runs[0]
     verdict, reasons = judge(results, first.family.sense, first.task)
     return Comparison(getattr(first.instance, "name", "?"), first.task, verdict, reasons, results)
+
+
+def run_all(runs: list[Run], *, on_result: Callable[[Result], None] | None = None,
+            progress_for: Callable[[str], Callable[[dict], None] | None] | None = None,
+            isolate: bool = True, jobs: int = 1,
+            on_each: Callable[[int, Result], None] | None = None) -> list[Result]:
+    """Every run executed (one at a time, or `jobs` at once in threads, each run in its own
+    worker process), results in the order of `runs`; `on_result(result)` and `on_each(index,
+    result)` as each finishes."""
+    if jobs < 1:
+        raise InputError(f"jobs={jobs}: at least 1")
+    if jobs == 1 or len(runs) == 1:
+        out = []
+        for run in runs:
+            r = execute(run, progress=progress_for(run.label) if progress_for else None,
+                        isolate=isolate)
+            out.append(r)
+            if on_result:
+                on_result(r)
+            if on_each:
+                on_each(len(out) - 1, r)
+        return out
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+    results: list[Result | None] = [None] * len(runs)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(execute, run, isolate=isolate): i for i, run in enumerate(runs)}
+        for f in as_completed(futures):
+            r = results[futures[f]] = f.result()
+            if on_result:
+                on_result(r)
+            if on_each:
+                on_each(futures[f], r)
+    return [r for r in results if r is not None]
 
 
 def compare(fam: Family, inst: Any, configs: list, task: Task | str | None = None, *,
             time_limit: float | None = None, options: dict[str, Any] | None = None,
             precheck: bool = True, on_result: Callable[[Result], None] | None = None,
             progress_for: Callable[[str], Callable[[dict], None] | None] | None = None,
-            memory_limit_mb: Any = "default") -> Comparison:
+            memory_limit_mb: Any = "default", jobs: int = 1) -> Comparison:
     """Plan the configurations on `inst` (every option validated before the first run), run
-    them one at a time and judge them (`plan` + `compare_runs`)."""
+    them and judge them (`plan` + `compare_runs`)."""
     runs = plan(fam, inst, configs, task, options=options, time_limit=time_limit,
                 memory_limit_mb=memory_limit_mb, precheck=precheck)
-    return compare_runs(runs, on_result=on_result, progress_for=progress_for)
+    return compare_runs(runs, on_result=on_result, progress_for=progress_for, jobs=jobs)
 
 
 def judge(results: list[Result], sense: str | None, task: Task) -> tuple[Verdict, list[str]]:

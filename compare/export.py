@@ -63,7 +63,12 @@ def decision_for(fam: Family, inst: Any, cfg: Config, task: Task | str = Task.OP
     if engine_kind(eng) == "sat":
         from ..models import _sat
         _sat.encoding(opts.get("encoding", "seqcounter"))
+    if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int) or bound < 0):
+        raise InputError(f"--bound {bound!r}: expected an objective bound of 0 or more", field="bound")
     d = call_hook(eng.formulation, inst, task, opts, bound)
+    if bound is not None and fam.sense == "min" and bound < d.lower:
+        d.note = (f"bound {bound} is below the proved lower bound {d.lower}: this decision is "
+                  "infeasible by that proof")
     return eng, opts, d
 
 
@@ -243,7 +248,7 @@ def export(fam: Family, inst: Any, cfg: Config, fmt: str, path: str, task: Task 
     write_atomic(path, data, "export", (suffix if fmt.startswith("cpsat") else "") or ".tmp")
     write_atomic(path + ".map.json", json.dumps(meta), "variable map")
     return {k: meta[k] for k in ("instance", "config", "format", "bound", "bound_text")} | size | \
-        {"file": path, "map": path + ".map.json"}
+        {"file": path, "map": path + ".map.json", "note": d.note}
 
 
 # ----------------------------------------------------------------------------------------------

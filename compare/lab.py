@@ -29,9 +29,8 @@ from typing import Any, Callable
 from ..core.config import Config
 from ..core.family import Family
 from ..core.result import Result, Task
-from .crossval import Verdict, judge
+from .crossval import Verdict, judge, run_all
 from .plan import Run, plan
-from .runner import execute
 
 SOLVER_HEADS = ("sat", "cpsat", "ext")  # engines whose effort figures (conflicts...) are a solver's
 
@@ -88,24 +87,27 @@ def record(r: Result, seed: int | None, repeat: int) -> dict[str, Any]:
 
 
 def lab_runs(runs: list[Run], *, repeat: int = 1, seeds: list[int] | None = None,
-             on_run: Callable[[Run, dict], None] | None = None) -> dict[str, Any]:
+             on_run: Callable[[Run, dict], None] | None = None, jobs: int = 1) -> dict[str, Any]:
     """Every planned run (one instance), `repeat` times per seed (seeds go to runs whose engine
     has a `seed` option and whose configuration does not set one; others just repeat), each run
-    checked; verdict and best marked."""
+    checked; verdict and best marked. `jobs` > 1: that many runs side by side (their times then
+    share the cores: not comparable with one-at-a-time times)."""
     first = runs[0]
-    rows, named = [], []
-    for run in runs:
+    units: list[tuple[int, Run, int | None, int]] = []  # (row, run, seed recorded, repeat)
+    rows = []
+    for k, run in enumerate(runs):
         seeded = run.engine.option("seed") is not None and not re.search(r"[\[,]seed=", run.spec)
-        row = ConfigRow(run.label, run.spec, run.engine.name)
+        rows.append(ConfigRow(run.label, run.spec, run.engine.name))
         for seed in (seeds or [None]):
             for i in range(repeat):
-                r = execute(run.with_options(seed=seed) if seeded and seed is not None else run)
-                rec = record(r, seed if seeded else None, i)
-                row.runs.append(rec)
-                named.append(dataclasses.replace(r, config=f"{run.label}#{len(row.runs)}"))
-                if on_run:
-                    on_run(run, rec)
-        rows.append(row)
+                r = run.with_options(seed=seed) if seeded and seed is not None else run
+                units.append((k, r, seed if seeded else None, i))
+    results = run_all([u[1] for u in units], jobs=jobs, on_each=None if on_run is None else (
+        lambda j, r: on_run(units[j][1], record(r, units[j][2], units[j][3]))))
+    named = []
+    for (k, run, seed, i), r in zip(units, results):
+        rows[k].runs.append(record(r, seed, i))
+        named.append(dataclasses.replace(r, config=f"{run.label}#{len(rows[k].runs)}"))
     verdict, reasons = judge(named, first.family.sense, first.task)
     done = [row for row in rows if all(r["finished"] for r in row.runs)]
     if verdict is Verdict.AGREE or done and verdict is Verdict.INCOMPLETE:
@@ -121,10 +123,10 @@ def lab_runs(runs: list[Run], *, repeat: int = 1, seeds: list[int] | None = None
 def lab_instance(fam: Family, inst: Any, configs: list[Config | str], task: Task | str | None = None, *,
                  repeat: int = 1, seeds: list[int] | None = None, time_limit: float | None = None,
                  options: dict[str, Any] | None = None, precheck: bool = True,
-                 memory_limit_mb: Any = "default",
+                 memory_limit_mb: Any = "default", jobs: int = 1,
                  on_run: Callable[[Run, dict], None] | None = None) -> dict[str, Any]:
     """Plan every configuration on `inst` (every option error before any run) and run the lab
     (`lab_runs`). `task` defaults to the family's first."""
     runs = plan(fam, inst, configs, task, options=options, time_limit=time_limit,
                 memory_limit_mb=memory_limit_mb, precheck=precheck)
-    return lab_runs(runs, repeat=repeat, seeds=seeds, on_run=on_run)
+    return lab_runs(runs, repeat=repeat, seeds=seeds, on_run=on_run, jobs=jobs)

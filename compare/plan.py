@@ -166,6 +166,14 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
     t = check_time_limit(time_limit)
     m = check_memory_limit(memory_limit_mb)
     per = split_options([e for e, _ in pairs], options or {}, [c.name for _, c in pairs])
+    identity = {o.name for e in fam.all_engines() for o in e.options if o.identity}
+    for (e, c), shared in zip(pairs, per):
+        for key in identity & (set(shared) | set(c.opts)):
+            o = e.option(key)
+            if o is None or not o.identity:
+                raise InputError(f"engine {e.name} does not declare option '{key}', which decides "
+                                 "which solutions count as different: it would answer another "
+                                 "question (declare the option in the engine, or leave it out)")
     runs = []
     for (e, c), shared in zip(pairs, per):
         opts = e.resolve_options({**shared, **c.opts}, task)

@@ -104,19 +104,36 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
     return res
 
 
-def _call(eng: Engine, inst: Any, task: Task, ctx: Context) -> Outcome:
-    """The engine's outcome, with its own wall and CPU seconds (engine_seconds, cpu_seconds)."""
-    fn = eng.function()  # imported before the clock starts
+def _memory_outcome(what: str) -> Outcome:
+    return Outcome(Status.UNKNOWN, reason=f"memory: {what} (memory limit)", stats={"termination": "memory"})
+
+
+def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False,
+          fn: Any = None) -> Outcome:
+    """The engine's outcome, with its own wall and CPU seconds (engine_seconds, cpu_seconds).
+    `capped`: a memory limit holds, so a failure that names an allocation (MemoryError, a
+    library that cannot be mapped) is that limit (UNKNOWN 'memory'), never ERROR."""
+    try:
+        fn = fn or eng.function()  # imported before the clock starts
+    except InputError:
+        raise
+    except Exception as e:
+        if capped and (isinstance(e, MemoryError) or any(m in str(e) for m in procs.MEMORY_SIGNS)):
+            return _memory_outcome(f"the engine could not be loaded within the limit ({e})")
+        return Outcome(Status.ERROR, reason="engine could not be loaded: " + traceback.format_exc(limit=4))
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         out = fn(inst, task, ctx)
     except InputError:
         raise
     except MemoryError:
-        out = Outcome(Status.UNKNOWN, reason="memory: the engine ran out of memory (memory limit)",
-                      stats={"termination": "memory"})
-    except Exception:  # an engine failure is a result, not a crash of the tool
-        out = Outcome(Status.ERROR, reason="engine raised: " + traceback.format_exc(limit=6))
+        out = _memory_outcome("the engine ran out of memory")
+    except Exception as e:  # an engine failure is a result, not a crash of the tool
+        text = traceback.format_exc(limit=6)
+        if capped and any(m in str(e) or m in text for m in procs.MEMORY_SIGNS):
+            out = _memory_outcome(f"an allocation failed ({type(e).__name__}: {e})")
+        else:
+            out = Outcome(Status.ERROR, reason="engine raised: " + text)
     if not isinstance(out, Outcome):
         out = Outcome(Status.ERROR, reason=f"engine returned {type(out).__name__}, not an Outcome "
                       "(puzzlesat.engine.Outcome)")
@@ -194,11 +211,16 @@ class _StreamCount:
 
 def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None,
            memory_mb: float | None, parent: int) -> None:
-    procs.become_worker(memory_mb, parent)
+    procs.become_worker(None, parent)
+    try:  # the engine's code is loaded before the memory cap: the cap is for its search
+        fn = eng.function()
+    except Exception:
+        fn = None  # _call reports it
+    procs.limit_memory(memory_mb)
     stream = _FoundStream(conn)
     ctx = Context(opts, time_limit, lambda f: conn.send(("progress", f)), stream)
     try:
-        out = _call(eng, inst, task, ctx)
+        out = _call(eng, inst, task, ctx, memory_mb is not None, fn)
         stream.flush()
         conn.send(("done", out))
     except InputError as e:

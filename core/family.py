@@ -19,7 +19,7 @@ members; nothing family-specific sits in a central list.
     UserEngine  an engine given by a user (register_engine, entry points)
     check_family  what a family record lacks or gets wrong (used on registration and by a test)
 
-docs/adding-a-family.md walks through a family from scratch; families/TEMPLATE.py is a start.
+docs/adding-a-family.md walks through a family from scratch; examples/nqueens is the template to copy.
 """
 from __future__ import annotations
 

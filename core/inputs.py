@@ -30,6 +30,8 @@ class Instance:
 def load_toml(path: str | Path) -> dict[str, Any]:
     """Parse a TOML file; a missing file or bad syntax raises InputError with file and line."""
     path = Path(path)
+    if path.is_dir():
+        raise InputError("is a directory, not a file", file=path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:

@@ -23,6 +23,9 @@ import signal
 from .result import InputError
 
 _PR_SET_PDEATHSIG = 1
+# Signs, in an error's text, that an allocation failed under RLIMIT_AS.
+MEMORY_SIGNS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory", "OutOfMemory",
+                "failed to map segment", "could not load")
 
 
 def die_with_parent(sig: int = signal.SIGKILL, parent: int | None = None) -> bool:

@@ -7,5 +7,7 @@
     peg, pentomino, sliding, maze   the built-in tables: each a `FAMILY = Family(...)` record,
                 data only (engines name their run functions as strings: listing them loads no
                 solver)
-    TEMPLATE    a family to copy (docs/adding-a-family.md)
+
+A plug-in family is the same record in a package of its own: examples/nqueens is the template
+(docs/adding-a-family.md).
 """

@@ -13,6 +13,9 @@ from .registry import families, family, family_of_kind
 def load_instance(spec: str) -> tuple[Family, Any]:
     """(family, instance) for a catalogue name such as 'peg/hoppers' or a file path."""
     path = Path(spec)
+    if path.is_dir():
+        raise InputError("is a directory, not an instance file (a catalogue name is family/name, "
+                         "see `puzzlesat list`)", file=spec)
     if path.suffix and (path.exists() or "/" not in spec or path.suffix.lower() in _suffixes()):
         return load_file(path)
     if "/" in spec:
@@ -64,6 +67,8 @@ def load_file(path: Path) -> tuple[Family, Any]:
     """Parse an instance file: TOML with a `kind`, or a family's own format by suffix."""
     if not path.exists():
         raise InputError("no such file", file=path)
+    if path.is_dir():
+        raise InputError("is a directory, not an instance file", file=path)
     suffix = path.suffix.lower()
     if suffix == ".toml":
         data = load_toml(path)

@@ -67,6 +67,7 @@ class Decision:
     step: int = 1
     value: Callable[[Any], int] | None = None
     objective: tuple[str, tuple[tuple[int, Key], ...], int] | None = None  # (min|max, terms, offset)
+    note: str | None = None  # e.g. a bound below the proved lower bound (export says so)
 
 
 def call_hook(target: str, inst: Any, task: Task, options: dict[str, Any], bound: int | None) -> Decision:

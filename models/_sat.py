@@ -208,12 +208,20 @@ def enumerate_projected(s: Solver, proj: Sequence[int], ctx: Context, limit: int
         if not res:
             return
         model = s.get_model()
-        true = frozenset(v for v in proj if model[v - 1] > 0)
+        true = frozenset(true_in(model, proj))
         yield true
         n += 1
         if n % 64 == 0:
             ctx.progress(solutions=n)
         s.add_clause([-v if v in true else v for v in proj])
+
+
+def true_in(model: Sequence[int], variables: Iterable[int]) -> list[int]:
+    """The variables true in a solver model, in the order given. A model lists the variables up
+    to the largest one the solver has seen: one that occurs in no clause is missing and counts
+    as false (a blocking clause over it then lets the next call make it true)."""
+    n = len(model)
+    return [v for v in variables if v <= n and model[v - 1] > 0]
 
 
 def add_stats(into: dict[str, Any], s: Solver, cnf_vars: int, cnf_clauses: int) -> None:
@@ -238,5 +246,5 @@ def stats(s: Solver, cnf_vars: int, cnf_clauses: int) -> dict[str, Any]:
     return out
 
 
-__all__ = ["CNF", "IDPool", "ENCODINGS", "SOLVERS", "NON_INCREMENTAL", "check_solver", "add_stats",
+__all__ = ["CNF", "IDPool", "ENCODINGS", "SOLVERS", "NON_INCREMENTAL", "check_solver", "add_stats", "true_in",
            "at_most", "at_least", "exactly", "exactly_one", "new_solver", "solve_limited", "enumerate_projected", "stats"]

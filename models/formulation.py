@@ -270,7 +270,8 @@ class Cnf:
             n = 0
             while (limit is None or n < limit) and s.solve():
                 m = s.get_model()
-                true = [v for v in proj if m[v - 1] > 0]
+                n = len(m)  # a variable in no clause is missing from the model: false
+                true = [v for v in proj if v <= n and m[v - 1] > 0]
                 yield {self.pool.obj(v) for v in true}
                 n += 1
                 s.add_clause([-v if v in true else v for v in proj])

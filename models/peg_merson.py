@@ -4,7 +4,7 @@ Vocabulary:
   Merson region  a hole set R such that every jump line (a, b, c) with b in R has a or c in R.
                  While R is full, a jump that empties a hole of R must start in R (a jump over
                  b in R lands in c, which is empty, so c is outside R and a is inside). Every
-                 never-jumped-over hole (SPEC §1 corner) is a one-hole Merson region.
+                 never-jumped-over hole (a corner) is a one-hole Merson region.
   family         disjoint minimal Merson regions, derived from the board, the start and the finish
                  (`merson_family`): connected regions of at most `max_region` holes, chosen by a
                  small CP-SAT set packing that maximises first the regions full at the start that

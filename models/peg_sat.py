@@ -95,7 +95,7 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
                           "conflicts": stats.get("conflicts", 0) - before})
             if res:
                 model = s.get_model()
-                return True, pc.decode({v for v in pc.jump_ids if model[v - 1] > 0})
+                return True, pc.decode(set(_sat.true_in(model, pc.jump_ids)))
             return res, None
 
     calls: list[dict] = []  # one entry per solver call, with that call's own conflicts

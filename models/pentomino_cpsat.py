@@ -5,7 +5,7 @@ a 0-1 model), compiled by `models.formulation.to_cpsat`: x_p = 1 iff placement p
 on a set of cells) is used; every board cell is covered by exactly one chosen placement; each
 piece kind is chosen exactly its number of times. Because a
 variable stands for a piece *kind* on cells, copies of one piece are interchangeable and a tiling
-is one assignment (SPEC §2). Enumeration is projected on the x_p with one worker.
+is one assignment. Enumeration is projected on the x_p with one worker.
 
 Options: `search="fixed"` decides the placements in first-cell scan order (short side first),
 value 1 first — the native search's order — which is far faster than CP-SAT's default search

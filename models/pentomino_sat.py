@@ -4,7 +4,7 @@ Formulation: the exact cover of `models._tiling.formulation`, compiled by
 `models.formulation.to_cnf`: one variable per placement (a piece kind on a set of cells); for every board cell
 exactly one covering placement, and for every piece kind exactly `count` placements, each as a
 PySAT cardinality encoding chosen by name (`encoding=`). As in the CP-SAT model, copies of one
-piece are interchangeable, so a tiling is one model of the placement variables (SPEC §2).
+piece are interchangeable, so a tiling is one model of the placement variables.
 
 Enumeration adds one blocking clause per tiling. With `blocking="placements"` (default) the
 clause forbids the tiling's chosen placements together (¬x_1 ∨ … ∨ ¬x_12) — under exact cover
@@ -203,7 +203,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                     raise TimeoutError
                 if res:
                     model = s.get_model()
-                    sols.append(solution(v for v in x if model[v - 1] > 0))
+                    sols.append(solution(_sat.true_in(model, x)))
                     ctx.found(sols[0])
                 status = Status.FEASIBLE if sols else Status.INFEASIBLE
             else:
@@ -224,7 +224,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                             if not res:
                                 break
                             model = s.get_model()
-                            true = [v for v in x if model[v - 1] > 0]
+                            true = _sat.true_in(model, x)
                             sols.append(solution(true))
                             ctx.found(sols[-1])
                             if len(sols) % 64 == 0:

@@ -57,7 +57,8 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
                 continue
             proj = cnf.projection_ids()
             model = s.get_model()
-            first = tm.decode({k for k, v in zip(tm.moves, proj) if model[v - 1] > 0})
+            on = set(_sat.true_in(model, proj))
+            first = tm.decode({k for k, v in zip(tm.moves, proj) if v in on})
             ctx.found(first)
             if task is not Task.COUNT:
                 stats["seconds_to_optimum"] = round(time.perf_counter() - t0, 3)

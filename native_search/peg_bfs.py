@@ -43,7 +43,7 @@ Perm = tuple[int, ...]        # a symmetry as a hole permutation: hole h goes to
 Chain = list[Jump]            # the jumps of one move, in playing order
 
 CHUNK = 1 << 22               # successor buffer (entries) per kernel call: 32 MiB
-MEMORY_BUDGET = 8 << 30       # bytes for layers at most (the limit)
+MEMORY_BUDGET = 8 << 30       # bytes for layers at most (by default)
 BYTE = np.uint64(255)
 EIGHT = np.uint64(8)
 ONE = np.uint64(1)

@@ -8,7 +8,7 @@ to that first position, and the kernel tests it against the 64 positions from th
 empty cell on (a window): one word per test whatever the board's size (90 cells for one-sided
 6x15); a placement spanning more than a window falls back to the multi-word search `_dfs`. Each
 tiling is produced once: the search picks placements per piece *kind* with a count of copies
-left, so swapping identical copies never yields a second tiling (SPEC §2).
+left, so swapping identical copies never yields a second tiling.
 
 Counting up to symmetry either follows the symmetry-breaking plan of `puzzles.pentomino_breaking`
 (exact orbit counts, derived from the problem's group) or, with breaking off, keeps the first

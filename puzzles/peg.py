@@ -1,4 +1,4 @@
-"""Peg solitaire: boards as lattice holes + directions, instances, rules and the checker (SPEC §1).
+"""Peg solitaire: boards as lattice holes + directions, instances, rules and the checker.
 
 A jump moves the peg in `a` over the peg in `b` into the empty hole `c`, where b = a + d and
 c = a + 2d for one of the board's directions d. A *move* is a maximal run of jumps by one peg;
@@ -189,7 +189,7 @@ def svg(inst, solution=None) -> str:
 
 
 def solution_key(inst: PegInstance, solution: Solution, up_to_symmetry: bool = False) -> Hashable:
-    """A solution is its ordered jump sequence (SPEC §1)."""
+    """A solution is its ordered jump sequence."""
     return tuple(tuple(j) for j in solution)
 
 
@@ -307,7 +307,7 @@ TRIANGLE_SIDES = range(4, 11)  # triangle4 … triangle10 are listed; triangle(n
 
 
 def named_boards() -> dict[str, Callable[[], Board]]:
-    """The built-in boards by name (SPEC §1); `triangle(n)` / `triangleN` (N ≤ 10) are also accepted
+    """The built-in boards by name; `triangle(n)` / `triangleN` (N ≤ 10) are also accepted
     by board()."""
     hoppers = [(0, 0), (2, 0), (4, 0), (1, 1), (3, 1), (0, 2), (2, 2), (4, 2), (1, 3), (3, 3), (0, 4),
                (2, 4), (4, 4)]

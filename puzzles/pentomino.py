@@ -1,5 +1,5 @@
 """Polyomino and polycube tiling: boards, pieces, placements, the problem's symmetry group,
-canonical forms and the independent checker (SPEC §2, issue 14). The symmetry-breaking plan the
+canonical forms and the independent checker (Polyform Puzzler's catalogue). The symmetry-breaking plan the
 engines use lives in `pentomino_breaking`.
 
 A tiling covers every board cell exactly once with the instance's pieces, each used its number of
@@ -45,7 +45,7 @@ Iso = tuple[tuple[int, ...], tuple[int, ...]]  # signed permutation: x -> (s[i] 
 KIND = "pentomino"
 SENSE = None  # no objective: tasks are feasible and count
 
-# The 12 free pentominoes (SPEC §2), in any one orientation: '#' = a cell.
+# The 12 free pentominoes, in any one orientation: '#' = a cell.
 PENTOMINOES: dict[str, str] = {
     "F": ".##\n##.\n.#.",
     "I": "#####",
@@ -406,7 +406,7 @@ def _chk_key(pts) -> tuple:
 
 # ---- identity, JSON, description, rendering ---------------------------------------------------
 def solution_key(inst: Tiling, solution: Solution, up_to_symmetry: bool = False) -> Hashable:
-    """A tiling is its set of placements (SPEC §2); up to symmetry, the canonical form of its orbit."""
+    """A tiling is its set of placements; up to symmetry, the canonical form of its orbit."""
     if up_to_symmetry:
         try:  # every image is sorted afresh: no need to normalise first
             return canonical(inst, solution)

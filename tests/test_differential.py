@@ -23,6 +23,7 @@ from puzzlesat.puzzles import peg as G
 from puzzlesat.puzzles import pentomino as P
 from puzzlesat.core.result import Status, Task
 from puzzlesat.puzzles.sliding import Sliding
+from oracles import maze_snake
 
 
 @dataclass
@@ -95,15 +96,10 @@ def big_maze(rng: random.Random, i: int, quick: bool = False) -> Case:
     keep ~70 edges free, so the CP-SAT models are big (`quick`: few multipliers, which keeps the
     segment model to a few segments, and no cpsat:time: 31k variables, 3-7 s of CPU)."""
     H, W, keep = 10, 11, rng.choice((4, 5, 6))
-    p = []
-    for y in range(H - 2):
-        p += [y * W + x for x in (range(W) if y % 2 == 0 else range(W - 1, -1, -1))]
-    for x in range(W - keep):
-        col = [(H - 2) * W + x, (H - 1) * W + x]
-        p += col if x % 2 == 0 else col[::-1]
+    p = maze_snake(W, H, keep)
     mul = 0.08 if quick else rng.choice((0.08, 0.5))
     ops = _ops(rng, 2 * W * H - W - H, mul)
-    m = M.Maze(f"maze{i}-10x11-keep{keep}", W, H, ops, 0, W * H - 1, tuple(p))
+    m = M.Maze(f"maze{i}-10x11-keep{keep}", W, H, ops, 0, W * H - 1, p)
     engines = ("native:dfs", "native:brute", "cpsat:segments") + (() if quick else ("cpsat:time",))
     return Case("maze", m, rng.choice((Task.OPTIMIZE, Task.COUNT)), engines, maze_oracle(m),
                 f"big, mul_rate {mul}")

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-import puzzlesat
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

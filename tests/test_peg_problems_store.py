@@ -10,8 +10,8 @@ import sys
 
 from puzzlesat.compare.campaign.store import COLUMNS, Store
 from puzzlesat.puzzles.peg import board
+from oracles import brute_table
 
-from test_peg_problems import brute_table
 
 
 def _cli(*args, timeout=600):

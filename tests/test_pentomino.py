@@ -1,7 +1,6 @@
 """Pentomino / polyomino tiling: SPEC §2 facts, brute-force oracles, bad input, the checker."""
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
@@ -18,6 +17,8 @@ from puzzlesat.puzzles import pentomino as P
 from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
 from puzzlesat.core.result import CheckError, InputError
 from puzzlesat.core.inputs import Source
+from helpers import proved_count
+from oracles import tiling_oracle_count
 
 SPEC_COUNTS = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20": (8, 2),
                "8x8-centre": (520, 65)}
@@ -35,41 +36,10 @@ def toml_instance(tmp_path, text, name="t.toml"):
 
 
 def oracle_count(board_cells, pieces):
-    """Brute force, sharing no code with the package: count sets of placements covering the board,
-    pieces given as {name: (cells, count)}; copies of a name are interchangeable."""
-    board = set(board_cells)
-
-    def orients(cells):
-        out = set()
-        for swap, sr, sc in itertools.product((0, 1), (1, -1), (1, -1)):
-            pts = [((c if swap else r) * sr, (r if swap else c) * sc) for r, c in cells]
-            mr, mc = min(p[0] for p in pts), min(p[1] for p in pts)
-            out.add(frozenset((r - mr, c - mc) for r, c in pts))
-        return out
-
-    shapes = {n: orients(cells) for n, (cells, _) in pieces.items()}
-    left = {n: k for n, (_, k) in pieces.items()}
-
-    def rec(empty):
-        if not empty:
-            return 1
-        first = min(empty)
-        total = 0
-        for n in left:
-            if not left[n]:
-                continue
-            for o in shapes[n]:
-                anchor = min(o)
-                cells = {(r - anchor[0] + first[0], c - anchor[1] + first[1]) for r, c in o}
-                if cells <= empty:
-                    left[n] -= 1
-                    total += rec(empty - cells)
-                    left[n] += 1
-        return total
-    return rec(frozenset(board))
+    """The shared brute force (tests/oracles.py) for pieces given as {name: (cells, count)}."""
+    return tiling_oracle_count(board_cells, {n: (c, k, False) for n, (c, k) in pieces.items()})
 
 
-# ---- core derivations -------------------------------------------------------------------------
 def test_63_fixed_orientations_as_in_spec():
     t = inst("6x10")
     per = {p.name: len(p.orientations) for p in t.pieces}
@@ -120,17 +90,14 @@ def test_scan_orders_agree():
     assert set(tilings(t, scan="long")) == set(tilings(t, scan="short"))
 
 
-def test_numba_disabled_kernel_runs_as_python():
+def test_numba_disabled_kernel_runs_as_python(no_jit):
     code = ("from puzzlesat.puzzles.pentomino import catalogue, make\n"
             "from puzzlesat.native_search.pentomino import tilings\n"
             "print(len(list(tilings(catalogue()['3x20']()))),"
             " len(list(tilings(catalogue()['3x20'](), up_to_symmetry=True))),"
             " len(list(tilings(make('bars', ('.' * 13 + chr(10)) * 5, 'I' * 13)))))\n")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=300, cwd=os.path.dirname(os.path.dirname(__file__)))
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["8", "2", "20"]
+    stdout = no_jit(code)
+    assert stdout.split() == ["8", "2", "20"]
 
 
 @pytest.mark.parametrize("cols,expected", [(12, 15), (13, 20)])
@@ -313,11 +280,11 @@ def test_random_small_instances_all_engines_agree():
         canon = len({P.canonical(t, s) for s in every})
         for engine in ("native", "cpsat", "sat"):
             r = solve(FAM, t, engine, "count", time_limit=60, isolate=False)
-            assert (r.count or 0) == want, (engine, r.status, r.reason)
+            assert proved_count(r) == want
             for brk in (True, False):
                 r = solve(FAM, t, engine, "count", time_limit=60, isolate=False,
                           options={"up_to_symmetry": True, "symmetry_breaking": brk})
-                assert (r.count or 0) == canon, (engine, brk, r.status, r.reason)
+                assert proved_count(r) == canon
     check()
 
 

@@ -21,13 +21,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ...core.procs import MEMORY_SIGNS  # signs, in an error's text, that an allocation failed
 from .job import PARENT_ENV
 
 # Termination reasons recorded with every job.
 DONE, TIME, MEMORY, KILLED, ERROR = "done", "time", "memory", "killed", "error"
 TERMINATIONS = (DONE, TIME, MEMORY, KILLED, ERROR)
-# Signs, in an engine's error or the job's stderr, that an allocation failed under RLIMIT_AS.
-MEMORY_SIGNS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory", "OutOfMemory")
 
 
 def outer_limit(time_limit: float) -> float:
