@@ -10,8 +10,10 @@ PLAN_OPTIONS = (
            "(metric moves), no step undoes the previous one (metric steps)"),
     Option("max_horizon", 120, "give up (UNKNOWN) beyond this many moves or steps"),
 )
-SAT_SOLVERS = ("cadical153", "cadical195", "glucose4", "glucose42", "maplechrono", "maplesat",
-               "minisat22", "lingeling")
+# the default first: glucose42 stops at the time limit (python-sat's interrupt); cadical153/195
+# and lingeling have no interrupt, so the runner's hard kill ends them (UNKNOWN, no stats)
+SAT_SOLVERS = ("glucose42", "glucose4", "minisat22", "maplesat", "maplechrono", "cadical153",
+               "cadical195", "lingeling")
 ENCODINGS = ("seqcounter", "totalizer", "mtotalizer", "kmtotalizer", "sortnetwrk", "cardnetwrk",
              "pairwise", "ladder", "bitwise")
 
@@ -40,8 +42,9 @@ FAMILY = Family(
                            "move per step, frame axioms), horizon raised until feasible"),
         Engine("sat:time", "puzzlesat_rushhour.models:run_sat", TASKS, aliases=("sat",),
                options=(*PLAN_OPTIONS,
-                        Option("solver", "cadical153", "python-sat solver (all incremental: "
-                               "counting adds blocking clauses)", SAT_SOLVERS),
+                        Option("solver", "glucose42", "python-sat solver (all incremental: "
+                               "counting adds blocking clauses; cadical and lingeling cannot be "
+                               "interrupted: the hard time limit kills them)", SAT_SOLVERS),
                         Option("encoding", "seqcounter", "cardinality encoding (pysat EncType) of "
                                "the exactly-one constraints", ENCODINGS)),
                description="the same planning formulation in CNF (python-sat), horizon raised "

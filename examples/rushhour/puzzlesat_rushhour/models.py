@@ -188,6 +188,11 @@ def _trivial(inst: RushHour, task: Task) -> Outcome | None:
     return None
 
 
+def _out_of_time(T: int, tried: list, params: dict) -> Outcome:
+    return Outcome(Status.UNKNOWN, stats={"horizons": tried}, params=params,
+                   reason=f"time limit while building horizon {T} (every shorter horizon infeasible)")
+
+
 def _done(task: Task, T: int, first: Solution, stats: dict, params: dict) -> Outcome:
     return Outcome(Status.FEASIBLE if task is Task.FEASIBLE else Status.OPTIMAL, T, None, (first,),
                    stats, params=params)
@@ -208,6 +213,8 @@ def run_cpsat(inst: RushHour, task: Task, ctx: Context) -> Outcome:
     for T in range(lower_bound(inst), o["max_horizon"] + 1):
         f, info = build(inst, T, o["cuts"])
         data = to_cpsat(f)
+        if ctx.expired():  # building took the rest of the time
+            return _out_of_time(T, tried, params)
         t1 = time.perf_counter()
         st, solver = cpsat_solve(data.model, ctx, **p)
         tried.append((T, {Status.OPTIMAL: True, Status.FEASIBLE: True, Status.INFEASIBLE: False}.get(st),
@@ -252,6 +259,8 @@ def run_sat(inst: RushHour, task: Task, ctx: Context) -> Outcome:
     for T in range(lower_bound(inst), o["max_horizon"] + 1):
         f, info = build(inst, T, o["cuts"])
         cnf = to_cnf(f, o["encoding"])
+        if ctx.expired():  # building took the rest of the time
+            return _out_of_time(T, tried, params)
         t1 = time.perf_counter()
         res, model = sat_solve(cnf.clauses, ctx, o["solver"])
         tried.append((T, res, round(time.perf_counter() - t1, 3)))
