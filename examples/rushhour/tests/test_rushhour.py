@@ -311,6 +311,14 @@ def test_json_round_trip_and_pictures():
     assert d["known_optimum"] == 8 and "norush" in d["source"]
 
 
+def test_docstring_examples():
+    import doctest
+
+    import puzzlesat_rushhour.puzzle as puzzle
+    res = doctest.testmod(puzzle)
+    assert res.failed == 0 and res.attempted >= 3
+
+
 def test_native_kernels_run_as_plain_python():
     """NUMBA_DISABLE_JIT=1: the same optimum and component from the kernels as Python."""
     code = ("from puzzlesat_rushhour.puzzle import catalogue\n"
