@@ -47,11 +47,19 @@ def _executor(kind: str, jobs: int, scheduler: str | None):
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="an existing Dask scheduler (with --executor dask)")
-def run(spec_path, store_path, jobs, executor, scheduler) -> None:
-    """Run every job of CAMPAIGN.toml not yet in the store (a second run executes nothing)."""
+@click.option("--allow-code", is_flag=True,
+              help="run code not shipped with puzzlesat that the spec names (an external command, "
+                   "a user engine file or module, a plug-in's engine or family); refused without it")
+def run(spec_path, store_path, jobs, executor, scheduler, allow_code) -> None:
+    """Run every job of CAMPAIGN.toml not yet in the store (a second run executes nothing).
+
+    A spec is data: a configuration that would run code not shipped with puzzlesat is refused
+    (one line naming the file, line and the command or module; exit 2; nothing written) unless
+    --allow-code is given; the store's `user_code` column records what such code each job ran.
+    """
     from ..core.procs import default_workers
     from ..compare.campaign.spec import load_spec
-    spec = load_spec(spec_path)
+    spec = load_spec(spec_path, allow_code=allow_code)
     if executor == "local":
         spec.check_available()  # e.g. ext:dimacs's program on PATH; Dask workers check their own
     store_path = Path(store_path) if store_path else Path(spec_path).with_suffix(".db")

@@ -29,3 +29,21 @@ class Seconds(click.ParamType):
 
 TIME_LIMIT_HELP = (f"seconds per engine (default {DEFAULT_TIME_LIMIT:g}; 0 or none: no limit); a "
                    "run cut short is UNKNOWN (or FEASIBLE with a checked solution)")
+
+
+ALLOW_CODE_HELP = ("run code not shipped with puzzlesat (an external command, a user engine file or "
+                   "module, a plug-in's engine or family) when a file names it; without this flag "
+                   "such a configuration read from a file is refused")
+
+
+def read_configs(text: str, what: str):
+    """(configurations, origins) of a `--configs`/`--engines` value: `@FILE` reads a
+    configuration list file (one per line or comma separated, # comments; each keeps its file
+    and line), anything else is a comma-separated list typed on the command line."""
+    from ..compare.plan import TYPED, Origin
+    from ..core.config import parse_file, parse_many
+    if text.startswith("@"):
+        pairs = parse_file(text[1:])
+        return [c for c, _ in pairs], [Origin(text[1:], line, what) for _, line in pairs]
+    configs = parse_many(text)
+    return configs, [TYPED] * len(configs)

@@ -381,7 +381,8 @@ def catalogue() -> dict[str, Callable[[], PegInstance]]:
 # ---- TOML -------------------------------------------------------------------------------------
 def from_toml(data: dict, src: Source) -> PegInstance:
     """A PegInstance from a parsed TOML table (see README: Peg solitaire instances)."""
-    known = {"kind", "name", "board", "empty", "full", "finish", "first_jump"}
+    known = {"kind", "name", "board", "empty", "full", "finish", "first_jump", "known_min_moves",
+             "source"}
     for k in data:
         if k not in known:
             raise src.error(f"unknown key '{k}' (known: {', '.join(sorted(known))})", field=k)
@@ -425,7 +426,27 @@ def from_toml(data: dict, src: Source) -> PegInstance:
             raise src.error("unreachable by peg count: as many pegs as the start but other holes",
                             field="finish")
     name = require(data, "name", str, src, default=Path(src.name).stem)
-    return PegInstance(name, b, start, finish, first, None, str(src.name))
+    known_min = require(data, "known_min_moves", int, src, default=None)
+    if known_min is not None and not 0 <= known_min <= len(start):
+        raise src.error(f"expected a number of moves in 0..{len(start)}", field="known_min_moves")
+    source = require(data, "source", str, src, default=str(src.name))
+    return PegInstance(name, b, start, finish, first, known_min, source)
+
+
+def to_toml(inst: PegInstance) -> str:
+    """The instance as TOML text that from_toml reads back to an equal instance (the board as a
+    table of holes and directions; `known_min_moves` and `source` kept)."""
+    q, b = json.dumps, inst.board
+    out = ['kind = "peg"', f"name = {q(inst.name)}", f"full = {sorted(inst.start)}"]
+    if inst.finish is not None:
+        out.append(f"finish = {sorted(inst.finish)}")
+    if inst.first_jump is not None:
+        out.append(f"first_jump = {list(inst.first_jump)}")
+    if inst.known_min_moves is not None:
+        out.append(f"known_min_moves = {inst.known_min_moves}")
+    out += [f"source = {q(inst.source)}", "[board]", f"name = {q(b.name)}",
+            f"holes = {[list(p) for p in b.coords]}", f"directions = {[list(d) for d in b.directions]}"]
+    return "\n".join(out) + "\n"
 
 
 def _board_from_toml(spec, src: Source) -> Board:

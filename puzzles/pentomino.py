@@ -25,6 +25,7 @@ derived from the pieces; such a symmetry renames each chiral piece to its mirror
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -740,6 +741,37 @@ def from_toml(data: dict, src: Source) -> Tiling:
     name = require(data, "name", str, src, default=Path(src.name).stem)
     source = require(data, "source", str, src, default=str(src.name))
     return _build(name, cells, pieces, src, source)
+
+
+def to_toml(inst: Tiling) -> str:
+    """The instance as TOML text that from_toml reads back to an equal instance: the board as
+    art (a list of layers in 3D), every piece as a `[pieces.X]` table of shape art and count."""
+    q = json.dumps
+    dim, ext = inst.dim, inst.extent
+
+    def art(cells, mark: str, off: str, shape: tuple[int, ...]) -> list[str]:
+        layers = []
+        for z in range(shape[0] if len(shape) == 3 else 1):
+            rows = []
+            for r in range(shape[-2]):
+                rows.append("".join(mark if ((z, r, c) if len(shape) == 3 else (r, c)) in cells
+                                    else off for c in range(shape[-1])))
+            layers.append("\n".join(rows))
+        return layers
+    board = art(inst.cells, BOARD_CELL, "#", ext)
+    sided = {p.one_sided for p in inst.pieces}
+    if len(sided) > 1:
+        raise ValueError(f"{inst.name}: pieces with and without one_sided have no TOML form")
+    out = ['kind = "pentomino"', f"name = {q(inst.name)}", f"source = {q(inst.source)}",
+           f"board = {q(board[0]) if dim == 2 else '[' + ', '.join(map(q, board)) + ']'}"]
+    if sided == {True}:
+        out.append("one_sided = true")
+    for p in inst.pieces:
+        pext = tuple(1 + max(x[i] for x in p.shape) for i in range(p.dim))
+        layers = art(p.shape, SHAPE_CELL, ".", pext)
+        shape = q(layers[0]) if p.dim == 2 else "[" + ", ".join(map(q, layers)) + "]"
+        out += [f"[pieces.{q(p.name)}]", f"shape = {shape}", f"count = {p.count}"]
+    return "\n".join(out) + "\n"
 
 
 SUFFIXES: dict = {}

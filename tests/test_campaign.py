@@ -245,12 +245,9 @@ def test_outer_limit_kills_the_whole_process_group(monkeypatch):
     """At the supervisor's own limit the job dies with everything it started (the engine worker)."""
     from puzzlesat.compare.campaign import execute as ex
     from puzzlesat.compare.campaign.spec import Job, content_hash
-    import base64
-    import pickle
     fam, inst = load_instance("peg/english33")
     job = Job("k" * 32, "t", "peg/english33", content_hash(fam, inst), "peg", "sat", "sat", "sat:time",
-              json.dumps({}), "optimize", 0, None, 30.0, 4096, True,
-              base64.b64encode(pickle.dumps(inst)).decode())
+              json.dumps({}), "optimize", 0, None, 30.0, 4096, True, fam.to_toml(inst))
     seen = []
     real_wait = ex._wait
 

@@ -107,7 +107,7 @@ def _killed(p: dict[str, Any], reason: str) -> dict[str, Any]:
     from ...core import __version__
     rec = {k: p[k] for k in ("key", "campaign", "instance", "instance_hash", "family", "config",
                              "config_spec", "engine", "options", "task", "repeat", "seed",
-                             "time_limit", "memory_limit_mb", "precheck")}
+                             "time_limit", "memory_limit_mb", "precheck", "user_code")}
     rec.update(status="UNKNOWN", termination=KILLED, reason=reason[:400], solutions_checked=0,
                stats="{}", params="{}", version=__version__)
     return rec

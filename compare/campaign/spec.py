@@ -14,11 +14,15 @@
     tot = "sat:time[encoding=totalizer]"
 
 Every error (unknown key, unknown engine or option, a glob matching nothing) is an InputError
-naming the file, line and field, raised before any job runs.
+naming the file, line and field, raised before any job runs. A spec is data: a configuration that
+would run code not shipped with puzzlesat (an external command, a user engine, a plug-in's engine
+or family) is refused unless the spec is loaded with `allow_code` (`--allow-code`; the policy is
+compare/plan.py's). A job carries its instance as the family's TOML text (`to_toml`), re-loaded
+by the family's own loader in the job process and checked against the content hash; never a
+pickle.
 """
 from __future__ import annotations
 
-import base64
 import dataclasses
 import enum
 import fnmatch
@@ -26,7 +30,6 @@ import glob
 import hashlib
 import itertools
 import json
-import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,10 +38,10 @@ from ...core.result import InputError, Task
 from ...core.inputs import key_line, load_toml
 
 from ...core.config import Config, parse
-from ...families.instances import load_instance
+from ...families.instances import load_instance, load_text
 from ...core.family import Family
 from ...families.registry import families
-from ..plan import Run, plan
+from ..plan import Origin, Run, admit_engine, admit_family, admit_spec, plan
 
 KEYS = ("name", "instances", "task", "time_limit", "memory_limit_mb", "repeat", "seeds", "precheck",
         "split", "configs")
@@ -65,11 +68,35 @@ class Job:
     time_limit: float
     memory_limit_mb: int
     precheck: bool
-    blob: str            # the instance object, pickled and base64-encoded (workers need no files)
+    instance_toml: str   # the instance as its family's TOML text ("" if the family gives none)
+    source: str = ""     # where to re-load it from without instance_toml (catalogue name, file)
+    user_code: str | None = None  # code not shipped with puzzlesat that it runs (allowed by the user)
 
     def payload(self) -> dict[str, Any]:
         """What a job process needs (JSON-able)."""
         return dataclasses.asdict(self)
+
+
+def job_instance(fam: Family, job: dict[str, Any]) -> Any:
+    """The instance of a job payload, re-loaded by the family's own loader from its TOML text
+    (or, for a family without `to_toml`, from its source), and checked against the job's
+    content hash; InputError otherwise. Nothing is unpickled, nothing is imported by name."""
+    allowed = bool(job.get("user_code"))
+    text = job.get("instance_toml")
+    if not isinstance(text, str):
+        raise InputError("job payload: instance_toml must be a string")
+    where = Origin(file=f"job {job.get('key')}", field="instance")
+    if text:
+        got, inst = load_text(text, name=str(job.get("instance")),
+                              admit=lambda f: admit_family(f, where, allowed))
+    else:
+        got, inst = load_instance(str(job.get("source")), admit=lambda f: admit_family(f, where, allowed))
+    if got.name != fam.name:
+        raise InputError(f"job payload: the instance is of family {got.name}, not {fam.name}")
+    if content_hash(fam, inst) != job.get("instance_hash"):
+        raise InputError(f"job payload: instance {job.get('instance')} re-loaded does not match the "
+                         "campaign's (content hash differs)")
+    return inst
 
 
 @dataclass
@@ -87,6 +114,10 @@ class Spec:
     configs: list[Config]
     instances: list[tuple[str, Family, Any, str]]  # (label, family, instance, content hash)
     split: int = 1
+    allow_code: bool = False           # --allow-code: code named in the spec may run
+    origins: dict[str, Origin] = dataclasses.field(default_factory=dict)  # config name -> its line
+    instance_origin: Origin = Origin()  # the `instances` line
+    sources: dict[str, str] = dataclasses.field(default_factory=dict)  # label -> load_instance source
 
     def parts(self, eng) -> list[dict[str, str]]:
         """The option sets that split one job of engine `eng`: one per part, or [{}] unsplit."""
@@ -113,9 +144,11 @@ class Spec:
         per part of a split count."""
         out = []
         for label, fam, inst, h in self.instances:
-            blob = base64.b64encode(pickle.dumps(inst)).decode()
+            text = fam.to_toml(inst) or ""
             runs = plan(fam, inst, self.configs, self.task, time_limit=self.time_limit,
-                        memory_limit_mb=self.memory_limit_mb, precheck=self.precheck, machine=False)
+                        memory_limit_mb=self.memory_limit_mb, precheck=self.precheck, machine=False,
+                        origins=[self.origins.get(c.name, Origin(str(self.path))) for c in self.configs],
+                        instance_origin=self.instance_origin, allow_code=self.allow_code)
             for run in runs:
                 has_seed = run.engine.option("seed") is not None
                 for (rep, seed), part in itertools.product(self.repeats, self.parts(run.engine)):
@@ -124,21 +157,22 @@ class Spec:
                         changes["seed"] = seed
                     r = run.with_options(**changes) if changes else run
                     out.append(job_of(self.name, label, h, r, rep, seed if has_seed else None,
-                                      self.memory_limit_mb, blob))
+                                      self.memory_limit_mb, text, self.sources.get(label, label)))
         return out
 
 
 def job_of(campaign: str, label: str, h: str, run: Run, rep: int, seed: int | None,
-           memory_limit_mb: int, blob: str) -> Job:
+           memory_limit_mb: int, instance_toml: str, source: str = "") -> Job:
     """The Job of a planned run (one repeat) in a campaign; keyed by `make_job`."""
     return make_job(campaign, label, h, run.family.name, run.label, run.spec, run.engine.name,
                     run.options, str(run.task), rep, seed, float(run.time_limit), memory_limit_mb,
-                    run.precheck, blob)
+                    run.precheck, instance_toml, source or label, run.user_code)
 
 
 def make_job(campaign: str, label: str, h: str, family: str, config: str, config_spec: str,
              engine: str, opts: dict[str, Any], task: str, rep: int, seed: int | None,
-             time_limit: float, memory_limit_mb: int, precheck: bool, blob: str) -> Job:
+             time_limit: float, memory_limit_mb: int, precheck: bool, instance_toml: str,
+             source: str = "", user_code: str | None = None) -> Job:
     """A Job, keyed by the sha256 of everything that decides its result (its identity in the
     store: the same job is never run twice into one store)."""
     ident = [label, h, config, engine, opts, task, rep, seed, time_limit, memory_limit_mb,
@@ -146,7 +180,7 @@ def make_job(campaign: str, label: str, h: str, family: str, config: str, config
     key = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
     return Job(key[:32], campaign, label, h, family, config, config_spec, engine,
                json.dumps(opts, sort_keys=True, default=str), task, rep, seed, time_limit,
-               memory_limit_mb, precheck, blob)
+               memory_limit_mb, precheck, instance_toml, source or label, user_code)
 
 
 def content_hash(fam: Family, inst: Any) -> str:
@@ -175,8 +209,10 @@ def _canon(v: Any) -> Any:
     return repr(v)
 
 
-def load_spec(path: str | Path) -> Spec:
-    """The Spec in `path`, fully validated; InputError naming file, line and field otherwise."""
+def load_spec(path: str | Path, allow_code: bool = False) -> Spec:
+    """The Spec in `path`, fully validated; InputError naming file, line and field otherwise.
+    Code not shipped with puzzlesat that it names is refused unless `allow_code` (before any of
+    it is loaded)."""
     path = Path(path)
     data = load_toml(path)
     text = path.read_text(encoding="utf-8")
@@ -227,16 +263,22 @@ def load_spec(path: str | Path) -> Spec:
         raise InputError("missing [configs] table (name = \"engine[key=value,...]\")", file=path,
                          field="configs")
     configs = []
+    origins: dict[str, Origin] = {}
     for cname, ctext in raw_configs.items():
         try:
-            configs.append(parse(ctext, name=cname))
+            cfg = parse(ctext, name=cname)
         except InputError as e:
             raise err(e.message, f"configs.{cname}", cname) from None
+        configs.append(cfg)
+        origins[cfg.name] = Origin(str(path), key_line(text, cname), f"configs.{cname}")
+        admit_spec(cfg.engine, str(cfg), origins[cfg.name], allow_code)  # before it is imported
+    inst_origin = Origin(str(path), key_line(text, "instances"), "instances")
 
     raw_inst = data.get("instances")
     if not isinstance(raw_inst, list) or not raw_inst or not all(isinstance(s, str) for s in raw_inst):
         raise err("expected a non-empty list of instance names, files or globs", "instances")
     instances = []
+    sources: dict[str, str] = {}
     seen: set[str] = set()
     for entry in raw_inst:
         try:
@@ -248,10 +290,13 @@ def load_spec(path: str | Path) -> Spec:
                 continue
             seen.add(label)
             try:
-                fam, inst = load_instance(src)
+                fam, inst = load_instance(src, admit=lambda f: admit_family(f, inst_origin, allow_code))
             except InputError as e:
+                if e.message.endswith("API: allow_code=True)"):
+                    raise
                 raise err(f"'{entry}': {e}", "instances") from None
             instances.append((label, fam, inst, content_hash(fam, inst)))
+            sources[label] = src
 
     for cfg in configs:
         for fam in {f.name: f for _, f, _, _ in instances}.values():
@@ -264,14 +309,15 @@ def load_spec(path: str | Path) -> Spec:
                     raise InputError("sets seed, and the campaign gives seeds")
                 if split > 1 and set(SPLIT_OPTIONS) & set(opts):
                     raise InputError("sets parts/part, and the campaign gives split")
-                eng.resolve_options(opts)
+                resolved = eng.resolve_options(opts)
             except InputError as e:
                 raise err(f"{cfg}: {e.message}", f"configs.{cfg.name}", cfg.name) from None
+            admit_engine(eng, resolved, str(cfg), origins[cfg.name], allow_code)
     if split > 1 and not any(set(SPLIT_OPTIONS) <= {o.name for o in f.engine(c.engine).options}
                              for c in configs for f in {f.name: f for _, f, _, _ in instances}.values()):
         raise err("no configuration's engine can split its count (options parts and part)", "split")
     return Spec(name.strip(), path, text, task, float(time_limit), mem, repeats, precheck, configs,
-                instances, split)
+                instances, split, allow_code, origins, inst_origin, sources)
 
 
 def _expand(entry: str, base: Path) -> list[tuple[str, str]]:

@@ -32,6 +32,8 @@ COLUMNS = (
     ("time_limit", "REAL", "seconds per job"),
     ("memory_limit_mb", "INTEGER", "RLIMIT_AS per job process, MB"),
     ("precheck", "INTEGER", "1 if the invariant prechecks ran"),
+    ("user_code", "TEXT", "code not shipped with puzzlesat that the job ran, allowed by "
+                          "--allow-code (a command, a Python file or module, a plug-in; NULL: none)"),
     ("status", "TEXT", "OPTIMAL | FEASIBLE | INFEASIBLE | UNKNOWN | ERROR (a limit gives UNKNOWN)"),
     ("objective", "INTEGER", "objective of the checked solutions (NULL: none)"),
     ("count", "INTEGER", "exact count (task count, status OPTIMAL; else NULL)"),
