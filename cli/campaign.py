@@ -112,8 +112,8 @@ def status(store_path) -> None:
     """Jobs stored, by configuration and termination (done/time/memory/killed/error)."""
     store = Store.open_read(store_path)
     meta, rows = store.meta(), store.rows()
-    t = Table(title=f"campaign {meta.get('campaign')}: {len(rows)} of {meta.get('planned_jobs', '?')} "
-                    "planned jobs stored", title_justify="left")
+    t = Table(title=escape(f"campaign {meta.get('campaign')}: {len(rows)} of "
+                           f"{meta.get('planned_jobs', '?')} planned jobs stored"), title_justify="left")
     terms = ("done", "time", "memory", "killed", "error")
     for col in ("config", "jobs", *terms, "last finished"):
         t.add_column(col, justify="left" if col in ("config", "last finished") else "right")
@@ -122,7 +122,7 @@ def status(store_path) -> None:
         by.setdefault(r["config"], []).append(r)
     for c, rs in by.items():
         t.add_row(escape(c), str(len(rs)), *(str(sum(r["termination"] == x for r in rs)) for x in terms),
-                  max((r["finished"] or "") for r in rs))
+                  escape(max((r["finished"] or "") for r in rs)))
     out.print(t)
 
 
@@ -146,7 +146,7 @@ def report(store_path, as_json) -> None:
     for inst in rep["instances"]:
         if inst["verdict"] == "DISAGREE":
             out.print(f"[red]DISAGREE[/] {escape(inst['instance'])}: " + escape("; ".join(inst["reasons"])))
-    t = Table(title=f"campaign {rep['campaign']}: {rep['jobs']} jobs", title_justify="left")
+    t = Table(title=escape(f"campaign {rep['campaign']}: {rep['jobs']} jobs"), title_justify="left")
     for col in ("config", "spec", "jobs", "solved", "unknown", "errors", "PAR-2 (s)", "median (s)"):
         t.add_column(col, justify="left" if col in ("config", "spec") else "right")
     for name, c in rep["configs"].items():
