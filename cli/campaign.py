@@ -31,11 +31,40 @@ def campaign() -> None:
     """Campaigns: instances x configurations under hard limits, stored in SQLite, cross-validated."""
 
 
-def _executor(kind: str, jobs: int, scheduler: str | None):
-    from ..compare.campaign.executors import DaskExecutor, LocalExecutor
-    if scheduler and kind != "dask":
-        raise InputError("--scheduler needs --executor dask")
-    return DaskExecutor(jobs, scheduler) if kind == "dask" else LocalExecutor(jobs)
+def _executor(kind: str, jobs: int, scheduler: str | None, tls=None, insecure: bool = False):
+    from ..compare.campaign.executors import DaskExecutor, LocalExecutor, TlsFiles
+    tls = tls or TlsFiles()
+    if (scheduler or tls.given() or insecure) and kind != "dask":
+        raise InputError("--scheduler, --tls-* and --insecure need --executor dask")
+    if kind == "dask":
+        return DaskExecutor(jobs, scheduler, tls=tls, insecure=insecure)
+    return LocalExecutor(jobs)
+
+
+def dask_options(f):
+    """--scheduler, --tls-ca-file, --tls-cert, --tls-key, --insecure (campaign run, peg problems)."""
+    for deco in reversed([
+        click.option("--scheduler", default=None, metavar="tls://HOST:PORT",
+                     help="an existing Dask scheduler (with --executor dask): tls:// with the "
+                          "--tls-* files (or the distributed TLS config); tcp:// only on this "
+                          "machine unless --insecure"),
+        click.option("--tls-ca-file", default=None, type=click.Path(dir_okay=False),
+                     help="the cluster's CA certificate (PEM) for a tls:// scheduler"),
+        click.option("--tls-cert", default=None, type=click.Path(dir_okay=False),
+                     help="this client's certificate (PEM), signed by the cluster's CA"),
+        click.option("--tls-key", default=None, type=click.Path(dir_okay=False),
+                     help="this client's private key (PEM; if not in --tls-cert)"),
+        click.option("--insecure", is_flag=True,
+                     help="allow a tcp:// scheduler on another machine (jobs and results in the "
+                          "clear, no authentication)"),
+    ]):
+        f = deco(f)
+    return f
+
+
+def tls_files(ca, cert, key):
+    from ..compare.campaign.executors import TlsFiles
+    return TlsFiles(ca, cert, key)
 
 
 @campaign.command()
@@ -45,12 +74,12 @@ def _executor(kind: str, jobs: int, scheduler: str | None):
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="jobs at once (default: the CPU cores; dask: LocalCluster workers)")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
-@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-              help="an existing Dask scheduler (with --executor dask)")
+@dask_options
 @click.option("--allow-code", is_flag=True,
               help="run code not shipped with puzzlesat that the spec names (an external command, "
                    "a user engine file or module, a plug-in's engine or family); refused without it")
-def run(spec_path, store_path, jobs, executor, scheduler, allow_code) -> None:
+def run(spec_path, store_path, jobs, executor, scheduler, tls_ca_file, tls_cert, tls_key, insecure,
+        allow_code) -> None:
     """Run every job of CAMPAIGN.toml not yet in the store (a second run executes nothing).
 
     A spec is data: a configuration that would run code not shipped with puzzlesat is refused
@@ -65,7 +94,8 @@ def run(spec_path, store_path, jobs, executor, scheduler, allow_code) -> None:
     store_path = Path(store_path) if store_path else Path(spec_path).with_suffix(".db")
     Store.check(store_path, spec.name)
     jobs = jobs or default_workers()
-    ex = _executor(executor, jobs, scheduler)  # may fail (scheduler): before the store is created
+    ex = _executor(executor, jobs, scheduler, tls_files(tls_ca_file, tls_cert, tls_key),
+                   insecure)  # may fail (address, TLS, scheduler): before the store is created
     store = None
     try:
         store = Store.open_for_run(store_path, spec.name, spec.text)
