@@ -78,8 +78,10 @@ def tls_files(ca, cert, key):
 @click.option("--allow-code", is_flag=True,
               help="run code not shipped with puzzlesat that the spec names (an external command, "
                    "a user engine file or module, a plug-in's engine or family); refused without it")
+@click.option("--max-jobs", type=click.IntRange(min=1), default=None,
+              help="run a spec that expands to more jobs than the limit of 10,000 (README, Limits)")
 def run(spec_path, store_path, jobs, executor, scheduler, tls_ca_file, tls_cert, tls_key, insecure,
-        allow_code) -> None:
+        allow_code, max_jobs) -> None:
     """Run every job of CAMPAIGN.toml not yet in the store (a second run executes nothing).
 
     A spec is data: a configuration that would run code not shipped with puzzlesat is refused
@@ -88,7 +90,7 @@ def run(spec_path, store_path, jobs, executor, scheduler, tls_ca_file, tls_cert,
     """
     from ..core.procs import default_workers
     from ..compare.campaign.spec import load_spec
-    spec = load_spec(spec_path, allow_code=allow_code)
+    spec = load_spec(spec_path, allow_code=allow_code, max_jobs=max_jobs)
     if executor == "local":
         spec.check_available()  # e.g. ext:dimacs's program on PATH; Dask workers check their own
     store_path = Path(store_path) if store_path else Path(spec_path).with_suffix(".db")

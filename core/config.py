@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from .limits import MAX_CONFIGS
 from .result import InputError
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -145,7 +146,6 @@ def parse_many(text: str) -> list[Config]:
 
 
 MAX_CONFIG_FILE_BYTES = 1 << 20   # a configuration list file larger than this is refused
-MAX_CONFIGS = 1000                 # configurations in one list
 
 
 def parse_file(path: str) -> list[tuple[Config, int]]:

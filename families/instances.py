@@ -5,7 +5,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.family import Family
-from ..core.inputs import Source, load_toml
+from ..core.inputs import Source, check_size, load_toml
+from ..core.limits import MAX_INPUT_BYTES, too_big
 from ..core.result import InputError
 from .registry import families, family, family_of_kind
 
@@ -53,6 +54,8 @@ def _suffixes() -> set[str]:
 def load_text(text: str, name: str = "<text>", admit: Admit | None = None) -> tuple[Family, Any]:
     """Parse an instance from TOML text (errors name `name` and the line)."""
     import tomllib
+    if len(text) > MAX_INPUT_BYTES:
+        raise InputError(too_big("TOML text", len(text), MAX_INPUT_BYTES, " characters"), file=name)
     src = Source(name=name, path=None, text=text)
     try:
         data = tomllib.loads(text)
@@ -88,6 +91,7 @@ def load_file(path: Path, admit: Admit | None = None) -> tuple[Family, Any]:
     for fam in families().values():
         parser = fam.suffixes.get(suffix)
         if parser is not None:
+            check_size(path)
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as e:

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
+from ..core.limits import MAX_ART_CHARS, PEG_MAX_DIRECTIONS, PEG_MAX_HOLES, too_big
 from ..core.result import CheckError, InputError
 from ..core.inputs import Instance, Source, int_list, require, json_ints
 
@@ -469,10 +470,14 @@ def _board_from_toml(spec, src: Source) -> Board:
                 for d in dirs_raw)):
             raise src.error("expected a list of non-zero [dx, dy] integer pairs", field="board.directions")
         dirs = tuple(dict.fromkeys((d[0], d[1]) for d in dirs_raw))
+    if len(dirs) > PEG_MAX_DIRECTIONS:
+        raise src.error(too_big("directions", len(dirs), PEG_MAX_DIRECTIONS), field="board.directions")
     if ("holes" in spec) == ("art" in spec):
         raise src.error("give exactly one of 'holes' (a list of [x, y]) or 'art'", field="board")
     if "holes" in spec:
         hs = spec["holes"]
+        if isinstance(hs, list) and len(hs) > PEG_MAX_HOLES:
+            raise src.error(too_big("holes", len(hs), PEG_MAX_HOLES), field="board.holes")
         if not (isinstance(hs, list) and all(isinstance(p, list) and len(p) == 2 and
                                              all(type(v) is int for v in p) for p in hs)):
             raise src.error("expected a list of [x, y] integer pairs", field="board.holes")
@@ -481,6 +486,9 @@ def _board_from_toml(spec, src: Source) -> Board:
         art = spec["art"]
         if not isinstance(art, str):
             raise src.error("expected a string", field="board.art")
+        if len(art) > MAX_ART_CHARS:
+            raise src.error(too_big("board art", len(art), MAX_ART_CHARS, " characters"),
+                            field="board.art")
         lines = art.split("\n")
         if lines and not lines[0].strip():
             lines = lines[1:]
@@ -489,8 +497,8 @@ def _board_from_toml(spec, src: Source) -> Board:
         raise src.error("the board has no holes", field="board")
     if len(set(pts)) != len(pts):
         raise src.error("a hole is listed twice", field="board.holes")
-    if len(pts) > 64:
-        raise src.error(f"{len(pts)} holes: at most 64 are supported", field="board")
+    if len(pts) > PEG_MAX_HOLES:
+        raise src.error(f"{len(pts)} holes: at most {PEG_MAX_HOLES} are supported", field="board")
     bname = spec.get("name", "custom")
     return Board(str(bname), tuple(pts), tuple(dirs))
 

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
+from ..core.limits import SLIDING_MAX_CELLS
 from ..core.result import CheckError, InputError
 from ..core.inputs import Instance, Source, int_list, require, json_ints
 
@@ -30,7 +31,7 @@ Solution = tuple[int, ...]  # the tiles moved, in order
 KIND = "sliding"
 SENSE = "min"
 SUFFIXES: dict = {}
-MAX_CELLS = 36  # 6x6: far beyond what any engine solves, and still a few bits per cell
+MAX_CELLS = SLIDING_MAX_CELLS  # 6x6: far beyond what any engine solves, and still a few bits per cell
 
 
 @dataclass(frozen=True)

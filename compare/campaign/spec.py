@@ -36,12 +36,13 @@ from typing import Any
 
 from ...core.result import InputError, Task
 from ...core.inputs import key_line, load_toml
+from ...core.limits import MAX_CONFIGS, MAX_GLOB, MAX_JOBS, too_big
 
 from ...core.config import Config, parse
 from ...families.instances import load_instance, load_text
 from ...core.family import Family
 from ...families.registry import families
-from ..plan import Origin, Run, admit_engine, admit_family, admit_spec, plan
+from ..plan import ALLOW_HINT, Origin, Run, admit_engine, admit_family, admit_spec, plan
 
 KEYS = ("name", "instances", "task", "time_limit", "memory_limit_mb", "repeat", "seeds", "precheck",
         "split", "configs")
@@ -118,6 +119,7 @@ class Spec:
     origins: dict[str, Origin] = dataclasses.field(default_factory=dict)  # config name -> its line
     instance_origin: Origin = Origin()  # the `instances` line
     sources: dict[str, str] = dataclasses.field(default_factory=dict)  # label -> load_instance source
+    max_jobs: int = MAX_JOBS           # more jobs than this are refused (--max-jobs)
 
     def parts(self, eng) -> list[dict[str, str]]:
         """The option sets that split one job of engine `eng`: one per part, or [{}] unsplit."""
@@ -138,10 +140,21 @@ class Spec:
                     raise InputError(f"{cfg}: {e.message}", file=self.path,
                                      line=key_line(self.text, cfg.name), field=f"configs.{cfg.name}") from None
 
+    def job_count(self) -> int:
+        """How many jobs `jobs()` makes (counted before any is built)."""
+        n = 0
+        for _, fam, _, _ in self.instances:
+            n += sum(len(self.parts(fam.engine(c.engine))) for c in self.configs)
+        return n * len(self.repeats)
+
     def jobs(self) -> list[Job]:
         """Every job, instance-major, in a stable order: each configuration planned on each
         instance (`plan`: options resolved and validated), then one job per repeat (seed) and
-        per part of a split count."""
+        per part of a split count. InputError beyond `max_jobs` (before any is built)."""
+        n = self.job_count()
+        if n > self.max_jobs:
+            raise InputError(too_big("jobs", n, self.max_jobs) + "; give --max-jobs to run more",
+                             file=self.path)
         out = []
         for label, fam, inst, h in self.instances:
             text = fam.to_toml(inst) or ""
@@ -209,10 +222,12 @@ def _canon(v: Any) -> Any:
     return repr(v)
 
 
-def load_spec(path: str | Path, allow_code: bool = False) -> Spec:
+def load_spec(path: str | Path, allow_code: bool = False, max_jobs: int | None = None) -> Spec:
     """The Spec in `path`, fully validated; InputError naming file, line and field otherwise.
     Code not shipped with puzzlesat that it names is refused unless `allow_code` (before any of
-    it is loaded)."""
+    it is loaded); a spec that expands to more than `max_jobs` jobs (default MAX_JOBS), or a
+    glob to more than MAX_GLOB instances, is refused before its instances are loaded."""
+    max_jobs = MAX_JOBS if max_jobs is None else max_jobs
     path = Path(path)
     data = load_toml(path)
     text = path.read_text(encoding="utf-8")
@@ -242,26 +257,33 @@ def load_spec(path: str | Path, allow_code: bool = False) -> Spec:
     split = data.get("split", 1)
     if isinstance(split, bool) or not isinstance(split, int) or split < 1:
         raise err("expected a positive integer (jobs per count)", "split")
+    if split > max_jobs:
+        raise err(too_big("split", split, max_jobs), "split")
     if split > 1 and task is not Task.COUNT:
         raise err("split divides a count into jobs: needs task = \"count\"", "split")
     if "repeat" in data and "seeds" in data:
         raise err("give either repeat or seeds, not both", "seeds")
     if "seeds" in data:
         seeds = data["seeds"]
-        if (not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds)
-                or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)):
+        if (not isinstance(seeds, list) or not seeds
+                or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
+                or len(set(seeds)) != len(seeds)):
             raise err("expected a non-empty list of distinct integers", "seeds")
         repeats: list[tuple[int, int | None]] = list(enumerate(seeds))
     else:
         n = data.get("repeat", 1)
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise err("expected a positive integer", "repeat")
+        if n > max_jobs:
+            raise err(too_big("repeats", n, max_jobs) + "; give --max-jobs to run more", "repeat")
         repeats = [(i, None) for i in range(n)]
 
     raw_configs = data.get("configs")
     if not isinstance(raw_configs, dict) or not raw_configs:
         raise InputError("missing [configs] table (name = \"engine[key=value,...]\")", file=path,
                          field="configs")
+    if len(raw_configs) > MAX_CONFIGS:
+        raise err(too_big("configurations", len(raw_configs), MAX_CONFIGS), "configs")
     configs = []
     origins: dict[str, Origin] = {}
     for cname, ctext in raw_configs.items():
@@ -277,26 +299,31 @@ def load_spec(path: str | Path, allow_code: bool = False) -> Spec:
     raw_inst = data.get("instances")
     if not isinstance(raw_inst, list) or not raw_inst or not all(isinstance(s, str) for s in raw_inst):
         raise err("expected a non-empty list of instance names, files or globs", "instances")
+    expanded: list[tuple[str, str, str]] = []  # (entry, label, source), before any is loaded
+    for entry in raw_inst:
+        try:
+            expanded += [(entry, label, src) for label, src in _expand(entry, path.parent)]
+        except InputError as e:
+            raise err(f"'{entry}': {e}", "instances") from None
+    floor = len({label for _, label, _ in expanded}) * len(configs) * len(repeats)
+    if floor > max_jobs:
+        raise err(too_big("jobs", floor, max_jobs) + " (instances x configurations x repeats); "
+                  "give --max-jobs to run more", "instances")
     instances = []
     sources: dict[str, str] = {}
     seen: set[str] = set()
-    for entry in raw_inst:
+    for entry, label, src in expanded:
+        if label in seen:
+            continue
+        seen.add(label)
         try:
-            labels = _expand(entry, path.parent)
+            fam, inst = load_instance(src, admit=lambda f: admit_family(f, inst_origin, allow_code))
         except InputError as e:
+            if ALLOW_HINT in e.message:
+                raise
             raise err(f"'{entry}': {e}", "instances") from None
-        for label, src in labels:
-            if label in seen:
-                continue
-            seen.add(label)
-            try:
-                fam, inst = load_instance(src, admit=lambda f: admit_family(f, inst_origin, allow_code))
-            except InputError as e:
-                if e.message.endswith("API: allow_code=True)"):
-                    raise
-                raise err(f"'{entry}': {e}", "instances") from None
-            instances.append((label, fam, inst, content_hash(fam, inst)))
-            sources[label] = src
+        instances.append((label, fam, inst, content_hash(fam, inst)))
+        sources[label] = src
 
     for cfg in configs:
         for fam in {f.name: f for _, f, _, _ in instances}.values():
@@ -316,8 +343,12 @@ def load_spec(path: str | Path, allow_code: bool = False) -> Spec:
     if split > 1 and not any(set(SPLIT_OPTIONS) <= {o.name for o in f.engine(c.engine).options}
                              for c in configs for f in {f.name: f for _, f, _, _ in instances}.values()):
         raise err("no configuration's engine can split its count (options parts and part)", "split")
-    return Spec(name.strip(), path, text, task, float(time_limit), mem, repeats, precheck, configs,
-                instances, split, allow_code, origins, inst_origin, sources)
+    spec = Spec(name.strip(), path, text, task, float(time_limit), mem, repeats, precheck, configs,
+                instances, split, allow_code, origins, inst_origin, sources, max_jobs)
+    n = spec.job_count()
+    if n > max_jobs:
+        raise err(too_big("jobs", n, max_jobs) + "; give --max-jobs to run more", "instances")
+    return spec
 
 
 def _expand(entry: str, base: Path) -> list[tuple[str, str]]:
@@ -332,9 +363,14 @@ def _expand(entry: str, base: Path) -> list[tuple[str, str]]:
     if slash and fam_name in families():
         names = families()[fam_name].catalogue()
         out = [(f"{fam_name}/{n}", f"{fam_name}/{n}") for n in names if fnmatch.fnmatchcase(n, pattern)]
+        if len(out) > MAX_GLOB:
+            raise InputError(f"the glob matches more than {MAX_GLOB:,} catalogue names (README, Limits)")
     if not out:
         pat = entry if Path(entry).is_absolute() else str(base / entry)
-        for f in sorted(glob.glob(pat, recursive=True)):
+        found = list(itertools.islice(glob.iglob(pat, recursive=True), MAX_GLOB + 1))
+        if len(found) > MAX_GLOB:
+            raise InputError(f"the glob matches more than {MAX_GLOB:,} files (README, Limits)")
+        for f in sorted(found):
             label = f if Path(entry).is_absolute() else str(Path(f).relative_to(base))
             out.append((label, f))
     if not out:
