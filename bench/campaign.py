@@ -86,9 +86,26 @@ def make_ca(d: Path) -> list[str]:
             "--tls-key", str(d / "node.key")]
 
 
+def round_trips(address: str, sec, m: int = 200) -> tuple[float, float]:
+    """(ms per no-op task one at a time, ms per no-op task in a batch of 10 m) on the cluster:
+    the protocol's own cost per task, without a job process."""
+    from distributed import Client
+    with Client(address, security=sec, timeout=10) as c:
+        c.submit(abs, -1, pure=False).result()  # warm
+        t0 = time.perf_counter()
+        for i in range(m):
+            c.submit(abs, -i, pure=False).result()
+        one = (time.perf_counter() - t0) / m * 1000
+        t0 = time.perf_counter()
+        c.gather(c.map(abs, range(-10 * m, 0), pure=False))
+        batch = (time.perf_counter() - t0) / (10 * m) * 1000
+    return one, batch
+
+
 def cluster_campaign(folder: Path, n: int, tls: list[str]) -> tuple[float, list[dict]]:
     """N trivial jobs on a scheduler and two workers on 127.0.0.1 (tls:// when `tls` gives the
-    certificate arguments, else tcp://): (campaign wall seconds, rows)."""
+    certificate arguments, else tcp://): (campaign wall seconds, rows); the no-op round trips
+    (`round_trips`) are printed first."""
     import socket
     dask = str(Path(sys.executable).parent / "dask")
     with socket.socket() as s:
@@ -118,6 +135,9 @@ def cluster_campaign(folder: Path, n: int, tls: list[str]) -> tuple[float, list[
             if time.monotonic() > deadline:
                 sys.exit(f"the {proto} cluster did not come up")
             time.sleep(0.5)
+        one, batch = round_trips(address, sec)
+        print(f"| {proto} no-op tasks | 200 one at a time: {one:.2f} ms each; 2000 in a batch: "
+              f"{batch:.2f} ms each | | | | | |")
         name = f"cluster-{proto}"
         spec = folder / f"{name}.toml"
         spec.write_text(f'name = "{name}"\ninstances = ["peg/hoppers"]\ntask = "optimize"\n'
