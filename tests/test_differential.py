@@ -1,7 +1,8 @@
 """Random differential test (issue 17): seeded random small instances of all four families —
-multiplier-heavy mazes and big mazes (10x11, past the old 186-edge limit) included — run through
-`compare` over the engines; every verdict must be AGREE and equal to an oracle written here from
-the rules (SPEC.md), sharing no code with puzzlesat's engines, checkers or piece tables.
+multiplier-heavy mazes and big mazes (10x11, past the old 186-edge limit) included — and of the
+Lights Out plug-in (examples/lightsout), run through `compare` over the engines; every verdict
+must be AGREE and equal to an oracle written here from the rules (SPEC.md), sharing no code with
+puzzlesat's engines, checkers or piece tables.
 
 The CI run is `test_random_instances_agree_with_the_oracles` (seed 17, a few dozen `compare` runs);
 `python bench/differential.py N [--seed S]` runs N instances per family with the same code.
@@ -9,7 +10,9 @@ The CI run is `test_random_instances_agree_with_the_oracles` (seed 17, a few doz
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -280,9 +283,72 @@ def random_pentomino(rng: random.Random, i: int, quick: bool = False) -> Case:
                 (0 if n else None, n), art.replace("\n", "/"))
 
 
+# ---- Lights Out (the plug-in family of examples/lightsout) --------------------------------------
+def lightsout_board(name: str, rows: int, cols: int, on: set[int]):
+    """A board of the plug-in: installed (its entry point), else imported from examples/lightsout
+    and registered with `puzzlesat.register_family` (self-contained: nothing else here needs it)."""
+    import puzzlesat as ps
+    try:
+        from puzzlesat_lightsout.puzzle import board
+    except ImportError:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "lightsout"))
+        from puzzlesat_lightsout.puzzle import board
+    if "lightsout" not in [e.family for e in ps.engines()]:
+        from puzzlesat_lightsout import FAMILY
+        ps.register_family(FAMILY)
+    return board(name, rows, cols, on)
+
+
+def lightsout_oracle(rows: int, cols: int, on: set[int]) -> tuple[int | None, int]:
+    """(fewest presses, press sets reaching it): every subset of cells, each press toggling itself
+    and its orthogonal neighbours, walked in Gray-code order (one press flips per step)."""
+    n = rows * cols
+    flip = []
+    for i in range(n):
+        r, c = divmod(i, cols)
+        flip.append(sum(1 << (rr * cols + cc) for rr, cc in ((r, c), (r - 1, c), (r + 1, c),
+                                                                (r, c - 1), (r, c + 1))
+                        if 0 <= rr < rows and 0 <= cc < cols))
+    state, best, count = sum(1 << i for i in on), None, 0
+    for step in range(1 << n):
+        if step:
+            j = (step & -step).bit_length() - 1
+            state ^= flip[j]
+        if state == 0:
+            g = step ^ (step >> 1)  # the press set after `step` steps
+            k = bin(g).count("1")
+            if best is None or k < best:
+                best, count = k, 0
+            count += k == best
+    return best, count
+
+
+def random_lightsout(rng: random.Random, i: int, quick: bool = False) -> Case:
+    """Up to 4x4 (3x4 when `quick`): a uniformly random start (often unsolvable where the board
+    has quiet patterns) or one made by random presses (solvable); SAT also with the Tseitin-chain
+    XOR encoding and the ascending search."""
+    rows, cols = rng.choice(((1, 4), (2, 2), (2, 3), (3, 3), (2, 4), (3, 4), (2, 5))
+                            + (() if quick else ((4, 4), (3, 5))))
+    n = rows * cols
+    if rng.random() < 0.5:
+        on = {c for c in range(n) if rng.random() < 0.5}
+        how = "uniform"
+    else:
+        on, how = set(), "pressed"
+        for c in range(n):
+            if rng.random() < 0.5:
+                r, cc = divmod(c, cols)
+                on ^= {rr * cols + k for rr, k in ((r, cc), (r - 1, cc), (r + 1, cc), (r, cc - 1),
+                                                   (r, cc + 1)) if 0 <= rr < rows and 0 <= k < cols}
+    inst = lightsout_board(f"lights{i}-{rows}x{cols}", rows, cols, on)
+    return Case("lightsout", inst, rng.choice((Task.OPTIMIZE, Task.COUNT)),
+                ("native:gf2", "cpsat:xor", "sat:xor", "sat:xor[xor_cut=3,search=ascending]"),
+                lightsout_oracle(rows, cols, on), how)
+
+
 GENERATORS: dict[str, Callable[[random.Random, int, bool], Case]] = {
     "maze": small_maze, "maze-big": big_maze, "peg": random_peg, "sliding": random_sliding,
-    "pentomino": random_pentomino}
+    "pentomino": random_pentomino, "lightsout": random_lightsout}
 
 
 def cases(seed: int, per: dict[str, int], quick: bool = False) -> list[Case]:
@@ -316,7 +382,7 @@ def describe(c: Case) -> str:
     return f"{c.family} {c.task} {c.note}\n{text}"
 
 
-CI = {"maze": 8, "maze-big": 2, "peg": 4, "sliding": 4, "pentomino": 4}
+CI = {"maze": 8, "maze-big": 2, "peg": 4, "sliding": 4, "pentomino": 4, "lightsout": 6}
 
 
 def test_oracles_on_published_facts():

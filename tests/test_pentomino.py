@@ -201,7 +201,7 @@ def test_tetrominoes_twice_agree_with_oracle(tmp_path):
 
 
 # ---- engines through the runner ---------------------------------------------------------------
-@pytest.mark.parametrize("engine", ["native", "cpsat", "sat"])
+@pytest.mark.parametrize("engine", ["native", "cpsat", pytest.param("sat", marks=pytest.mark.slow)])
 def test_engines_count_3x20(engine):
     t = inst("3x20")
     for up, brk, want in ((False, True, 8), (True, True, 2), (True, False, 2)):
@@ -210,7 +210,7 @@ def test_engines_count_3x20(engine):
         assert (r.status.value, r.count, r.checked) == ("OPTIMAL", want, want), r.reason
 
 
-@pytest.mark.parametrize("engine", ["native", "cpsat", "sat"])
+@pytest.mark.parametrize("engine", ["native", "cpsat", pytest.param("sat", marks=pytest.mark.slow)])
 def test_engines_count_8x8_centre_up_to_symmetry(engine):
     r = solve(FAM, inst("8x8-centre"), engine, "count", options={"up_to_symmetry": True},
               time_limit=200)
@@ -218,8 +218,9 @@ def test_engines_count_8x8_centre_up_to_symmetry(engine):
 
 
 @pytest.mark.parametrize("engine,name,up", [
-    ("cpsat", "4x15", False), ("cpsat", "4x15", True), ("cpsat", "5x12", True),
-    ("cpsat", "8x8-centre", False), ("sat", "4x15", True)])
+    ("cpsat", "4x15", True), pytest.param("cpsat", "4x15", False, marks=pytest.mark.slow),
+    pytest.param("cpsat", "5x12", True, marks=pytest.mark.slow), ("cpsat", "8x8-centre", False),
+    pytest.param("sat", "4x15", True, marks=pytest.mark.slow)])
 def test_models_reproduce_spec_counts(engine, name, up):
     """The SPEC counts the models reach in seconds (the rest: the slow test and the benchmark)."""
     want = SPEC_COUNTS[name][1 if up else 0]

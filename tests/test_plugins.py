@@ -21,7 +21,8 @@ from puzzlesat.core.family import check_family
 ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = sorted(p.parent for p in (ROOT / "examples").glob("*/pyproject.toml"))
 # (plug-in folder, instance, task, the answer every engine must agree on: objective or count)
-CASES = {"nqueens": ("nqueens/queens-6", "count", 4)}
+CASES = {"nqueens": ("nqueens/queens-6", "count", 4),
+         "lightsout": ("lightsout/allon-5", "optimize", 15)}  # OEIS A075464
 
 
 def _family(folder: Path):
