@@ -25,6 +25,7 @@ derived from the pieces; such a symmetry renames each chiral piece to its mirror
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -32,6 +33,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
+from ..core.limits import MAX_ART_CHARS, TILING_MAX_CELLS, TILING_MAX_PIECES, too_big
 from ..core.result import CheckError
 from ..core.inputs import Instance, Source, load_toml, require, json_ints
 
@@ -693,6 +695,13 @@ def _build(name: str, cells, pieces: tuple[Piece, ...], src: Source, source: str
     return Tiling(name, frozenset(cells), pieces, source)
 
 
+def _art_size(art, src: Source, field: str) -> None:
+    """InputError when board or shape art (a string or a list of layers) is beyond MAX_ART_CHARS."""
+    n = len(art) if isinstance(art, str) else sum(len(a) for a in art if isinstance(a, str))
+    if n > MAX_ART_CHARS:
+        raise src.error(too_big("art", n, MAX_ART_CHARS, " characters"), field=field)
+
+
 def from_toml(data: dict, src: Source) -> Tiling:
     """A Tiling from a parsed TOML table: `board` (art, '.' = cell, or a list of layers) or `size`
     ([x, y] or [x, y, z]: a full box, x columns, y rows, z layers); optional `pieces` (pentomino
@@ -710,16 +719,26 @@ def from_toml(data: dict, src: Source) -> Tiling:
         if len(size) not in (2, 3) or not all(isinstance(v, int) and not isinstance(v, bool)
                                               and v >= 1 for v in size):
             raise src.error("size must be [x, y] or [x, y, z], positive integers", field="size")
+        if math.prod(size) > TILING_MAX_CELLS:
+            raise src.error(too_big("board cells", math.prod(size), TILING_MAX_CELLS), field="size")
         cells = frozenset(itertools.product(*(range(v) for v in reversed(size))))
     else:
-        cells = parse_board(require(data, "board", (str, list), src), src)
+        board = require(data, "board", (str, list), src)
+        _art_size(board, src, "board")
+        cells = parse_board(board, src)
+        if len(cells) > TILING_MAX_CELLS:
+            raise src.error(too_big("board cells", len(cells), TILING_MAX_CELLS), field="board")
     one_sided = require(data, "one_sided", bool, src, default=False)
     spec = require(data, "pieces", (str, dict), src, default=DEFAULT_PIECES)
     if isinstance(spec, str):
+        if len(spec) > MAX_ART_CHARS:
+            raise src.error(too_big("pieces", len(spec), MAX_ART_CHARS, " characters"), field="pieces")
         pieces = pentomino_set(spec, src, one_sided=one_sided)
     else:
         if not spec:
             raise src.error("the pieces table is empty", field="pieces")
+        if len(spec) > TILING_MAX_PIECES:
+            raise src.error(too_big("pieces", len(spec), TILING_MAX_PIECES), field="pieces")
         out = []
         for pname, d in spec.items():
             fld = f"pieces.{pname}"
@@ -731,7 +750,9 @@ def from_toml(data: dict, src: Source) -> Tiling:
             for k in d:
                 if k not in ("shape", "count"):
                     raise src.error(f"unknown key '{k}' (known: count, shape)", field=f"{fld}.{k}")
-            shape = parse_shape(require(d, "shape", (str, list), src), src, f"{fld}.shape")
+            art = require(d, "shape", (str, list), src)
+            _art_size(art, src, f"{fld}.shape")
+            shape = parse_shape(art, src, f"{fld}.shape")
             count = require(d, "count", int, src, default=1)
             if count < 1:
                 raise src.error("count must be at least 1", field=f"{fld}.count")
@@ -740,6 +761,37 @@ def from_toml(data: dict, src: Source) -> Tiling:
     name = require(data, "name", str, src, default=Path(src.name).stem)
     source = require(data, "source", str, src, default=str(src.name))
     return _build(name, cells, pieces, src, source)
+
+
+def to_toml(inst: Tiling) -> str:
+    """The instance as TOML text that from_toml reads back to an equal instance: the board as
+    art (a list of layers in 3D), every piece as a `[pieces.X]` table of shape art and count."""
+    q = json.dumps
+    dim, ext = inst.dim, inst.extent
+
+    def art(cells, mark: str, off: str, shape: tuple[int, ...]) -> list[str]:
+        layers = []
+        for z in range(shape[0] if len(shape) == 3 else 1):
+            rows = []
+            for r in range(shape[-2]):
+                rows.append("".join(mark if ((z, r, c) if len(shape) == 3 else (r, c)) in cells
+                                    else off for c in range(shape[-1])))
+            layers.append("\n".join(rows))
+        return layers
+    board = art(inst.cells, BOARD_CELL, "#", ext)
+    sided = {p.one_sided for p in inst.pieces}
+    if len(sided) > 1:
+        raise ValueError(f"{inst.name}: pieces with and without one_sided have no TOML form")
+    out = ['kind = "pentomino"', f"name = {q(inst.name)}", f"source = {q(inst.source)}",
+           f"board = {q(board[0]) if dim == 2 else '[' + ', '.join(map(q, board)) + ']'}"]
+    if sided == {True}:
+        out.append("one_sided = true")
+    for p in inst.pieces:
+        pext = tuple(1 + max(x[i] for x in p.shape) for i in range(p.dim))
+        layers = art(p.shape, SHAPE_CELL, ".", pext)
+        shape = q(layers[0]) if p.dim == 2 else "[" + ", ".join(map(q, layers)) + "]"
+        out += [f"[pieces.{q(p.name)}]", f"shape = {shape}", f"count = {p.count}"]
+    return "\n".join(out) + "\n"
 
 
 SUFFIXES: dict = {}
