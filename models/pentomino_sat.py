@@ -34,20 +34,22 @@ from . import _sat
 from ._tiling import X, cube_placements, formulation, scan_key
 from .formulation import to_cnf
 from ..core.result import Context, InputError, Outcome, Status, Task
-from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetries
 from ..puzzles.pentomino_breaking import symmetry_plan
 
 SEARCHES = ("auto", "first-cell", "solver")
 DECIDER_SOLVERS = ("cadical195",)  # the python-sat solvers with IPASIR-UP (connect_propagator)
 
 
-def build(inst: Tiling, *, encoding: str = "pairwise", breaking: bool = False):
+def build(inst: Tiling, *, encoding: str = "pairwise", breaking: bool = False,
+          symmetry: str = "all"):
     """(clauses, number of variables, placement variables, notes on the encoding used): the
-    shared exact cover (`models._tiling.formulation`) compiled to CNF. Piece counts above 1 take
-    seqcounter when `encoding` encodes at-most-one only (recorded in the notes)."""
+    shared exact cover (`models._tiling.formulation`, its breaking plan for the group
+    `symmetry`) compiled to CNF. Piece counts above 1 take seqcounter when `encoding` encodes
+    at-most-one only (recorded in the notes)."""
     if encoding not in _sat.ENCODINGS:
         raise InputError(f"unknown encoding '{encoding}'; known: " + ", ".join(_sat.ENCODINGS))
-    f = formulation(inst, breaking)
+    f = formulation(inst, breaking, symmetry)
     copies = f.groups.pop("piece copies", [])
     cnf = to_cnf(f, encoding)
     notes: dict = {"encoding": encoding}
@@ -166,18 +168,21 @@ def _solve(s, name: str, ctx: Context, assume=()) -> bool | None:
 
 
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
-    """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
-    solver, encoding, blocking, phase, cubes, search)."""
+    """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry,
+    symmetry_breaking, solver, encoding, blocking, phase, cubes, search)."""
     o = ctx.options
     up = o["up_to_symmetry"] and task is Task.COUNT
     brk = up and o["symmetry_breaking"]
-    clauses, nvars, x, notes = build(inst, encoding=o["encoding"], breaking=brk)
+    group = o.get("symmetry", "all")
+    clauses, nvars, x, notes = build(inst, encoding=o["encoding"], breaking=brk, symmetry=group)
     pls = placements(inst)
     var_index = {v: i for i, v in enumerate(x)}
     blocking, phase = o["blocking"], o["phase"]
     search = search_mode(o)
     params = {"solver": o["solver"], **notes, "blocking": blocking,
               "phase": phase, "search": search, "symmetry_breaking_applied": brk}
+    if up:
+        params["group_order"] = len(symmetries(inst, group))
 
     def solution(true_vars) -> Solution:
         return tuple(sorted(pls[var_index[v]].as_placement(inst) for v in true_vars))
@@ -207,7 +212,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                     ctx.found(sols[0])
                 status = Status.FEASIBLE if sols else Status.INFEASIBLE
             else:
-                cubes = ([None if i is None else x[i] for i in cube_placements(inst, brk)]
+                cubes = ([None if i is None else x[i] for i in cube_placements(inst, brk, group)]
                          if o["cubes"] == "piece" else [None])
                 cube_count = len(cubes)
                 for cube in cubes:
@@ -242,8 +247,8 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
             s.disconnect_propagator()
     if task is Task.FEASIBLE:
         return Outcome(status, solutions=tuple(sols), stats=stats, params=params)
-    if up and not (brk and symmetry_plan(inst).leaves_exact()):
-        kept = one_per_orbit(inst, sols)
+    if up and not (brk and symmetry_plan(inst, group).leaves_exact()):
+        kept = one_per_orbit(inst, sols, group)
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if status is Status.OPTIMAL and not sols:

@@ -13,7 +13,9 @@ Counting "up to symmetry" counts orbits under the problem's group: the lattice i
 map the board's cell set onto itself (2D: up to 8, 3D: up to 48; derived from the cells, never
 hand-listed), of which the improper ones (reflections) count only when the piece set is closed
 under reflection — each piece's mirror image is a piece of the set, with the same count — which is
-derived from the pieces; such a symmetry renames each chiral piece to its mirror partner.
+derived from the pieces; such a symmetry renames each chiral piece to its mirror partner. With
+`symmetry="rotations"` the group is the board's proper rotations only (as catalogues that count
+mirror-image tilings apart do).
 
 >>> inst = catalogue()["6x10"]()
 >>> len(inst.cells), sum(len(p.orientations) for p in inst.pieces), len(symmetries(inst))
@@ -21,6 +23,8 @@ derived from the pieces; such a symmetry renames each chiral piece to its mirror
 >>> soma = catalogue()["soma"]()
 >>> len(board_symmetries(soma)), len(symmetries(soma)), sum(len(p.orientations) for p in soma.pieces)
 (48, 48, 92)
+>>> len(symmetries(soma, "rotations")), len(symmetries(inst, "rotations"))
+(24, 2)
 """
 from __future__ import annotations
 
@@ -80,6 +84,9 @@ BOARD_CELL = "."        # in board art: a cell to cover; any other character is 
 SHAPE_CELL = "#"        # in piece shapes: a cell; '.' or ' ' = empty
 OFF_BOARD = " "         # in solution grids: a position inside the bounding box that is not a cell
 DEFAULT_PIECES = "FILNPTUVWXYZ"
+# The groups "up to symmetry" may count orbits of (option `symmetry`): the problem's whole group
+# (reflections included when the piece set is closed under them), or its proper rotations only.
+SYMMETRY_GROUPS = ("all", "rotations")
 
 
 # ---- lattice geometry (any dimension) ---------------------------------------------------------
@@ -283,11 +290,19 @@ def mirror_partners(pieces: tuple[Piece, ...]) -> tuple[int, ...] | None:
     return tuple(out)
 
 
+def check_group(symmetry: str) -> str:
+    """`symmetry` if it names a group (SYMMETRY_GROUPS), else ValueError."""
+    if symmetry not in SYMMETRY_GROUPS:
+        raise ValueError(f"symmetry must be one of {', '.join(SYMMETRY_GROUPS)}, not {symmetry!r}")
+    return symmetry
+
+
 @cache
-def symmetries(inst: Tiling) -> tuple[Sym, ...]:
+def symmetries(inst: Tiling, symmetry: str = "all") -> tuple[Sym, ...]:
     """The problem's symmetry group, identity first: the board's proper symmetries, and its
-    improper ones when the piece set is closed under reflection (pieces renamed to partners)."""
-    partners = mirror_partners(inst.pieces)
+    improper ones when the piece set is closed under reflection (pieces renamed to partners);
+    with `symmetry="rotations"` the board's proper symmetries only (no piece renamed)."""
+    partners = mirror_partners(inst.pieces) if check_group(symmetry) == "all" else None
     ident = tuple(range(len(inst.pieces)))
     out = []
     for m, mp in board_symmetries(inst):
@@ -308,17 +323,20 @@ def transform(sol: Solution, g: Sym | dict) -> Solution:
     return tuple(sorted((names[name], tuple(sorted(map(get, cells)))) for name, cells in sol))
 
 
-def canonical(inst: Tiling, sol: Solution, group: Sequence[Sym] | None = None) -> Solution:
-    """The smallest image of `sol` under the group (default: the problem's whole group)."""
-    return min(transform(sol, g) for g in (symmetries(inst) if group is None else group))
+def canonical(inst: Tiling, sol: Solution, group: Sequence[Sym] | None = None,
+              symmetry: str = "all") -> Solution:
+    """The smallest image of `sol` under `group` (default: the problem's group named by
+    `symmetry`, SYMMETRY_GROUPS)."""
+    return min(transform(sol, g) for g in (symmetries(inst, symmetry) if group is None else group))
 
 
-def one_per_orbit(inst: Tiling, sols: Sequence[Solution]) -> list[Solution]:
-    """The first of `sols` in each orbit of the problem's group, in order."""
+def one_per_orbit(inst: Tiling, sols: Sequence[Solution], symmetry: str = "all") -> list[Solution]:
+    """The first of `sols` in each orbit of the problem's group (`symmetry`), in order."""
+    group = symmetries(inst, symmetry)
     seen: set = set()
     kept = []
     for sol in sols:
-        k = canonical(inst, sol)
+        k = canonical(inst, sol, group)
         if k not in seen:
             seen.add(k)
             kept.append(sol)
@@ -407,13 +425,17 @@ def _chk_key(pts) -> tuple:
 
 
 # ---- identity, JSON, description, rendering ---------------------------------------------------
-def solution_key(inst: Tiling, solution: Solution, up_to_symmetry: bool = False) -> Hashable:
-    """A tiling is its set of placements; up to symmetry, the canonical form of its orbit."""
+def solution_key(inst: Tiling, solution: Solution, up_to_symmetry: bool = False,
+                 symmetry: str = "all") -> Hashable:
+    """A tiling is its set of placements; up to symmetry, the canonical form of its orbit under
+    the group `symmetry` names ("all": the problem's whole group; "rotations": its proper
+    rotations only; ignored without `up_to_symmetry`)."""
     if up_to_symmetry:
+        group = symmetries(inst, symmetry)
         try:  # every image is sorted afresh: no need to normalise first
-            return canonical(inst, solution)
+            return canonical(inst, solution, group)
         except (KeyError, TypeError):  # cells given as lists, or off the board
-            return canonical(inst, as_solution(solution))
+            return canonical(inst, as_solution(solution), group)
     return as_solution(solution)
 
 
@@ -482,7 +504,7 @@ def describe(inst: Tiling) -> dict:
             "piece_area": sum(p.size * p.count for p in inst.pieces),
             "fixed_orientations": sum(len(p.orientations) for p in inst.pieces),
             "placements": len(pls), "board_symmetries": len(board_symmetries(inst)),
-            "symmetries": len(symmetries(inst)),
+            "symmetries": len(symmetries(inst)), "rotations": len(symmetries(inst, "rotations")),
             "closed_under_reflection": mirror_partners(inst.pieces) is not None,
             "symmetry_breaking": plan_summary(inst), "source": inst.source}
 
@@ -800,7 +822,7 @@ SUFFIXES: dict = {}
 # ---- catalogue --------------------------------------------------------------------------------
 CATALOGUE = ("6x10", "5x12", "4x15", "3x20", "8x8-centre", "8x8-corners", "8x8-holes-1-6",
              "8x8-holes-2-5", "one-sided-3x30", "one-sided-6x15", "3x4x5", "2x5x6", "2x3x10",
-             "soma", "tetracubes-2x4x4")
+             "soma", "tetracubes-2x4x4", "tetracubes-2x2x8")
 
 
 def catalogue() -> dict[str, Callable[[], Tiling]]:
