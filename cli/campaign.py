@@ -139,10 +139,13 @@ def report(store_path, as_json) -> None:
         if inst["verdict"] == "DISAGREE":
             out.print(f"[red]DISAGREE[/] {escape(inst['instance'])}: " + escape("; ".join(inst["reasons"])))
     t = Table(title=f"campaign {rep['campaign']}: {rep['jobs']} jobs", title_justify="left")
-    for col in ("config", "spec", "jobs", "solved", "unknown", "errors", "PAR-2 (s)", "median (s)"):
+    certs = any(c.get("certified") for c in rep["configs"].values())  # column only when used
+    for col in ("config", "spec", "jobs", "solved", *(("certified",) if certs else ()), "unknown",
+                "errors", "PAR-2 (s)", "median (s)"):
         t.add_column(col, justify="left" if col in ("config", "spec") else "right")
     for name, c in rep["configs"].items():
-        t.add_row(escape(name), escape(c["spec"]), str(c["jobs"]), str(c["solved"]), str(c["unknown"]), str(c["errors"]),
+        t.add_row(escape(name), escape(c["spec"]), str(c["jobs"]), str(c["solved"]),
+                  *((str(c.get("certified", 0)),) if certs else ()), str(c["unknown"]), str(c["errors"]),
                   f"{c['par2']:.3f}", "" if c["median_seconds"] is None else f"{c['median_seconds']:.3f}")
     out.print(t)
     configs = list(rep["configs"])

@@ -97,15 +97,21 @@ def _checked(r: Result) -> str:
 
 def _table(title: str, results: list[Result]) -> Table:
     t = Table(title=escape(title), title_justify="left")
+    certs = any(r.certificate for r in results)  # a column only when a run was asked to certify
     for col, just in (("engine", "left"), ("status", "left"), ("objective", "right"), ("count", "right"),
-                      ("checked", "right"), ("time (s)", "right"), ("model / search size", "left"),
-                      ("note", "left")):
+                      ("checked", "right"), *((("certificate", "left"),) if certs else ()),
+                      ("time (s)", "right"), ("model / search size", "left"), ("note", "left")):
         t.add_column(col, justify=just)
     for r in results:
         color = {Status.OPTIMAL: "green", Status.INFEASIBLE: "green", Status.FEASIBLE: "yellow",
                  Status.UNKNOWN: "yellow", Status.ERROR: "red"}[r.status]
+        cert = ()
+        if certs:
+            v = (r.certificate or {}).get("verdict", "")
+            cc = {"VERIFIED": "green", "REJECTED": "red"}.get(v, "yellow")
+            cert = (f"[{cc}]{v}[/]" if v else "",)
         t.add_row(escape(r.label), f"[{color}]{r.status}[/]", _s(r.objective), _s(r.count), _checked(r),
-                  f"{r.seconds:.3f}", escape(size_text(r.stats)), escape(_note(r)))
+                  *cert, f"{r.seconds:.3f}", escape(size_text(r.stats)), escape(_note(r)))
     return t
 
 

@@ -26,10 +26,13 @@ def table(rep: dict[str, Any]):
     from rich.table import Table
     t = Table(title=escape(f"{rep['instance']}  task={rep['task']}  verdict={rep['verdict']}"),
               title_justify="left")
+    certs = any(s.get("certificate") for s in rep["configs"])  # columns only when certifying
     for col, just in (("config", "left"), ("engine", "left"), ("status", "left"), ("obj", "right"),
                       ("count", "right"), ("vars", "right"), ("clauses/cons", "right"),
                       ("median s", "right"), ("spread s", "right"), ("conflicts", "right"),
-                      ("decisions/branches", "right"), ("best", "center")):
+                      ("decisions/branches", "right"),
+                      *((("certificate", "left"), ("proof bytes", "right"), ("check s", "right"))
+                        if certs else ()), ("best", "center")):
         t.add_column(col, justify=just)
     for s in rep["configs"]:
         size = s["clauses"] if s["clauses"] is not None else s["constraints"]
@@ -38,7 +41,10 @@ def table(rep: dict[str, Any]):
         status = s["status"] + (" (over limit)" if s["over_limit"] else "")
         t.add_row(escape(s["config"]), escape(s["engine"]), status, _n(s["objective"]),
                   _n(s["count"]), _n(s["vars"]), _n(size), f"{s['median_seconds']:.3f}", spread,
-                  _n(s["conflicts"]), _n(effort), "*" if s["best"] else "")
+                  _n(s["conflicts"]), _n(effort),
+                  *((s.get("certificate") or "", _n(s.get("proof_bytes")),
+                     "" if s.get("check_seconds") is None else f"{s['check_seconds']:.3f}")
+                    if certs else ()), "*" if s["best"] else "")
     return t
 
 

@@ -7,7 +7,8 @@ Vocabulary:
     record          the run's Result record (`Result.to_record`, solutions left out) plus the lab's
                     `repeat`, `seed` and `finished`; model size (vars, clauses or constraints, as
                     the engine reports the model it solved last) and solver effort (conflicts;
-                    decisions for SAT, branches for CP-SAT) are read from its stats as numbers
+                    decisions for SAT, branches for CP-SAT) are read from its stats as numbers;
+                    with certify, the certificate's verdict, proof bytes and checker CPU seconds
     finished        the run proved its answer within its time limit: a run that ends after the
                     limit (a solver that ignores interrupts runs into the grace period) counts as
                     unsolved in the table, as in campaign reports (`over_limit`)
@@ -58,12 +59,20 @@ class ConfigRow:
                 "conflicts": _median(r["conflicts"] for r in self.runs),
                 "decisions": _median(r["decisions"] for r in self.runs),
                 "branches": _median(r["branches"] for r in self.runs),
+                "certificate": last["certificate_verdict"],
+                "proof_bytes": _median(r["proof_bytes"] for r in self.runs),
+                "check_seconds": _fmedian(r["check_seconds"] for r in self.runs),
                 "best": self.best}
 
 
 def _median(xs) -> int | None:
     xs = [x for x in xs if x is not None]
     return int(statistics.median(xs)) if xs else None
+
+
+def _fmedian(xs) -> float | None:
+    xs = [x for x in xs if x is not None]
+    return round(statistics.median(xs), 4) if xs else None
 
 
 def _int(v: Any) -> int | None:
@@ -83,6 +92,9 @@ def record(r: Result, seed: int | None, repeat: int) -> dict[str, Any]:
                conflicts=_int(st.get("conflicts")) if solver else None,
                decisions=_int(st.get("sat_decisions", st.get("decisions"))) if solver else None,
                branches=_int(st.get("branches")) if solver else None, nodes=_int(st.get("nodes")))
+    cert = r.certificate or {}  # runs with certify: the verdict, proof bytes, checker CPU seconds
+    rec.update(certificate_verdict=cert.get("verdict"), proof_bytes=_int(cert.get("proof_bytes")),
+               check_seconds=cert.get("checker_seconds"))
     return rec
 
 

@@ -43,6 +43,12 @@ def solved(row: dict[str, Any]) -> bool:
     return row["termination"] == "done" and as_result(row).finished()
 
 
+def certificate_verdict(row: dict[str, Any]) -> str | None:
+    """The verdict of a row's certificate (VERIFIED, REJECTED, NOT-CERTIFIABLE; None: not asked)."""
+    c = row.get("certificate")
+    return loads(c).get("verdict") if c else None
+
+
 def par2(row: dict[str, Any]) -> float:
     return row["seconds"] if solved(row) else 2.0 * row["time_limit"]
 
@@ -64,6 +70,7 @@ def config_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "solved": sum(map(solved, rs)),
             "unknown": sum(1 for r in rs if r["status"] != "ERROR" and not solved(r)),
             "errors": sum(1 for r in rs if r["status"] == "ERROR"),
+            "certified": sum(1 for r in rs if certificate_verdict(r) == "VERIFIED"),
             "termination": dict(sorted(terms.items())),
             "par2": round(sum(map(par2, rs)) / len(rs), 4),
             "median_seconds": round(statistics.median(times), 4) if times else None,
