@@ -1,8 +1,9 @@
 """Random differential test (issue 17): seeded random small instances of all four families —
 multiplier-heavy mazes and big mazes (10x11, past the old 186-edge limit) included — and of the
-Lights Out plug-in (examples/lightsout), run through `compare` over the engines; every verdict
-must be AGREE and equal to an oracle written here from the rules (SPEC.md), sharing no code with
-puzzlesat's engines, checkers or piece tables.
+Lights Out and Rush Hour plug-ins (examples/lightsout, examples/rushhour), run through `compare`
+over the engines; every verdict must be AGREE and equal to an oracle written here from the rules
+(SPEC.md, the plug-ins' READMEs), sharing no code with puzzlesat's engines, checkers or piece
+tables. A plug-in not installed is imported from examples/ and registered only while its cases run.
 
 The CI run is `test_random_instances_agree_with_the_oracles` (seed 17, a few dozen `compare` runs);
 `python bench/differential.py N [--seed S]` runs N instances per family with the same code.
@@ -286,37 +287,36 @@ def random_pentomino(rng: random.Random, i: int, quick: bool = False) -> Case:
 
 # ---- Lights Out (the plug-in family of examples/lightsout) --------------------------------------
 def lightsout_board(name: str, rows: int, cols: int, on: set[int]):
-    """A board of the plug-in: installed (its entry point), else imported from examples/lightsout
-    (the family is registered only while a case runs: see `lightsout_registered`)."""
-    _import_lightsout()
+    """A board of the Lights Out plug-in (installed, else imported from examples/lightsout)."""
+    _import_plugin("lightsout")
     from puzzlesat_lightsout.puzzle import board
     return board(name, rows, cols, on)
 
 
-def _import_lightsout() -> None:
-    """Make `puzzlesat_lightsout` importable: installed, else from examples/lightsout."""
+def _import_plugin(name: str):
+    """The plug-in package `puzzlesat_<name>`: installed, else imported from examples/<name>."""
+    import importlib
     try:
-        import puzzlesat_lightsout  # noqa: F401
+        return importlib.import_module(f"puzzlesat_{name}")
     except ImportError:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "lightsout"))
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / name))
+        return importlib.import_module(f"puzzlesat_{name}")
 
 
 @contextlib.contextmanager
-def lightsout_registered():
-    """The Lights Out family registered with `puzzlesat.register_family` for the block, unless it
-    is installed (its entry point); unregistered after, so no other test sees it."""
+def plugin_registered(name: str):
+    """The plug-in family `name` registered with `puzzlesat.register_family` for the block, unless
+    it is installed (its entry point); unregistered after, so no other test sees it."""
     import puzzlesat as ps
     from puzzlesat.families.registry import families
-    if "lightsout" in families():
+    if name in families():
         yield
         return
-    _import_lightsout()
-    from puzzlesat_lightsout import FAMILY
-    ps.register_family(FAMILY)
+    ps.register_family(_import_plugin(name).FAMILY)
     try:
         yield
     finally:
-        ps.unregister_family("lightsout")
+        ps.unregister_family(name)
 
 
 def lightsout_oracle(rows: int, cols: int, on: set[int]) -> tuple[int | None, int]:
@@ -366,9 +366,99 @@ def random_lightsout(rng: random.Random, i: int, quick: bool = False) -> Case:
                 lightsout_oracle(rows, cols, on), how)
 
 
+# ---- Rush Hour (the example plug-in examples/rushhour) ---------------------------------------------
+def _rushhour():
+    """The Rush Hour plug-in's puzzle module (installed, else imported from examples/rushhour)."""
+    import importlib
+    _import_plugin("rushhour")
+    return importlib.import_module("puzzlesat_rushhour.puzzle")
+
+
+def rushhour_oracle(rows: list[str], metric: str) -> tuple[int | None, int]:
+    """(fewest moves or steps, number of shortest plans) by BFS over positions counting paths,
+    from the rules: 'X' is the red car, other letters vehicles of 2 or 3 cells in a line, each
+    sliding along its line over empty cells ('.'); a move slides one vehicle any distance (one
+    cell: a step); done when X's right end is in the last column."""
+    R, C = len(rows), len(rows[0])
+    cells: dict[str, list] = {}
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch != ".":
+                cells.setdefault(ch, []).append((r, c))
+    names = sorted(cells)
+    axis = {k: (0, 1) if len({r for r, _ in v}) == 1 else (1, 0) for k, v in cells.items()}
+    size = {k: len(v) for k, v in cells.items()}
+
+    def body(k, top):
+        return [(top[0] + i * axis[k][0], top[1] + i * axis[k][1]) for i in range(size[k])]
+
+    def succ(pos):
+        taken = {cell for k, top in zip(names, pos) for cell in body(k, top)}
+        for i, k in enumerate(names):
+            for sign in (-1, 1):
+                top = pos[i]
+                while True:
+                    top = (top[0] + sign * axis[k][0], top[1] + sign * axis[k][1])
+                    new = body(k, top)
+                    if not all(0 <= r < R and 0 <= c < C for r, c in new):
+                        break
+                    if any(cell in taken and cell not in body(k, pos[i]) for cell in new):
+                        break
+                    yield pos[:i] + (top,) + pos[i + 1:]
+                    if metric == "steps":
+                        break
+
+    start = tuple(min(cells[k]) for k in names)
+    x = names.index("X")
+    done = lambda pos: pos[x][1] + size["X"] - 1 == C - 1  # noqa: E731
+    dist, ways, frontier = {start: 0}, {start: 1}, [start]
+    while frontier and not any(done(p) for p in frontier):
+        nxt = []
+        for p in frontier:
+            for q in succ(p):
+                if q not in dist:
+                    dist[q], ways[q] = dist[p] + 1, 0
+                    nxt.append(q)
+                if dist[q] == dist[p] + 1:
+                    ways[q] += ways[p]
+        frontier = nxt
+    goals = [p for p in frontier if done(p)]
+    return (dist[goals[0]], sum(ways[p] for p in goals)) if goals else (None, 0)
+
+
+def random_rushhour(rng: random.Random, i: int, quick: bool = False) -> Case:
+    """A random solvable board of 3..5 rows and 4..5 columns (4x4 when `quick`): the red car X
+    and vehicles of length 2 or 3 dropped at random; metric moves or steps; optimize or count
+    (count when there are at most 300 optimal plans)."""
+    puzzle = _rushhour()
+    while True:
+        R, C = (4, 4) if quick else rng.choice(((3, 5), (4, 4), (4, 5), (5, 5)))
+        g = [["."] * C for _ in range(R)]
+        r, c = rng.randrange(R), rng.randrange(C - 2)
+        g[r][c] = g[r][c + 1] = "X"
+        for k in "ABCDEFGH"[:rng.randint(2, 8)]:
+            n, horiz = rng.choice((2, 2, 3)), rng.random() < 0.5
+            if (C if horiz else R) < n:
+                continue
+            rr, cc = rng.randrange(R - (0 if horiz else n - 1)), rng.randrange(C - (n - 1 if horiz else 0))
+            spot = [(rr, cc + j) if horiz else (rr + j, cc) for j in range(n)]
+            if all(g[a][b] == "." for a, b in spot):
+                for a, b in spot:
+                    g[a][b] = k
+        rows = ["".join(row) for row in g]
+        metric = rng.choice(("moves", "steps"))
+        want = rushhour_oracle(rows, metric)
+        if want[0] is not None and want[0] > 0:
+            break
+    task = Task.COUNT if want[1] <= 300 and rng.random() < 0.5 else Task.OPTIMIZE
+    inst = puzzle.make(f"rushhour{i}-{R}x{C}-{metric}", rows, "X", metric)
+    return Case("rushhour", inst, task, ("native:bfs", "cpsat:time", "sat:time"), want, "/".join(rows))
+
+
+PLUGINS = ("lightsout", "rushhour")  # the example plug-in families among the generators
 GENERATORS: dict[str, Callable[[random.Random, int, bool], Case]] = {
     "maze": small_maze, "maze-big": big_maze, "peg": random_peg, "sliding": random_sliding,
-    "pentomino": random_pentomino, "lightsout": random_lightsout}
+    "pentomino": random_pentomino, "lightsout": random_lightsout, "rushhour": random_rushhour}
 
 
 def cases(seed: int, per: dict[str, int], quick: bool = False) -> list[Case]:
@@ -379,8 +469,8 @@ def cases(seed: int, per: dict[str, int], quick: bool = False) -> list[Case]:
 
 def run_case(c: Case, time_limit: float = 60.0) -> list[str]:
     """The problems with one case (empty: AGREE and equal to the oracle)."""
-    if c.family == "lightsout":
-        with lightsout_registered():
+    if c.family in PLUGINS:
+        with plugin_registered(c.family):
             return _run_case(c, time_limit)
     return _run_case(c, time_limit)
 
@@ -408,7 +498,8 @@ def describe(c: Case) -> str:
     return f"{c.family} {c.task} {c.note}\n{text}"
 
 
-CI = {"maze": 8, "maze-big": 2, "peg": 4, "sliding": 4, "pentomino": 4, "lightsout": 6}
+CI = {"maze": 8, "maze-big": 2, "peg": 4, "sliding": 4, "pentomino": 4, "lightsout": 6,
+      "rushhour": 4}
 
 
 def test_oracles_on_published_facts():
