@@ -34,10 +34,37 @@ def campaign() -> None:
     """Campaigns: instances x configurations under hard limits, stored in SQLite, cross-validated."""
 
 
-def _executor(kind: str, jobs: int, scheduler: str | None):
+def _executor(kind: str, jobs: int, scheduler: str | None, tls=None, insecure: bool = False):
     """The executor of that kind (`peg problems --store` runs its jobs on it too)."""
     from ..compare.campaign.run import executor
-    return executor(kind, jobs, scheduler)
+    return executor(kind, jobs, scheduler, tls, insecure)
+
+
+def dask_options(f):
+    """--scheduler, --tls-ca-file, --tls-cert, --tls-key, --insecure (campaign run, peg problems)."""
+    for deco in reversed([
+        click.option("--scheduler", default=None, metavar="tls://HOST:PORT",
+                     help="an existing Dask scheduler (with --executor dask): tls:// with the "
+                          "--tls-* files (or the distributed TLS config); tcp:// only on this "
+                          "machine unless --insecure"),
+        click.option("--tls-ca-file", default=None, type=click.Path(dir_okay=False),
+                     help="the cluster's CA certificate (PEM) for a tls:// scheduler"),
+        click.option("--tls-cert", default=None, type=click.Path(dir_okay=False),
+                     help="this client's certificate (PEM), signed by the cluster's CA"),
+        click.option("--tls-key", default=None, type=click.Path(dir_okay=False),
+                     help="this client's private key (PEM; if not in --tls-cert)"),
+        click.option("--insecure", is_flag=True,
+                     help="allow a tcp:// scheduler on another machine (jobs and results in the "
+                          "clear, no authentication)"),
+    ]):
+        f = deco(f)
+    return f
+
+
+def tls_files(ca, cert, key):
+    """The TLS files of the --tls-* options."""
+    from ..compare.campaign.executors import TlsFiles
+    return TlsFiles(ca, cert, key)
 
 
 @campaign.command()
@@ -47,10 +74,20 @@ def _executor(kind: str, jobs: int, scheduler: str | None):
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="jobs at once (default: the CPU cores; dask: LocalCluster workers)")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
-@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-              help="an existing Dask scheduler (with --executor dask)")
-def run(spec_path, store_path, jobs, executor, scheduler) -> None:
-    """Run every job of CAMPAIGN.toml not yet in the store (a second run executes nothing)."""
+@dask_options
+@click.option("--allow-code", is_flag=True,
+              help="run code not shipped with puzzlesat that the spec names (an external command, "
+                   "a user engine file or module, a plug-in's engine or family); refused without it")
+@click.option("--max-jobs", type=click.IntRange(min=1), default=None,
+              help="run a spec that expands to more jobs than the limit of 10,000 (README, Limits)")
+def run(spec_path, store_path, jobs, executor, scheduler, tls_ca_file, tls_cert, tls_key, insecure,
+        allow_code, max_jobs) -> None:
+    """Run every job of CAMPAIGN.toml not yet in the store (a second run executes nothing).
+
+    A spec is data: a configuration that would run code not shipped with puzzlesat is refused
+    (one line naming the file, line and the command or module; exit 2; nothing written) unless
+    --allow-code is given; the store's `user_code` column records what such code each job ran.
+    """
     from ..compare.campaign.run import run_campaign
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("failures {task.fields[failures]}"), TimeElapsedColumn(), TextColumn("ETA"),
@@ -69,6 +106,8 @@ def run(spec_path, store_path, jobs, executor, scheduler) -> None:
             bar.update(state["task"], advance=1, failures=state["failures"])
         try:
             path = run_campaign(spec_path, store_path, jobs=jobs, kind=executor, scheduler=scheduler,
+                                tls=tls_files(tls_ca_file, tls_cert, tls_key), insecure=insecure,
+                                allow_code=allow_code, max_jobs=max_jobs,
                                 on_start=on_start, on_record=on_record)
         except KeyboardInterrupt:
             bar.stop()
@@ -98,8 +137,8 @@ def status(store_path) -> None:
     """Jobs stored, by configuration and termination (done/time/memory/killed/error)."""
     store = Store.open_read(store_path)
     meta, rows = store.meta(), store.rows()
-    t = Table(title=f"campaign {meta.get('campaign')}: {len(rows)} of {meta.get('planned_jobs', '?')} "
-                    "planned jobs stored", title_justify="left")
+    t = Table(title=escape(f"campaign {meta.get('campaign')}: {len(rows)} of "
+                           f"{meta.get('planned_jobs', '?')} planned jobs stored"), title_justify="left")
     terms = ("done", "time", "memory", "killed", "error")
     for col in ("config", "jobs", *terms, "last finished"):
         t.add_column(col, justify="left" if col in ("config", "last finished") else "right")
@@ -108,7 +147,7 @@ def status(store_path) -> None:
         by.setdefault(r["config"], []).append(r)
     for c, rs in by.items():
         t.add_row(escape(c), str(len(rs)), *(str(sum(r["termination"] == x for r in rs)) for x in terms),
-                  max((r["finished"] or "") for r in rs))
+                  escape(max((r["finished"] or "") for r in rs)))
     out.print(t)
 
 

@@ -10,11 +10,12 @@ import click
 from ..compare.api import default_engines
 from ..compare.lab import lab_runs, lab_table
 from ..compare.plan import plan
-from ..core.config import parse_many, parse_pairs
+from ..core.config import parse_pairs
 from ..core.result import InputError, Task
 from ..families.instances import load_instance
 from .display import err, print_tables, rich_table
-from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, format_option, output_format
+from .options import (ALLOW_CODE_HELP, DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, format_option,
+                      output_format, read_configs)
 
 
 def table(rep: dict[str, Any]):
@@ -23,10 +24,10 @@ def table(rep: dict[str, Any]):
 
 
 def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-         as_json, jobs=1, fmt=None) -> None:
+         as_json, jobs=1, fmt=None, allow_code=False, what="--configs") -> None:
     fmt = output_format(fmt, as_json)
     as_json = fmt == "json"
-    configs = parse_many(config_list) if config_list is not None else None
+    configs, origins = read_configs(config_list, what) if config_list is not None else (None, None)
     try:
         seed_list = [int(s) for s in seeds.split(",") if s.strip()] if seeds else None
     except ValueError:
@@ -34,8 +35,9 @@ def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, 
     opts = parse_pairs(option_pairs)
     loaded = [load_instance(i) for i in instances]
     planned = [plan(fam, inst, configs or default_engines(fam.name), task, options=opts,
-                    time_limit=time_limit, precheck=not no_precheck)
-               for fam, inst in loaded]  # every configuration error before any run
+                    time_limit=time_limit, precheck=not no_precheck,
+                    origins=origins if configs else None, allow_code=allow_code)
+               for fam, inst in loaded]  # every configuration error (and refusal) before any run
     worst = 0
     tables = []
     for runs in planned:
@@ -77,6 +79,7 @@ def _shared(f):
         click.option("--json", "as_json", is_flag=True,
                      help="print the raw records: one JSON object per instance (= --format json)"),
         format_option,
+        click.option("--allow-code", is_flag=True, help=ALLOW_CODE_HELP),
     ]):
         f = deco(f)
     return f
@@ -84,25 +87,29 @@ def _shared(f):
 
 @click.command("lab")
 @click.option("--configs", "config_list", required=True,
-              help="comma-separated configurations, e.g. 'seq=sat[encoding=seqcounter],tot=sat[encoding=totalizer]'")
+              help="comma-separated configurations, e.g. 'seq=sat[encoding=seqcounter],tot=sat[encoding=totalizer]'; "
+                   "@FILE: read them from FILE (one per line or comma separated, # comments)")
 @_shared
 def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-            jobs, as_json, fmt) -> None:
+            jobs, as_json, fmt, allow_code) -> None:
     """Every configuration on every INSTANCE, each run checked and cross-validated: size, time
     (median and spread over repeats) and solver effort side by side, best per instance marked.
 
-    Exit status 1 when a verdict is DISAGREE, 2 on bad input.
+    `--configs @FILE` reads the configurations from FILE; one that would run code not shipped
+    with puzzlesat (an external command, a user engine, a plug-in's engine) is refused unless
+    --allow-code is given. Exit status 1 when a verdict is DISAGREE, 2 on bad input.
     """
     _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
-         jobs, fmt)
+         jobs, fmt, allow_code)
 
 
 @click.command("bench")
 @click.option("--engines", "config_list", default=None,
-              help="comma-separated engines or configurations (default: the family's native, cpsat, sat)")
+              help="comma-separated engines or configurations (default: the family's native, cpsat, sat); "
+                   "@FILE: read them from FILE")
 @_shared
 def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-              jobs, as_json, fmt) -> None:
+              jobs, as_json, fmt, allow_code) -> None:
     """Time engines or configurations on INSTANCES (the lab's table; each run checked)."""
     _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
-         jobs, fmt)
+         jobs, fmt, allow_code, "--engines")

@@ -23,13 +23,14 @@ from ..compare import api
 from ..compare.crossval import Comparison, Verdict, judge
 from ..compare.plan import plan
 from ..core import __version__
-from ..core.config import parse_many, parse_pairs
+from ..core.config import parse_pairs
 from ..core.family import Family
 from ..core.result import InputError, Result, Status, Task
 from ..families.instances import load_instance
 from ..families.registry import families, family, flag_options
 from .display import _live, _table, err, escape, out, print_tables
-from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, format_option, output_format
+from .options import (ALLOW_CODE_HELP, DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, format_option,
+                      output_format, read_configs)
 
 
 class Terminated(BaseException):
@@ -231,13 +232,15 @@ def _check_picture(path: str | None, fam: Family) -> None:
 @click.argument("instance")
 @click.option("--engine", "-e", default="native", show_default=True,
               help="engine or configuration (sat:time[encoding=totalizer]), or your own "
-                   "path/to/file.py:function / package.module:function")
+                   "path/to/file.py:function / package.module:function; @FILE: the one "
+                   "configuration in FILE")
 @click.option("--picture", default=None, metavar="FILE",
               help="draw the first solution (or, without one, the instance) into FILE "
                    "(.svg; .png with puzzlesat[png])")
+@click.option("--allow-code", is_flag=True, help=ALLOW_CODE_HELP)
 @common
-def solve(instance, engine, picture, task, time_limit, memory_limit, as_json, option_pairs,
-          no_precheck, max_solutions) -> None:
+def solve(instance, engine, picture, allow_code, task, time_limit, memory_limit, as_json,
+          option_pairs, no_precheck, max_solutions) -> None:
     """Solve INSTANCE with one engine; every solution is checked before it is shown.
 
     Exit status: 0, or 1 if the result is ERROR, 2 on bad input, 130 when interrupted.
@@ -245,8 +248,13 @@ def solve(instance, engine, picture, task, time_limit, memory_limit, as_json, op
     fam, inst = load_instance(instance)
     _check_picture(picture, fam)  # a bad path fails now, not after a long search
     opts = _options(option_pairs)
-    [run] = plan(fam, inst, [engine], task, options=opts, time_limit=time_limit,
-                 memory_limit_mb=_memory(memory_limit), precheck=not no_precheck)  # input errors now
+    configs, origins = read_configs(engine, "--engine")
+    if len(configs) != 1:
+        raise InputError(f"--engine {engine}: expected one configuration, got {len(configs)}")
+    [run] = plan(fam, inst, configs, task, options=opts, time_limit=time_limit,
+                 memory_limit_mb=_memory(memory_limit), precheck=not no_precheck,
+                 origins=origins, allow_code=allow_code)  # input errors now
+    engine = configs[0]
     if run.extra.get("certify_refused"):  # asked to certify what no proof can back: bad input
         raise InputError("NOT-CERTIFIABLE: " + run.extra["certify_refused"])
     try:
@@ -294,12 +302,15 @@ def _render_solution(fam: Family, inst, sol) -> str:
               help="engines run side by side (each in its own worker; they then share the cores, "
                    "so their times are not comparable: keep 1 for timings)")
 @format_option
+@click.option("--allow-code", is_flag=True, help=ALLOW_CODE_HELP)
 @common
-def compare(instances, engine_list, jobs, fmt, task, time_limit, memory_limit, as_json, option_pairs,
-            no_precheck, max_solutions) -> None:
+def compare(instances, engine_list, jobs, fmt, allow_code, task, time_limit, memory_limit, as_json,
+            option_pairs, no_precheck, max_solutions) -> None:
     """Run several engines on each INSTANCE and check that they agree.
 
-    Engines may be configurations: `--engines 'sat[encoding=seqcounter]','tot=sat[encoding=totalizer]',native`.
+    Engines may be configurations: `--engines 'sat[encoding=seqcounter]','tot=sat[encoding=totalizer]',native`,
+    or `--engines @FILE`: a configuration list (one per line or comma separated, # comments), whose
+    code not shipped with puzzlesat runs only with --allow-code.
     Verdict AGREE (all finished, same objective and count, every solution checked), DISAGREE (exit
     status 1) or INCOMPLETE (an engine hit its limit). JSON: one object per instance per line.
     Ctrl-C prints what finished and exits 130. `--format csv|markdown|latex` writes the tables
@@ -310,12 +321,13 @@ def compare(instances, engine_list, jobs, fmt, task, time_limit, memory_limit, a
     tables = []  # csv, markdown, latex: written at the end (what finished, when interrupted)
     loaded = [load_instance(i) for i in instances]  # all input errors before any work
     opts = _options(option_pairs)
-    configs = parse_many(engine_list) if engine_list is not None else None
+    configs, origins = read_configs(engine_list, "--engines") if engine_list is not None else (None, None)
     planned = []
     for fam, inst in loaded:
         cfgs = configs or api.default_engines(fam.name)
         runs = plan(fam, inst, cfgs, task, options=opts, time_limit=time_limit,
-                    memory_limit_mb=_memory(memory_limit), precheck=not no_precheck)
+                    memory_limit_mb=_memory(memory_limit), precheck=not no_precheck,
+                    origins=origins if configs else None, allow_code=allow_code)
         planned.append((fam, inst, runs[0].task, cfgs, len(runs)))
     worst = 0
     for fam, inst, ftask, cfgs, n in planned:

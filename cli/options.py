@@ -47,3 +47,19 @@ def output_format(fmt: str | None, as_json: bool) -> str:
     if as_json and fmt not in (None, "json"):
         raise click.UsageError(f"--json and --format {fmt}: give one of them")
     return "json" if as_json else (fmt or "text")
+ALLOW_CODE_HELP = ("run code not shipped with puzzlesat (an external command, a user engine file or "
+                   "module, a plug-in's engine or family) when a file names it; without this flag "
+                   "such a configuration read from a file is refused")
+
+
+def read_configs(text: str, what: str):
+    """(configurations, origins) of a `--configs`/`--engines` value: `@FILE` reads a
+    configuration list file (one per line or comma separated, # comments; each keeps its file
+    and line), anything else is a comma-separated list typed on the command line."""
+    from ..compare.plan import TYPED, Origin
+    from ..core.config import parse_file, parse_many
+    if text.startswith("@"):
+        pairs = parse_file(text[1:])
+        return [c for c, _ in pairs], [Origin(text[1:], line, what) for _, line in pairs]
+    configs = parse_many(text)
+    return configs, [TYPED] * len(configs)

@@ -7,6 +7,7 @@ import time
 import click
 
 from ..core.result import InputError, Status
+from .campaign import dask_options
 
 
 def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
@@ -59,14 +60,14 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
               help="with --store: problems at once (default: the CPU cores; dask: workers)")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
               show_default=True, help="with --store: where the jobs run")
-@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-              help="with --store --executor dask: an existing Dask scheduler")
+@dask_options
 @click.option("--memory-limit-mb", type=click.IntRange(min=64), default=8192, show_default=True,
               help="with --store: memory limit of each job process")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def problems(board_name: str, vacate, finish, time_limit, method, stream, backward_depth,
              max_forward, max_backward, beam_width, forward_depth, least, store_path, jobs,
-             executor, scheduler, memory_limit_mb, as_json) -> None:
+             executor, scheduler, tls_ca_file, tls_cert, tls_key, insecure, memory_limit_mb,
+             as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
     by position class at once, else the minimum moves by a native search (shared bidirectional
     layers), with one optimal jump sequence that the checker replayed; a problem the search cannot
@@ -107,11 +108,12 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
             click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
 
     if store_path is not None:
-        from .campaign import _executor
+        from .campaign import _executor, tls_files
         from ..compare.campaign.peg_problems import run_problems
         from ..core.procs import default_workers
         from ..native_search.peg_problems import orbit_pairs
-        ex = _executor(executor, jobs or default_workers(), scheduler)
+        ex = _executor(executor, jobs or default_workers(), scheduler,
+                       tls_files(tls_ca_file, tls_cert, tls_key), insecure)
         try:
             gen = list(run_problems(b, orbit_pairs(b, vs, fs), store_path, ex, time_limit,
                                     memory_limit_mb, progress=say))

@@ -7,6 +7,17 @@
             -> [Run], every option resolved and validated, the engines' own checks and the
             machine's (an external program on PATH) run, before anything runs
 
+Code only by opt-in. Each configuration comes with its origin (`Origin`): typed by the user (on
+the command line, or in an API call) or read from a file (a campaign spec, a `--configs @FILE`
+list: the file and line). A configuration that would run code not shipped with puzzlesat — an
+external program (`ext:*`'s `cmd`, its default included), a user engine by file or module path
+(`my.py:run`, `my_pkg.models:run`), an engine registered by a user or a plug-in's entry point, an
+instance of a plug-in family — is refused when it comes from a file unless `allow_code` is given
+(`--allow-code`): one InputError naming the file, line, configuration and the exact command or
+module, raised before that code is loaded (a user engine's file is not even imported). Typed by
+the user, it runs as asked. `Run.user_code` says what such code a run executes (the campaign
+store records it).
+
 Options given once for several configurations (`-o key=value`, `compare(..., key=value)`) go to
 every engine that declares them; `name.key` targets one configuration or engine. An option that
 decides which solutions count as different (an identity option: `up_to_symmetry`) must be
@@ -23,6 +34,7 @@ from ..core.config import Config, parse as parse_config
 from ..core.family import Engine, Family
 from ..core.procs import default_memory_mb
 from ..core.result import InputError, Task
+from ..families.registry import is_user_spec, spec_code
 
 
 @dataclass(frozen=True)
@@ -40,6 +52,7 @@ class Run:
     label: str = ""                      # the configuration's name (the engine's name if none)
     spec: str = ""                       # the configuration's canonical form, engine[k=v,...]
     extra: dict[str, Any] = field(default_factory=dict, compare=False)  # e.g. a repeat index
+    user_code: str | None = None         # the code not shipped with puzzlesat it runs (None: none)
 
     @property
     def config(self) -> str | None:
@@ -56,7 +69,87 @@ class Run:
         given = {**self.options, **changes}
         opts = self.engine.resolve_options(given, self.task)
         return Run(self.family, self.instance, self.engine, self.task, opts, self.time_limit,
-                   self.memory_limit_mb, self.precheck, self.label, self.spec, dict(self.extra))
+                   self.memory_limit_mb, self.precheck, self.label, self.spec, dict(self.extra),
+                   code_of(self.family, self.engine, opts))
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a configuration (or a family's instance) was given: typed by the user (`file` None:
+    the command line or an API call) or read from `file` at `line` (`field`: e.g. configs.tot)."""
+
+    file: str | None = None
+    line: int | None = None
+    field: str | None = None
+
+    @property
+    def typed(self) -> bool:
+        return self.file is None
+
+
+TYPED = Origin()
+ALLOW_HINT = "pass --allow-code to run it; API: allow_code=True"
+
+
+def engine_code(eng: Engine, options: dict[str, Any] | None = None) -> str | None:
+    """The code not shipped with puzzlesat that `eng` runs with resolved `options`, in words: a
+    user engine's file, module or entry point; an external engine's command (its default
+    included); None when all of it ships with puzzlesat."""
+    parts = []
+    if eng.user:
+        parts.append(eng.code or f"the user engine {eng.name}")
+    cmd = eng.option("cmd")
+    if eng.name.startswith("ext:") or cmd is not None:
+        value = (options or {}).get("cmd", cmd.default if cmd is not None else None)
+        if value is not None:
+            parts.append(f"the command '{value}'")
+    return "; ".join(parts) or None
+
+
+def code_of(fam: Family, eng: Engine, options: dict[str, Any] | None = None) -> str | None:
+    """`engine_code`, plus the plug-in family's code for an instance of a plug-in family."""
+    parts = [p for p in (engine_code(eng, options),
+                         f"the plug-in family {fam.name} ({fam.code})" if fam.user else None) if p]
+    return "; ".join(parts) or None
+
+
+def _refuse(origin: Origin, config: str, what: str) -> InputError:
+    return InputError(f"configuration '{config}' would run {what}, which is not shipped with "
+                      f"puzzlesat: refused ({ALLOW_HINT})", file=origin.file, line=origin.line,
+                      field=origin.field)
+
+
+def admit_spec(engine_name: str, config: str, origin: Origin = TYPED, allow_code: bool = False) -> None:
+    """InputError when `engine_name` is a user engine spec (file.py:function,
+    package.module:function) named in a file without `allow_code` — checked before the file or
+    module is loaded."""
+    if not origin.typed and not allow_code and is_user_spec(engine_name):
+        raise _refuse(origin, config, spec_code(engine_name))
+
+
+def admit_family(fam: Family, origin: Origin = TYPED, allow_code: bool = False) -> None:
+    """InputError when an instance of a plug-in family is named in a file without
+    `allow_code` (call before the family's loader or catalogue runs)."""
+    if fam.user and not origin.typed and not allow_code:
+        raise InputError(f"an instance of the plug-in family {fam.name} would run its code "
+                         f"({fam.code or 'not shipped with puzzlesat'}), which is not shipped with "
+                         f"puzzlesat: refused ({ALLOW_HINT})", file=origin.file, line=origin.line,
+                         field=origin.field)
+
+
+def admit_engine(eng: Engine, options: dict[str, Any], config: str, origin: Origin = TYPED,
+                 allow_code: bool = False) -> None:
+    """InputError when `eng` with resolved `options` executes code not shipped with puzzlesat
+    (`engine_code`) and its configuration `config` was read from a file without `allow_code`."""
+    what = engine_code(eng, options)
+    if what is not None and not origin.typed and not allow_code:
+        raise _refuse(origin, config, what)
+
+
+def admit(run: Run, origin: Origin = TYPED, allow_code: bool = False) -> None:
+    """`admit_engine` for a planned run."""
+    admit_engine(run.engine, run.options,
+                 f"{run.label}={run.spec}" if run.label != run.spec else run.spec, origin, allow_code)
 
 
 def check_time_limit(time_limit: Any) -> float | None:
@@ -136,10 +229,15 @@ def split_options(engines: list[Engine], options: dict[str, Any], names: list[st
 def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Callable],
          task: Task | str | None = None, *, options: dict[str, Any] | None = None,
          time_limit: Any = None, memory_limit_mb: Any = "default", precheck: bool = True,
-         machine: bool = True) -> list[Run]:
+         machine: bool = True, origins: Iterable[Origin] | None = None,
+         instance_origin: Origin = TYPED, allow_code: bool = False) -> list[Run]:
     """One Run per configuration, every option resolved and validated, the engines' own checks
     (`validate`) and, with `machine`, what the options need on this machine checked — before
     anything runs; InputError otherwise. `task` defaults to the family's first.
+
+    `origins` (one per configuration; default: all typed) and `instance_origin` say where they
+    were given: code not shipped with puzzlesat named in a file is refused unless `allow_code`
+    (the module docstring), before any of it is loaded or any validation of it runs.
 
     >>> from puzzlesat.families.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers")
@@ -147,6 +245,15 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
     ...  plan(fam, inst, ["tot=sat[encoding=totalizer]"], "optimize")]
     [('tot', 'sat:time', 'totalizer')]
     """
+    configs = list(configs)
+    origins = list(origins) if origins is not None else [TYPED] * len(configs)
+    if len(origins) != len(configs):
+        raise ValueError("plan: one origin per configuration")
+    admit_family(fam, instance_origin, allow_code)
+    for c, o in zip(configs, origins):  # a user engine's file is refused before it is imported
+        if isinstance(c, (str, Config)) and not o.typed:
+            cfg = c if isinstance(c, Config) else parse_config(c)
+            admit_spec(cfg.engine, str(cfg), o, allow_code)
     task = Task(task) if task is not None else fam.tasks[0]
     if task not in fam.tasks:
         raise InputError(f"task '{task}' is not one of {fam.name}'s tasks: "
@@ -187,11 +294,14 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
                                  "which solutions count as different: it would answer another "
                                  "question (declare the option in the engine, or leave it out)")
     runs = []
-    for i, ((e, c), shared) in enumerate(zip(pairs, per)):
+    for i, ((e, c), shared, o) in enumerate(zip(pairs, per, origins)):
         opts = e.resolve_options({**shared, **{k: v for k, v in c.opts.items()
                                                if k != "certify" or i not in refused}}, task)
         extra = {"certify_refused": refused[i]} if i in refused else {}
-        runs.append(Run(fam, inst, e, task, opts, t, m, precheck, c.name, c.spec, extra))
+        run = Run(fam, inst, e, task, opts, t, m, precheck, c.name, c.spec, extra,
+                  user_code=code_of(fam, e, opts))
+        admit(run, o, allow_code)
+        runs.append(run)
     for r in runs:
         if r.options.get("certify") and "solver" in r.options:
             from ..families.options import PROOF_SOLVERS

@@ -63,8 +63,7 @@ def solve(fam: Family, inst: Any, engine: str | Engine | Config | Callable, task
     run = plan_one(fam, inst, engine, task, options=options, time_limit=time_limit,
                    memory_limit_mb=memory_limit_mb, precheck=precheck)
     if config is not None:
-        run = Run(run.family, run.instance, run.engine, run.task, run.options, run.time_limit,
-                  run.memory_limit_mb, run.precheck, config, run.spec, dict(run.extra))
+        run = replace(run, label=config)
     return execute(run, progress=progress, isolate=isolate)
 
 

@@ -17,6 +17,10 @@ Grammar (whitespace around tokens is ignored):
     >>> str(parse("native")), parse("native").name
     ('native', 'native')
 
+A list of configurations may also be read from a file (`--configs @FILE`, `parse_file`): one per
+line or several per line separated by commas, `#` starting a comment, blank lines ignored; each
+configuration keeps its line, so that the code-by-opt-in policy (compare/plan.py) can name it.
+
 Values stay strings here; the engine's registry options convert and validate them
 (`Engine.resolve_options`), so a Config can be parsed before its puzzle family is known.
 """
@@ -26,6 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from .limits import MAX_CONFIGS
 from .result import InputError
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -137,4 +142,47 @@ def parse_many(text: str) -> list[Config]:
         if c.name in seen:
             raise InputError(f"configurations '{text}': name '{c.name}' used twice")
         seen.add(c.name)
+    return out
+
+
+MAX_CONFIG_FILE_BYTES = 1 << 20   # a configuration list file larger than this is refused
+
+
+def parse_file(path: str) -> list[tuple[Config, int]]:
+    """The configurations in the file at `path` with their 1-based lines (`--configs @FILE`):
+    one per line or comma separated, `#` comments; InputError naming the file and line."""
+    from pathlib import Path
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise InputError("is a directory, not a configuration list", file=path)
+        if p.stat().st_size > MAX_CONFIG_FILE_BYTES:
+            raise InputError(f"larger than {MAX_CONFIG_FILE_BYTES} bytes: not a configuration list",
+                             file=path)
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot read configuration list ({e.strerror})", file=path) from None
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file", file=path) from None
+    out: list[tuple[Config, int]] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(text.splitlines(), 1):
+        body = raw.split("#", 1)[0].strip()
+        if not body:
+            continue
+        try:
+            cfgs = parse_many(body)
+        except InputError as e:
+            raise InputError(e.message, file=path, line=i) from None
+        for c in cfgs:
+            if c.name in seen:
+                raise InputError(f"configuration name '{c.name}' used twice (first on line "
+                                 f"{seen[c.name]})", file=path, line=i)
+            seen[c.name] = i
+            out.append((c, i))
+        if len(out) > MAX_CONFIGS:
+            raise InputError(f"more than {MAX_CONFIGS} configurations", file=path, line=i)
+    if not out:
+        raise InputError("no configuration in the file (one per line or comma separated; # comments)",
+                         file=path)
     return out

@@ -69,11 +69,14 @@ class Puzzle(Protocol):
     #   svg(instance, solution=None) -> str         SVG picture (default: none, `show --svg` refuses)
     #   infeasible_reason(instance) -> str | None   an invariant proving "no solution" at once
     #   SUFFIXES: {".txt": parse(path, text)}       other instance file formats
+    #   to_toml(instance) -> str                    the instance as TOML text that from_toml reads
+    #       back to an equal instance: how a campaign job carries its instance to the job
+    #       process (never a pickle); without it the job re-loads the instance from its source
 
 
 REQUIRED = ("KIND", "SENSE", "catalogue", "from_toml", "check", "solution_json",
             "solution_from_json", "describe")
-OPTIONAL = ("solution_key", "render", "svg", "infeasible_reason", "SUFFIXES")
+OPTIONAL = ("solution_key", "render", "svg", "infeasible_reason", "SUFFIXES", "to_toml")
 
 
 def resolve(target: str | Callable) -> Callable:
@@ -150,7 +153,9 @@ class Engine:
     with signature (instance, task, ctx) -> Outcome. `validate` ('module:function', optional)
     takes (instance, options) and raises InputError for a combination the engine cannot run, so
     that bad input is refused before anything runs. `free_options`: a user engine loaded from a
-    spec accepts any `-o key=value` (passed as strings). `user`: not shipped with puzzlesat.
+    spec accepts any `-o key=value` (passed as strings). `user`: not shipped with puzzlesat;
+    `code` then says where its code comes from (a file, a module, an entry point), for the
+    code-by-opt-in policy (compare/plan.py) and the store's `user_code` column.
 
     `formulation` (CP-SAT and SAT engines whose model is a models.formulation.Formulation) is the
     engine's formulation hook, 'module:function' with signature (instance, task, options, bound)
@@ -168,6 +173,7 @@ class Engine:
     user: bool = False
     free_options: bool = False
     formulation: str | None = None
+    code: str = ""
 
     def function(self) -> Callable:
         """The engine's run function (imported on first use)."""
@@ -232,6 +238,7 @@ class Family:
     commands: tuple[str, ...] = ()
     generate: str | None = None
     user: bool = False  # a plug-in (not shipped with puzzlesat)
+    code: str = ""      # a plug-in: where its code comes from (entry point, module)
 
     # ---- the puzzle, with the defaults of its optional members --------------------------------
     @property
@@ -305,6 +312,11 @@ class Family:
         if fn is None:
             raise InputError(f"family {self.name} draws no pictures (its puzzle has no svg)")
         return fn(instance, solution)
+
+    def to_toml(self, instance: Any) -> str | None:
+        """The instance as TOML text its `from_toml` reads back (None: the puzzle gives none)."""
+        fn = getattr(self.module, "to_toml", None)
+        return fn(instance) if fn is not None else None
 
     def infeasible_reason(self, instance: Any) -> str | None:
         fn = getattr(self.module, "infeasible_reason", None)

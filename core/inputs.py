@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .limits import MAX_INPUT_BYTES, too_big
 from .result import CheckError, InputError
 
 
@@ -32,6 +33,7 @@ def load_toml(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if path.is_dir():
         raise InputError("is a directory, not a file", file=path)
+    check_size(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
@@ -46,6 +48,16 @@ def load_toml(path: str | Path) -> dict[str, Any]:
                                           else None)
         msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(e)) or "malformed TOML"
         raise InputError(f"malformed TOML: {msg}", file=path, line=line) from None
+
+
+def check_size(path: Path) -> None:
+    """InputError when the file at `path` is larger than MAX_INPUT_BYTES (checked before reading)."""
+    try:
+        n = path.stat().st_size
+    except OSError as e:
+        raise InputError(f"cannot read file ({e.strerror})", file=path) from None
+    if n > MAX_INPUT_BYTES:
+        raise InputError(too_big("file size", n, MAX_INPUT_BYTES, " bytes"), file=path)
 
 
 def key_line(text: str | None, key: str) -> int | None:

@@ -2,33 +2,44 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..core.family import Family
-from ..core.inputs import Source, load_toml
+from ..core.inputs import Source, check_size, load_toml
+from ..core.limits import MAX_INPUT_BYTES, too_big
 from ..core.result import InputError
 from .registry import families, family, family_of_kind
 
 
-def load_instance(spec: str) -> tuple[Family, Any]:
-    """(family, instance) for a catalogue name such as 'peg/hoppers' or a file path."""
+Admit = Callable[[Family], None]  # called with the family before any of its code runs
+
+
+def _admitted(fam: Family, admit: Admit | None) -> Family:
+    if admit is not None:
+        admit(fam)
+    return fam
+
+
+def load_instance(spec: str, admit: Admit | None = None) -> tuple[Family, Any]:
+    """(family, instance) for a catalogue name such as 'peg/hoppers' or a file path. `admit(fam)`
+    (optional) may refuse the family (InputError) before its catalogue or loader runs."""
     path = Path(spec)
     if path.is_dir():
         raise InputError("is a directory, not an instance file (a catalogue name is family/name, "
                          "see `puzzlesat list`)", file=spec)
     if path.suffix and (path.exists() or "/" not in spec or path.suffix.lower() in _suffixes()):
-        return load_file(path)
+        return load_file(path, admit)
     if "/" in spec:
         fam_name, _, short = spec.partition("/")
         if fam_name in families():
-            fam = family(fam_name)
+            fam = _admitted(family(fam_name), admit)
             cat = fam.catalogue()
             if short not in cat:
                 raise InputError(f"unknown instance '{spec}'; `puzzlesat list {fam_name}` shows "
                                  f"the {len(cat)} built-in ones")
             return fam, cat[short]()
     if path.exists():
-        return load_file(path)
+        return load_file(path, admit)
     raise InputError(f"unknown instance '{spec}': not a catalogue name (family/name, see "
                      "`puzzlesat list`) and no such file")
 
@@ -40,18 +51,20 @@ def _suffixes() -> set[str]:
     return out
 
 
-def load_text(text: str, name: str = "<text>") -> tuple[Family, Any]:
+def load_text(text: str, name: str = "<text>", admit: Admit | None = None) -> tuple[Family, Any]:
     """Parse an instance from TOML text (errors name `name` and the line)."""
     import tomllib
+    if len(text) > MAX_INPUT_BYTES:
+        raise InputError(too_big("TOML text", len(text), MAX_INPUT_BYTES, " characters"), file=name)
     src = Source(name=name, path=None, text=text)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"malformed TOML: {e}", file=name) from None
-    return _from_data(data, src)
+    return _from_data(data, src, admit)
 
 
-def _from_data(data: dict, src: Source) -> tuple[Family, Any]:
+def _from_data(data: dict, src: Source, admit: Admit | None = None) -> tuple[Family, Any]:
     kind = data.get("kind")
     if not isinstance(kind, str):
         raise src.error("missing or non-string 'kind' (one of: "
@@ -60,10 +73,11 @@ def _from_data(data: dict, src: Source) -> tuple[Family, Any]:
         fam = family_of_kind(kind)
     except InputError as e:
         raise src.error(e.message, field="kind") from None
+    _admitted(fam, admit)
     return fam, fam.from_toml(data, src)
 
 
-def load_file(path: Path) -> tuple[Family, Any]:
+def load_file(path: Path, admit: Admit | None = None) -> tuple[Family, Any]:
     """Parse an instance file: TOML with a `kind`, or a family's own format by suffix."""
     if not path.exists():
         raise InputError("no such file", file=path)
@@ -73,14 +87,16 @@ def load_file(path: Path) -> tuple[Family, Any]:
     if suffix == ".toml":
         data = load_toml(path)
         src = Source(name=str(path), path=path, text=path.read_text(encoding="utf-8"))
-        return _from_data(data, src)
+        return _from_data(data, src, admit)
     for fam in families().values():
         parser = fam.suffixes.get(suffix)
         if parser is not None:
+            check_size(path)
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as e:
                 raise InputError(f"cannot read file ({e})", file=path) from None
+            _admitted(fam, admit)
             return fam, parser(path, text)
     raise InputError(f"unknown file type '{suffix}' (expected .toml"
                      + "".join(f", {s}" for s in sorted(_suffixes() - {'.toml'})) + ")", file=path)

@@ -5,6 +5,8 @@ from ..core.family import Engine, Family, Option
 from ..core.result import InputError, Task
 from .options import CPSAT_OPTIONS, SAT_ENCODINGS, SAT_OPTIONS
 
+SYMMETRY_GROUPS = ("all", "rotations")   # = puzzles.pentomino.SYMMETRY_GROUPS (tables are data)
+
 TASKS = (Task.COUNT, Task.FEASIBLE)
 # Pairwise at-most-one measured best here (6x10, 30 s, glucose4: 163 tilings found against 74
 # bitwise, 63 ladder, 34 seqcounter; with cadical195 and first-cell decisions, the 2339 orbits in
@@ -24,6 +26,10 @@ def _part(v: int, engine: str) -> None:
 SYMMETRY_OPTIONS = (
     Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits)",
            flag=True, identity=True),
+    Option("symmetry", "all", "with up_to_symmetry, the group whose orbits are counted: all (the "
+           "board's rotations, and its reflections when the piece set is closed under mirror "
+           "images) or rotations (the board's proper rotations only: mirror-image tilings count "
+           "apart)", SYMMETRY_GROUPS, identity=True),
     Option("symmetry_breaking", True, "with up_to_symmetry: restrict X (then P, …) to one placement "
            "per orbit of the board's group (exact orbit counts); off: count canonical forms. "
            "Native, all tilings: pin a piece on one placement per orbit and map each tiling "

@@ -64,7 +64,7 @@ def _plugins() -> list[Family]:
         fam = obj() if callable(obj) and not isinstance(obj, Family) else obj
         if not isinstance(fam, Family):
             raise InputError(f"plug-in family '{ep.name}' ({ep.value}) must give a puzzlesat.Family")
-        out.append(replace(fam, user=True))
+        out.append(replace(fam, user=True, code=f"entry point {ep.name} = {ep.value}"))
     return out
 
 
@@ -99,7 +99,7 @@ def register_family(fam: Family) -> Family:
     if fam.name in {f.name for f in _builtin()}:
         raise InputError(f"family '{fam.name}' is built in; choose another name")
     old = _RUNTIME.get(fam.name)
-    _RUNTIME[fam.name] = replace(fam, user=True)
+    _RUNTIME[fam.name] = replace(fam, user=True, code=fam.code or f"module {_module_name(fam)}")
     _FAMILIES = None
     try:
         families()
@@ -111,6 +111,14 @@ def register_family(fam: Family) -> Family:
         _FAMILIES = None
         raise
     return families()[fam.name]
+
+
+def _module_name(fam: Family) -> str:
+    """The import name of a family's puzzle (a module, an import path, or an object's module)."""
+    p = fam.puzzle
+    if isinstance(p, str):
+        return p
+    return p.__name__ if isinstance(p, ModuleType) else type(p).__module__
 
 
 def unregister_family(name: str) -> None:
@@ -166,7 +174,7 @@ def with_ext(fam: Family) -> Family:
 def register_engine(family_name: str, name: str, fn: Callable | str,
                     tasks: Iterable[Task | str] | None = None,
                     options: dict[str, Any] | Iterable[Option] = (), description: str = "",
-                    validate: Callable | str | None = None) -> Engine:
+                    validate: Callable | str | None = None, code: str = "") -> Engine:
     """Add a user engine to `family_name` under `name` (replacing a user engine of that name).
 
     >>> from puzzlesat.core.result import Outcome, Status
@@ -184,8 +192,10 @@ def register_engine(family_name: str, name: str, fn: Callable | str,
         raise InputError(f"engine {name}: fn must be a function (instance, task, ctx) -> Outcome")
     ts = tuple(Task(t) for t in tasks) if tasks is not None else fam.tasks
     opts = tuple(Option(k, v) for k, v in options.items()) if isinstance(options, dict) else tuple(options)
+    where = code or ("module " + fn.rpartition(":")[0] if isinstance(fn, str)
+                     else f"function {getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}")
     eng = Engine(name, fn, ts, opts, description or getattr(fn, "__doc__", "") or "", (),
-                 validate, user=True)
+                 validate, user=True, code=where)
     _USER.setdefault(fam.name, {})[name] = eng
     return eng
 
@@ -218,13 +228,22 @@ def _load_engine_entry_points() -> None:
             if not isinstance(u, UserEngine):
                 raise InputError(f"plug-in engine '{ep.name}' ({ep.value}) must give a "
                                  "puzzlesat.UserEngine or a list of them")
-            register_engine(u.family, u.name, u.fn, u.tasks, u.options, u.description, u.validate)
+            register_engine(u.family, u.name, u.fn, u.tasks, u.options, u.description, u.validate,
+                            code=f"entry point {ep.name} = {ep.value}")
 
 
 def is_user_spec(name: str) -> bool:
     """True for `path/to/file.py:function` and `package.module:function` engine specs."""
     mod, colon, fn = name.rpartition(":")
     return bool(colon and fn.isidentifier() and (mod.endswith(".py") or "/" in mod or "." in mod))
+
+
+def spec_code(name: str) -> str:
+    """What a user engine spec would run, in words (without loading it): 'the Python file
+    my.py (function run)' or 'the Python module my_pkg.models (function run)'."""
+    mod, _, fn = name.rpartition(":")
+    kind = "file" if mod.endswith(".py") or "/" in mod or "\\" in mod else "module"
+    return f"the Python {kind} {mod} (function {fn})"
 
 
 _FILE_MODULES: dict[str, ModuleType] = {}
@@ -275,7 +294,7 @@ def load_user_engine(fam: Family, spec: str) -> Engine:
     declared = attr("OPTIONS")
     opts = tuple(Option(k, v) for k, v in (declared or {}).items())
     return Engine(spec, fn, tasks, opts, (fn.__doc__ or "").strip().split("\n")[0], (),
-                  attr("VALIDATE"), user=True, free_options=declared is None)
+                  attr("VALIDATE"), user=True, free_options=declared is None, code=spec_code(spec))
 
 
 def flag_options() -> dict[str, Option]:

@@ -27,8 +27,9 @@ X = "x"  # the domain key of a placement variable: (X, placement index)
 GROUPS = ("one placement per cell", "each piece once", "piece copies", "symmetry breaking")
 
 
-def formulation(inst: Tiling, breaking: bool = False) -> Formulation:
-    """The exact cover of `inst` (with the symmetry-breaking clauses when `breaking`)."""
+def formulation(inst: Tiling, breaking: bool = False, symmetry: str = "all") -> Formulation:
+    """The exact cover of `inst` (with the symmetry-breaking clauses of the plan for the group
+    `symmetry` when `breaking`)."""
     pls = placements(inst)
     f = Formulation(f"tiling {inst.name}", "exact cover (Knuth, Dancing Links, 2000), 0-1 form")
     by_cell: dict = {c: [] for c in inst.cells}
@@ -45,7 +46,7 @@ def formulation(inst: Tiling, breaking: bool = False) -> Formulation:
             f.add(GROUPS[2], AtLeast(tuple(by_piece[k]), p.count), AtMost(tuple(by_piece[k]), p.count))
     if breaking:
         f.add(GROUPS[3], *(Clause(tuple(((X, q), False) for q in node.fixed) + (((X, g), False),))
-                           for node in symmetry_plan(inst).nodes() for g in node.forbidden))
+                           for node in symmetry_plan(inst, symmetry).nodes() for g in node.forbidden))
     f.projection = tuple((X, i) for i in range(len(pls)))
     return f
 
@@ -57,10 +58,11 @@ def scan_key(inst: Tiling) -> Callable[[Cell], tuple[int, ...]]:
     return lambda x: tuple(x[a] for a in axes)
 
 
-def cube_placements(inst: Tiling, breaking: bool) -> list[int | None]:
+def cube_placements(inst: Tiling, breaking: bool, symmetry: str = "all") -> list[int | None]:
     """Placement indices to enumerate under one at a time: those of the piece used once with the
     fewest placements; every tiling uses exactly one of them, so the cubes partition the tilings.
-    With symmetry breaking, the placements its plan forbids at the root are left out. [None]
+    With symmetry breaking, the placements its plan (for the group `symmetry`) forbids at the root
+    are left out. [None]
     (one cube, no assumption) when no piece is used exactly once."""
     per: dict[int, list[int]] = {}
     for i, p in enumerate(placements(inst)):
@@ -69,21 +71,21 @@ def cube_placements(inst: Tiling, breaking: bool) -> list[int | None]:
     if not per:
         return [None]
     k = min(per, key=lambda k: (len(per[k]), k))
-    plan = symmetry_plan(inst)
+    plan = symmetry_plan(inst, symmetry)
     skip = set(plan.forbidden) if breaking and plan.piece == k else set()
     return [i for i in per[k] if i not in skip] or [None]
 
 
 def decision(inst: Tiling, task, options: dict, bound: int | None = None):
     """Formulation hook of sat:cover and cpsat:cover (export, stats, ext:dimacs, ps.model): the
-    exact cover, with the symmetry-breaking clauses when counting up to symmetry with
-    `symmetry_breaking`; no bound (tilings have no objective)."""
+    exact cover, with the symmetry-breaking clauses (for the group `symmetry`) when counting up to
+    symmetry with `symmetry_breaking`; no bound (tilings have no objective)."""
     from ..core.result import Task
 
     from ._ext import Decision
     breaking = bool(options.get("up_to_symmetry")) and bool(options.get("symmetry_breaking", True)) \
         and Task(task) is Task.COUNT
-    f = formulation(inst, breaking)
+    f = formulation(inst, breaking, options.get("symmetry", "all"))
     pls = placements(inst)
 
     def decode(true_keys: set):

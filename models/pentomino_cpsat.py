@@ -24,14 +24,15 @@ from . import _cpsat
 from ._tiling import X, cube_placements, formulation, scan_key
 from .formulation import to_cpsat
 from ..core.result import Context, Outcome, Status, Task
-from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetries
 from ..puzzles.pentomino_breaking import symmetry_plan
 
 
-def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed"):
+def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed", symmetry: str = "all"):
     """(model, placement variables, number of symmetry-breaking constraints): the shared exact
-    cover (`models._tiling.formulation`) compiled to CP-SAT, plus the decision strategy."""
-    data = to_cpsat(formulation(inst, breaking))
+    cover (`models._tiling.formulation`, its breaking plan for the group `symmetry`) compiled to
+    CP-SAT, plus the decision strategy."""
+    data = to_cpsat(formulation(inst, breaking, symmetry))
     m = data.model
     pls = placements(inst)
     x = [data.var((X, i)) for i in range(len(pls))]
@@ -56,13 +57,13 @@ def _extra(search: str) -> dict:
 
 
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
-    """Engine cpsat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
-    search, cubes, and the shared CP-SAT options)."""
+    """Engine cpsat:cover — tasks feasible and count (options up_to_symmetry, symmetry,
+    symmetry_breaking, search, cubes, and the shared CP-SAT options)."""
     o = ctx.options
     up = o["up_to_symmetry"] and task is Task.COUNT
     brk = up and o["symmetry_breaking"]
-    search = o["search"]
-    m, x, added = build(inst, breaking=brk, search=search)
+    search, group = o["search"], o.get("symmetry", "all")
+    m, x, added = build(inst, breaking=brk, search=search, symmetry=group)
     pls = placements(inst)
 
     def solution(true_idx) -> Solution:
@@ -79,7 +80,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
             ctx.found(sol)
             return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats, params=params)
         return Outcome(st, stats=stats, params=params)
-    cubes = cube_placements(inst, brk) if o["cubes"] == "piece" else [None]
+    cubes = cube_placements(inst, brk, group) if o["cubes"] == "piece" else [None]
     st, sols = Status.OPTIMAL, []
     stats = {"duplicates": 0, **_cpsat.model_size(m), "branches": 0, "conflicts": 0}
     params = {}
@@ -99,12 +100,14 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
             break
     m.clear_assumptions()
     params.update(symmetry_breaking_applied=brk, search=search)
+    if up:
+        params["group_order"] = len(symmetries(inst, group))
     stats["cubes"] = len(cubes)
     stats["breaking_constraints"] = added
     if st is Status.OPTIMAL and not sols:
         st = Status.INFEASIBLE
-    if up and not (brk and symmetry_plan(inst).leaves_exact()):
-        kept = one_per_orbit(inst, sols)
+    if up and not (brk and symmetry_plan(inst, group).leaves_exact()):
+        kept = one_per_orbit(inst, sols, group)
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if st is Status.OPTIMAL:

@@ -34,20 +34,22 @@ from . import _sat
 from ._tiling import X, cube_placements, formulation, scan_key
 from .formulation import to_cnf
 from ..core.result import Context, InputError, Outcome, Status, Task
-from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetries
 from ..puzzles.pentomino_breaking import symmetry_plan
 
 SEARCHES = ("auto", "first-cell", "solver")
 DECIDER_SOLVERS = ("cadical195",)  # the python-sat solvers with IPASIR-UP (connect_propagator)
 
 
-def build(inst: Tiling, *, encoding: str = "pairwise", breaking: bool = False):
+def build(inst: Tiling, *, encoding: str = "pairwise", breaking: bool = False,
+          symmetry: str = "all"):
     """(clauses, number of variables, placement variables, notes on the encoding used): the
-    shared exact cover (`models._tiling.formulation`) compiled to CNF. Piece counts above 1 take
-    seqcounter when `encoding` encodes at-most-one only (recorded in the notes)."""
+    shared exact cover (`models._tiling.formulation`, its breaking plan for the group
+    `symmetry`) compiled to CNF. Piece counts above 1 take seqcounter when `encoding` encodes
+    at-most-one only (recorded in the notes)."""
     if encoding not in _sat.ENCODINGS:
         raise InputError(f"unknown encoding '{encoding}'; known: " + ", ".join(_sat.ENCODINGS))
-    f = formulation(inst, breaking)
+    f = formulation(inst, breaking, symmetry)
     copies = f.groups.pop("piece copies", [])
     cnf = to_cnf(f, encoding)
     notes: dict = {"encoding": encoding}
@@ -166,20 +168,23 @@ def _solve(s, name: str, ctx: Context, assume=()) -> bool | None:
 
 
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
-    """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
-    solver, encoding, blocking, phase, cubes, search)."""
+    """Engine sat:cover — tasks feasible and count (options up_to_symmetry, symmetry,
+    symmetry_breaking, solver, encoding, blocking, phase, cubes, search)."""
     o = ctx.options
     up = o["up_to_symmetry"] and task is Task.COUNT
     brk = up and o["symmetry_breaking"]
-    clauses, nvars, x, notes = build(inst, encoding=o["encoding"], breaking=brk)
+    group = o.get("symmetry", "all")
+    clauses, nvars, x, notes = build(inst, encoding=o["encoding"], breaking=brk, symmetry=group)
     pls = placements(inst)
     var_index = {v: i for i, v in enumerate(x)}
     blocking, phase = o["blocking"], o["phase"]
     search = search_mode(o)
     params = {"solver": o["solver"], **notes, "blocking": blocking,
               "phase": phase, "search": search, "symmetry_breaking_applied": brk}
+    if up:
+        params["group_order"] = len(symmetries(inst, group))
 
-    from .prooflog import ProofLog, blocking, not_certifiable
+    from .prooflog import ProofLog, blocking as block_clause, not_certifiable
     log = ProofLog(ctx, o["solver"], f"pentomino-{getattr(inst, 'name', 'instance')}")
     trues: list = []  # each tiling's true placement variables (certify)
 
@@ -211,7 +216,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                     ctx.found(sols[0])
                 status = Status.FEASIBLE if sols else Status.INFEASIBLE
             else:
-                cubes = ([None if i is None else x[i] for i in cube_placements(inst, brk)]
+                cubes = ([None if i is None else x[i] for i in cube_placements(inst, brk, group)]
                          if o["cubes"] == "piece" else [None])
                 cube_count = len(cubes)
                 for cube in cubes:
@@ -257,7 +262,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                                    "canonical forms), not on the CNF alone; count all tilings "
                                    "(up_to_symmetry off) for a certificate")
         else:
-            log.refute(clauses + [blocking(t, x) for t in trues],
+            log.refute(clauses + [block_clause(t, x) for t in trues],
                        f"no tiling beyond the {len(trues)} blocked (blocking clauses over the "
                        f"{len(x)} placement variables, which define a tiling)", nvars)
             cert = log.certificate(f"exactly {len(trues)} tilings" if trues else "no tiling",
@@ -266,8 +271,8 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                                    "search)", blocking=len(trues))
     if task is Task.FEASIBLE:
         return Outcome(status, solutions=tuple(sols), stats=stats, params=params, certificate=cert)
-    if up and not (brk and symmetry_plan(inst).leaves_exact()):
-        kept = one_per_orbit(inst, sols)
+    if up and not (brk and symmetry_plan(inst, group).leaves_exact()):
+        kept = one_per_orbit(inst, sols, group)
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if status is Status.OPTIMAL and not sols:

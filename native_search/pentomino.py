@@ -11,8 +11,8 @@ tiling is produced once: the search picks placements per piece *kind* with a cou
 left, so swapping identical copies never yields a second tiling.
 
 Counting up to symmetry either follows the symmetry-breaking plan of `puzzles.pentomino_breaking`
-(exact orbit counts, derived from the problem's group) or, with breaking off, keeps the first
-tiling of each canonical form. The plan's branches, split by the choice their first step takes,
+(exact orbit counts, derived from the problem's group, or its proper rotations alone with
+`symmetry="rotations"`) or, with breaking off, keeps the first tiling of each canonical form. The plan's branches, split by the choice their first step takes,
 are independent subtrees: `tilings_parallel` runs them on several forked processes.
 
 Fewest options (`_dfsx`, Knuth's rule for Algorithm X / dancing links, TAOCP 7.2.2.1): the live
@@ -579,9 +579,10 @@ def use_orbits(inst: Tiling, fewest: bool) -> bool:
 
 
 def branches(inst: Tiling, up_to_symmetry: bool, symmetry_breaking: bool,
-             orbits: bool = False) -> list[Branch]:
-    """The searches to run: one plain search, or one per node of the symmetry-breaking plan, or
-    (all tilings, `orbits`) one per orbit of a piece's placements: the piece fixed on the orbit's
+             orbits: bool = False, symmetry: str = "all") -> list[Branch]:
+    """The searches to run: one plain search, or one per node of the symmetry-breaking plan for
+    the group `symmetry` names, or (all tilings, `orbits`) one per orbit of a piece's placements
+    under the problem's whole group: the piece fixed on the orbit's
     least placement, each tiling found mapped onto the rest of the orbit by the transversal. The
     tilings with the piece on placement g(r) are exactly the images under g of those with it on r
     (g permutes the tilings and keeps the piece), and different placements give different
@@ -604,7 +605,7 @@ def branches(inst: Tiling, up_to_symmetry: bool, symmetry_breaking: bool,
             out.append(Branch(n.fixed, {n.piece: n.free}))
         for ch in n.children:
             walk(ch)
-    walk(symmetry_plan(inst))
+    walk(symmetry_plan(inst, symmetry))
     return out
 
 
@@ -833,11 +834,13 @@ def _solutions(inst: Tiling, search: _Search, br: Branch, rows):
 
 
 def tilings(inst: Tiling, *, up_to_symmetry: bool = False, symmetry_breaking: bool = True,
-            orbits: bool = False, scan: str = "short", branching: str = "auto",
+            symmetry: str = "all", orbits: bool = False, scan: str = "short",
+            branching: str = "auto",
             limit: int | None = None,
             stats: dict | None = None,
             progress: Callable[..., None] | None = None) -> Iterator[Solution]:
-    """Every tiling of `inst` (or one per symmetry orbit), each once, as sorted placements.
+    """Every tiling of `inst` (or one per orbit of the group `symmetry` names, with
+    `up_to_symmetry`), each once, as sorted placements.
 
     `stats` (if given) receives 'nodes' (placements made) and 'branches' (searches run).
     `branching`: 'first-cell', 'fewest' (the exact-cover column with the fewest live
@@ -851,8 +854,9 @@ def tilings(inst: Tiling, *, up_to_symmetry: bool = False, symmetry_breaking: bo
         raise ValueError(f"scan must be one of {SCANS}")
     stats = {} if stats is None else stats
     stats.setdefault("nodes", 0)
-    brs = branches(inst, up_to_symmetry, symmetry_breaking, orbits)
+    brs = branches(inst, up_to_symmetry, symmetry_breaking, orbits, symmetry)
     stats["branches"] = len(brs)
+    group = symmetries(inst, symmetry)
     seen: set = set()
     n = 0
     for br in brs:
@@ -860,7 +864,7 @@ def tilings(inst: Tiling, *, up_to_symmetry: bool = False, symmetry_breaking: bo
         rows = search.run(None, stats, progress, None if limit is None else limit - n)
         for sol in _solutions(inst, search, br, rows):
             if br.dedup:
-                key = canonical(inst, sol)
+                key = canonical(inst, sol, group)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -904,7 +908,7 @@ def subtrees(inst: Tiling, brs: list[Branch], scan: str,
 
 
 def tilings_parallel(inst: Tiling, processes: int, *, up_to_symmetry: bool = False,
-                     symmetry_breaking: bool = True, orbits: bool = False,
+                     symmetry_breaking: bool = True, symmetry: str = "all", orbits: bool = False,
                      scan: str = "short", branching: str = "auto", part: int = 0,
                      parts: int = 1,
                      stats: dict | None = None,
@@ -918,7 +922,8 @@ def tilings_parallel(inst: Tiling, processes: int, *, up_to_symmetry: bool = Fal
         raise ValueError(f"part must be in 0..{parts - 1}")
     stats = {} if stats is None else stats
     stats.setdefault("nodes", 0)
-    brs = branches(inst, up_to_symmetry, symmetry_breaking, orbits)
+    brs = branches(inst, up_to_symmetry, symmetry_breaking, orbits, symmetry)
+    group = symmetries(inst, symmetry)
     stats["branches"] = len(brs)
     jobs = subtrees(inst, brs, scan, branching)
     stats["subtrees"] = len(jobs)
@@ -976,20 +981,21 @@ def tilings_parallel(inst: Tiling, processes: int, *, up_to_symmetry: bool = Fal
         if brs[k].dedup:
             s = _Search(inst, brs[k], scan, branching)
             for sol in _solutions(inst, s, brs[k], s.run(f, stats, progress, None)):
-                key = canonical(inst, sol)
+                key = canonical(inst, sol, group)
                 if key not in seen:
                     seen.add(key)
                     yield sol
 
 
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
-    """Engine native:dfs — tasks feasible and count (options up_to_symmetry, symmetry_breaking,
-    scan, processes, branching, part/parts). Counting streams every tiling to ctx.found and keeps
+    """Engine native:dfs — tasks feasible and count (options up_to_symmetry, symmetry,
+    symmetry_breaking, scan, processes, branching, part/parts). Counting streams every tiling to ctx.found and keeps
     none (the runner checks and counts the stream); with parts > 1 the count is that of part
     `part` of the subtrees (OPTIMAL, possibly 0), the parts summing to the whole count."""
     o = ctx.options
     up = o["up_to_symmetry"] and task is Task.COUNT
     brk, scan, procs = o["symmetry_breaking"], o["scan"], o["processes"]
+    group = o.get("symmetry", "all")
     how = o.get("branching", "auto")
     part, parts = o.get("part", 0), o.get("parts", 1)
     if parts > 1 and task is not Task.COUNT:
@@ -1007,10 +1013,11 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     orb = brk and not up and use_orbits(inst, _use_fewest(inst, how))
     if procs > 1 or parts > 1:
         gen = tilings_parallel(inst, procs, up_to_symmetry=up, symmetry_breaking=brk,
-                               orbits=orb, scan=scan, branching=how, part=part, parts=parts,
+                               symmetry=group, orbits=orb, scan=scan, branching=how, part=part, parts=parts,
                                stats=stats, progress=prog)
     else:
-        gen = tilings(inst, up_to_symmetry=up, symmetry_breaking=brk, orbits=orb, scan=scan,
+        gen = tilings(inst, up_to_symmetry=up, symmetry_breaking=brk, symmetry=group, orbits=orb,
+                      scan=scan,
                       branching=how, stats=stats, progress=prog)
     n = 0
     for s in gen:
@@ -1019,6 +1026,8 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     params = {"symmetry_breaking_applied": up and brk, "orbit_images": orb, "scan": scan,
               "processes": procs, "branching": how, "fewest_options": _use_fewest(inst, how),
               "part": part, "parts": parts}
+    if up:
+        params["group_order"] = len(symmetries(inst, group))
     if n == 0 and parts > 1:  # this part of the search holds no tiling: its count is 0
         return Outcome(Status.OPTIMAL, count=0, solutions=(), stats={**stats, "streamed": True}, params=params)
     if n == 0:

@@ -20,6 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
+from ..core.limits import MAZE_MAX_NODES, too_big
 from ..core.result import CheckError, InputError
 from ..core.inputs import Instance, Source, require, json_ints
 
@@ -142,6 +143,8 @@ def parse_text(text: str, name: str = "maze", path: Path | str | None = None) ->
     W, H = int(toks[0]), int(toks[1])
     if W < 1 or H < 1:
         raise err(f"grid size {W}x{H}: both must be at least 1", ln)
+    if W * H > MAZE_MAX_NODES:
+        raise err(too_big(f"grid size {W}x{H}", W * H, MAZE_MAX_NODES, " intersections"), ln)
     ops: list[Op] = []
     last = ln
     for r in range(2 * H - 1):
@@ -220,6 +223,9 @@ def from_toml(data: dict, src: Source) -> Maze:
     W = require(data, "cols", int, src)
     if W < 1 or H < 1:
         raise src.error(f"grid size {H} rows x {W} cols: both must be at least 1", field="rows")
+    if W * H > MAZE_MAX_NODES:
+        raise src.error(too_big(f"grid size {H} rows x {W} cols", W * H, MAZE_MAX_NODES,
+                                " intersections"), field="rows")
     name = require(data, "name", str, src, default=src.path.stem if src.path else src.name)
     hor = require(data, "horizontal", list, src, default=[] if W == 1 else ...)
     ver = require(data, "vertical", list, src, default=[] if H == 1 else ...)

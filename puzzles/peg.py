@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
+from ..core.limits import MAX_ART_CHARS, PEG_MAX_DIRECTIONS, PEG_MAX_HOLES, too_big
 from ..core.result import CheckError, InputError
 from ..core.inputs import Instance, Source, int_list, require, json_ints
 
@@ -381,7 +382,8 @@ def catalogue() -> dict[str, Callable[[], PegInstance]]:
 # ---- TOML -------------------------------------------------------------------------------------
 def from_toml(data: dict, src: Source) -> PegInstance:
     """A PegInstance from a parsed TOML table (see README: Peg solitaire instances)."""
-    known = {"kind", "name", "board", "empty", "full", "finish", "first_jump"}
+    known = {"kind", "name", "board", "empty", "full", "finish", "first_jump", "known_min_moves",
+             "source"}
     for k in data:
         if k not in known:
             raise src.error(f"unknown key '{k}' (known: {', '.join(sorted(known))})", field=k)
@@ -425,7 +427,27 @@ def from_toml(data: dict, src: Source) -> PegInstance:
             raise src.error("unreachable by peg count: as many pegs as the start but other holes",
                             field="finish")
     name = require(data, "name", str, src, default=Path(src.name).stem)
-    return PegInstance(name, b, start, finish, first, None, str(src.name))
+    known_min = require(data, "known_min_moves", int, src, default=None)
+    if known_min is not None and not 0 <= known_min <= len(start):
+        raise src.error(f"expected a number of moves in 0..{len(start)}", field="known_min_moves")
+    source = require(data, "source", str, src, default=str(src.name))
+    return PegInstance(name, b, start, finish, first, known_min, source)
+
+
+def to_toml(inst: PegInstance) -> str:
+    """The instance as TOML text that from_toml reads back to an equal instance (the board as a
+    table of holes and directions; `known_min_moves` and `source` kept)."""
+    q, b = json.dumps, inst.board
+    out = ['kind = "peg"', f"name = {q(inst.name)}", f"full = {sorted(inst.start)}"]
+    if inst.finish is not None:
+        out.append(f"finish = {sorted(inst.finish)}")
+    if inst.first_jump is not None:
+        out.append(f"first_jump = {list(inst.first_jump)}")
+    if inst.known_min_moves is not None:
+        out.append(f"known_min_moves = {inst.known_min_moves}")
+    out += [f"source = {q(inst.source)}", "[board]", f"name = {q(b.name)}",
+            f"holes = {[list(p) for p in b.coords]}", f"directions = {[list(d) for d in b.directions]}"]
+    return "\n".join(out) + "\n"
 
 
 def _board_from_toml(spec, src: Source) -> Board:
@@ -448,10 +470,14 @@ def _board_from_toml(spec, src: Source) -> Board:
                 for d in dirs_raw)):
             raise src.error("expected a list of non-zero [dx, dy] integer pairs", field="board.directions")
         dirs = tuple(dict.fromkeys((d[0], d[1]) for d in dirs_raw))
+    if len(dirs) > PEG_MAX_DIRECTIONS:
+        raise src.error(too_big("directions", len(dirs), PEG_MAX_DIRECTIONS), field="board.directions")
     if ("holes" in spec) == ("art" in spec):
         raise src.error("give exactly one of 'holes' (a list of [x, y]) or 'art'", field="board")
     if "holes" in spec:
         hs = spec["holes"]
+        if isinstance(hs, list) and len(hs) > PEG_MAX_HOLES:
+            raise src.error(too_big("holes", len(hs), PEG_MAX_HOLES), field="board.holes")
         if not (isinstance(hs, list) and all(isinstance(p, list) and len(p) == 2 and
                                              all(type(v) is int for v in p) for p in hs)):
             raise src.error("expected a list of [x, y] integer pairs", field="board.holes")
@@ -460,6 +486,9 @@ def _board_from_toml(spec, src: Source) -> Board:
         art = spec["art"]
         if not isinstance(art, str):
             raise src.error("expected a string", field="board.art")
+        if len(art) > MAX_ART_CHARS:
+            raise src.error(too_big("board art", len(art), MAX_ART_CHARS, " characters"),
+                            field="board.art")
         lines = art.split("\n")
         if lines and not lines[0].strip():
             lines = lines[1:]
@@ -468,8 +497,8 @@ def _board_from_toml(spec, src: Source) -> Board:
         raise src.error("the board has no holes", field="board")
     if len(set(pts)) != len(pts):
         raise src.error("a hole is listed twice", field="board.holes")
-    if len(pts) > 64:
-        raise src.error(f"{len(pts)} holes: at most 64 are supported", field="board")
+    if len(pts) > PEG_MAX_HOLES:
+        raise src.error(f"{len(pts)} holes: at most {PEG_MAX_HOLES} are supported", field="board")
     bname = spec.get("name", "custom")
     return Board(str(bname), tuple(pts), tuple(dirs))
 

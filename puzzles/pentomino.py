@@ -13,7 +13,9 @@ Counting "up to symmetry" counts orbits under the problem's group: the lattice i
 map the board's cell set onto itself (2D: up to 8, 3D: up to 48; derived from the cells, never
 hand-listed), of which the improper ones (reflections) count only when the piece set is closed
 under reflection — each piece's mirror image is a piece of the set, with the same count — which is
-derived from the pieces; such a symmetry renames each chiral piece to its mirror partner.
+derived from the pieces; such a symmetry renames each chiral piece to its mirror partner. With
+`symmetry="rotations"` the group is the board's proper rotations only (as catalogues that count
+mirror-image tilings apart do).
 
 >>> inst = catalogue()["6x10"]()
 >>> len(inst.cells), sum(len(p.orientations) for p in inst.pieces), len(symmetries(inst))
@@ -21,10 +23,13 @@ derived from the pieces; such a symmetry renames each chiral piece to its mirror
 >>> soma = catalogue()["soma"]()
 >>> len(board_symmetries(soma)), len(symmetries(soma)), sum(len(p.orientations) for p in soma.pieces)
 (48, 48, 92)
+>>> len(symmetries(soma, "rotations")), len(symmetries(inst, "rotations"))
+(24, 2)
 """
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -32,6 +37,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
+from ..core.limits import MAX_ART_CHARS, TILING_MAX_CELLS, TILING_MAX_PIECES, too_big
 from ..core.result import CheckError
 from ..core.inputs import Instance, Source, load_toml, require, json_ints
 
@@ -78,6 +84,9 @@ BOARD_CELL = "."        # in board art: a cell to cover; any other character is 
 SHAPE_CELL = "#"        # in piece shapes: a cell; '.' or ' ' = empty
 OFF_BOARD = " "         # in solution grids: a position inside the bounding box that is not a cell
 DEFAULT_PIECES = "FILNPTUVWXYZ"
+# The groups "up to symmetry" may count orbits of (option `symmetry`): the problem's whole group
+# (reflections included when the piece set is closed under them), or its proper rotations only.
+SYMMETRY_GROUPS = ("all", "rotations")
 
 
 # ---- lattice geometry (any dimension) ---------------------------------------------------------
@@ -281,11 +290,19 @@ def mirror_partners(pieces: tuple[Piece, ...]) -> tuple[int, ...] | None:
     return tuple(out)
 
 
+def check_group(symmetry: str) -> str:
+    """`symmetry` if it names a group (SYMMETRY_GROUPS), else ValueError."""
+    if symmetry not in SYMMETRY_GROUPS:
+        raise ValueError(f"symmetry must be one of {', '.join(SYMMETRY_GROUPS)}, not {symmetry!r}")
+    return symmetry
+
+
 @cache
-def symmetries(inst: Tiling) -> tuple[Sym, ...]:
+def symmetries(inst: Tiling, symmetry: str = "all") -> tuple[Sym, ...]:
     """The problem's symmetry group, identity first: the board's proper symmetries, and its
-    improper ones when the piece set is closed under reflection (pieces renamed to partners)."""
-    partners = mirror_partners(inst.pieces)
+    improper ones when the piece set is closed under reflection (pieces renamed to partners);
+    with `symmetry="rotations"` the board's proper symmetries only (no piece renamed)."""
+    partners = mirror_partners(inst.pieces) if check_group(symmetry) == "all" else None
     ident = tuple(range(len(inst.pieces)))
     out = []
     for m, mp in board_symmetries(inst):
@@ -306,17 +323,20 @@ def transform(sol: Solution, g: Sym | dict) -> Solution:
     return tuple(sorted((names[name], tuple(sorted(map(get, cells)))) for name, cells in sol))
 
 
-def canonical(inst: Tiling, sol: Solution, group: Sequence[Sym] | None = None) -> Solution:
-    """The smallest image of `sol` under the group (default: the problem's whole group)."""
-    return min(transform(sol, g) for g in (symmetries(inst) if group is None else group))
+def canonical(inst: Tiling, sol: Solution, group: Sequence[Sym] | None = None,
+              symmetry: str = "all") -> Solution:
+    """The smallest image of `sol` under `group` (default: the problem's group named by
+    `symmetry`, SYMMETRY_GROUPS)."""
+    return min(transform(sol, g) for g in (symmetries(inst, symmetry) if group is None else group))
 
 
-def one_per_orbit(inst: Tiling, sols: Sequence[Solution]) -> list[Solution]:
-    """The first of `sols` in each orbit of the problem's group, in order."""
+def one_per_orbit(inst: Tiling, sols: Sequence[Solution], symmetry: str = "all") -> list[Solution]:
+    """The first of `sols` in each orbit of the problem's group (`symmetry`), in order."""
+    group = symmetries(inst, symmetry)
     seen: set = set()
     kept = []
     for sol in sols:
-        k = canonical(inst, sol)
+        k = canonical(inst, sol, group)
         if k not in seen:
             seen.add(k)
             kept.append(sol)
@@ -405,13 +425,17 @@ def _chk_key(pts) -> tuple:
 
 
 # ---- identity, JSON, description, rendering ---------------------------------------------------
-def solution_key(inst: Tiling, solution: Solution, up_to_symmetry: bool = False) -> Hashable:
-    """A tiling is its set of placements; up to symmetry, the canonical form of its orbit."""
+def solution_key(inst: Tiling, solution: Solution, up_to_symmetry: bool = False,
+                 symmetry: str = "all") -> Hashable:
+    """A tiling is its set of placements; up to symmetry, the canonical form of its orbit under
+    the group `symmetry` names ("all": the problem's whole group; "rotations": its proper
+    rotations only; ignored without `up_to_symmetry`)."""
     if up_to_symmetry:
+        group = symmetries(inst, symmetry)
         try:  # every image is sorted afresh: no need to normalise first
-            return canonical(inst, solution)
+            return canonical(inst, solution, group)
         except (KeyError, TypeError):  # cells given as lists, or off the board
-            return canonical(inst, as_solution(solution))
+            return canonical(inst, as_solution(solution), group)
     return as_solution(solution)
 
 
@@ -480,7 +504,7 @@ def describe(inst: Tiling) -> dict:
             "piece_area": sum(p.size * p.count for p in inst.pieces),
             "fixed_orientations": sum(len(p.orientations) for p in inst.pieces),
             "placements": len(pls), "board_symmetries": len(board_symmetries(inst)),
-            "symmetries": len(symmetries(inst)),
+            "symmetries": len(symmetries(inst)), "rotations": len(symmetries(inst, "rotations")),
             "closed_under_reflection": mirror_partners(inst.pieces) is not None,
             "symmetry_breaking": plan_summary(inst), "source": inst.source}
 
@@ -693,6 +717,13 @@ def _build(name: str, cells, pieces: tuple[Piece, ...], src: Source, source: str
     return Tiling(name, frozenset(cells), pieces, source)
 
 
+def _art_size(art, src: Source, field: str) -> None:
+    """InputError when board or shape art (a string or a list of layers) is beyond MAX_ART_CHARS."""
+    n = len(art) if isinstance(art, str) else sum(len(a) for a in art if isinstance(a, str))
+    if n > MAX_ART_CHARS:
+        raise src.error(too_big("art", n, MAX_ART_CHARS, " characters"), field=field)
+
+
 def from_toml(data: dict, src: Source) -> Tiling:
     """A Tiling from a parsed TOML table: `board` (art, '.' = cell, or a list of layers) or `size`
     ([x, y] or [x, y, z]: a full box, x columns, y rows, z layers); optional `pieces` (pentomino
@@ -710,16 +741,26 @@ def from_toml(data: dict, src: Source) -> Tiling:
         if len(size) not in (2, 3) or not all(isinstance(v, int) and not isinstance(v, bool)
                                               and v >= 1 for v in size):
             raise src.error("size must be [x, y] or [x, y, z], positive integers", field="size")
+        if math.prod(size) > TILING_MAX_CELLS:
+            raise src.error(too_big("board cells", math.prod(size), TILING_MAX_CELLS), field="size")
         cells = frozenset(itertools.product(*(range(v) for v in reversed(size))))
     else:
-        cells = parse_board(require(data, "board", (str, list), src), src)
+        board = require(data, "board", (str, list), src)
+        _art_size(board, src, "board")
+        cells = parse_board(board, src)
+        if len(cells) > TILING_MAX_CELLS:
+            raise src.error(too_big("board cells", len(cells), TILING_MAX_CELLS), field="board")
     one_sided = require(data, "one_sided", bool, src, default=False)
     spec = require(data, "pieces", (str, dict), src, default=DEFAULT_PIECES)
     if isinstance(spec, str):
+        if len(spec) > MAX_ART_CHARS:
+            raise src.error(too_big("pieces", len(spec), MAX_ART_CHARS, " characters"), field="pieces")
         pieces = pentomino_set(spec, src, one_sided=one_sided)
     else:
         if not spec:
             raise src.error("the pieces table is empty", field="pieces")
+        if len(spec) > TILING_MAX_PIECES:
+            raise src.error(too_big("pieces", len(spec), TILING_MAX_PIECES), field="pieces")
         out = []
         for pname, d in spec.items():
             fld = f"pieces.{pname}"
@@ -731,7 +772,9 @@ def from_toml(data: dict, src: Source) -> Tiling:
             for k in d:
                 if k not in ("shape", "count"):
                     raise src.error(f"unknown key '{k}' (known: count, shape)", field=f"{fld}.{k}")
-            shape = parse_shape(require(d, "shape", (str, list), src), src, f"{fld}.shape")
+            art = require(d, "shape", (str, list), src)
+            _art_size(art, src, f"{fld}.shape")
+            shape = parse_shape(art, src, f"{fld}.shape")
             count = require(d, "count", int, src, default=1)
             if count < 1:
                 raise src.error("count must be at least 1", field=f"{fld}.count")
@@ -742,13 +785,44 @@ def from_toml(data: dict, src: Source) -> Tiling:
     return _build(name, cells, pieces, src, source)
 
 
+def to_toml(inst: Tiling) -> str:
+    """The instance as TOML text that from_toml reads back to an equal instance: the board as
+    art (a list of layers in 3D), every piece as a `[pieces.X]` table of shape art and count."""
+    q = json.dumps
+    dim, ext = inst.dim, inst.extent
+
+    def art(cells, mark: str, off: str, shape: tuple[int, ...]) -> list[str]:
+        layers = []
+        for z in range(shape[0] if len(shape) == 3 else 1):
+            rows = []
+            for r in range(shape[-2]):
+                rows.append("".join(mark if ((z, r, c) if len(shape) == 3 else (r, c)) in cells
+                                    else off for c in range(shape[-1])))
+            layers.append("\n".join(rows))
+        return layers
+    board = art(inst.cells, BOARD_CELL, "#", ext)
+    sided = {p.one_sided for p in inst.pieces}
+    if len(sided) > 1:
+        raise ValueError(f"{inst.name}: pieces with and without one_sided have no TOML form")
+    out = ['kind = "pentomino"', f"name = {q(inst.name)}", f"source = {q(inst.source)}",
+           f"board = {q(board[0]) if dim == 2 else '[' + ', '.join(map(q, board)) + ']'}"]
+    if sided == {True}:
+        out.append("one_sided = true")
+    for p in inst.pieces:
+        pext = tuple(1 + max(x[i] for x in p.shape) for i in range(p.dim))
+        layers = art(p.shape, SHAPE_CELL, ".", pext)
+        shape = q(layers[0]) if p.dim == 2 else "[" + ", ".join(map(q, layers)) + "]"
+        out += [f"[pieces.{q(p.name)}]", f"shape = {shape}", f"count = {p.count}"]
+    return "\n".join(out) + "\n"
+
+
 SUFFIXES: dict = {}
 
 
 # ---- catalogue --------------------------------------------------------------------------------
 CATALOGUE = ("6x10", "5x12", "4x15", "3x20", "8x8-centre", "8x8-corners", "8x8-holes-1-6",
              "8x8-holes-2-5", "one-sided-3x30", "one-sided-6x15", "3x4x5", "2x5x6", "2x3x10",
-             "soma", "tetracubes-2x4x4")
+             "soma", "tetracubes-2x4x4", "tetracubes-2x2x8")
 
 
 def catalogue() -> dict[str, Callable[[], Tiling]]:

@@ -7,11 +7,12 @@ node's group) of its placements; a kept placement with a non-trivial stabiliser 
 that fixes it and breaks the stabiliser with another piece. A reflection that renames a chiral
 piece to its partner maps that piece's placements onto the partner's, so such a piece is never
 chosen to break a group containing such a reflection (its placements have no orbits of their own).
-The argument needs no property of the board beyond its group.
+The argument needs no property of the board beyond its group, so the same plan serves any
+subgroup: the proper rotations alone (`symmetry="rotations"`) as well as the whole group.
 
 >>> from puzzlesat.puzzles.pentomino import catalogue
->>> plan_summary(catalogue()["6x10"]())
-'X: 8 of 32'
+>>> plan_summary(catalogue()["6x10"]()), plan_summary(catalogue()["6x10"](), "rotations")
+('X: 8 of 32', 'X: 16 of 32')
 """
 from __future__ import annotations
 
@@ -79,13 +80,13 @@ def _placement_index(inst: Tiling) -> dict[tuple, int]:
 
 
 @cache
-def symmetry_plan(inst: Tiling) -> PlanNode:
-    """The plan: keep one placement of X (in general: the piece used once, mapped to itself by
-    the group, whose placements form the fewest orbits) per orbit of the group; where the kept
-    placement is itself fixed by a non-trivial symmetry, restrict a further piece used once
-    under those symmetries, and so on."""
+def symmetry_plan(inst: Tiling, symmetry: str = "all") -> PlanNode:
+    """The plan for the group `symmetry` names (`pentomino.SYMMETRY_GROUPS`): keep one placement
+    of X (in general: the piece used once, mapped to itself by the group, whose placements form
+    the fewest orbits) per orbit of the group; where the kept placement is itself fixed by a
+    non-trivial symmetry, restrict a further piece used once under those symmetries, and so on."""
     pls = placements(inst)
-    group = symmetries(inst)
+    group = symmetries(inst, symmetry)
 
     def node(fixed: tuple[int, ...], grp: tuple[Sym, ...], used: frozenset[int]) -> PlanNode:
         if len(grp) == 1:
@@ -117,9 +118,9 @@ def symmetry_plan(inst: Tiling) -> PlanNode:
     return node((), tuple(group), frozenset())
 
 
-def plan_summary(inst: Tiling) -> str:
-    """One line: which pieces the plan restricts, and how much."""
-    plan = symmetry_plan(inst)
+def plan_summary(inst: Tiling, symmetry: str = "all") -> str:
+    """One line: which pieces the plan (for the group `symmetry`) restricts, and how much."""
+    plan = symmetry_plan(inst, symmetry)
     if plan.piece < 0:
         return "none needed" if plan.residual == 1 else "none possible (no piece used once)"
     parts = []

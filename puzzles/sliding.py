@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
+from ..core.limits import SLIDING_MAX_CELLS
 from ..core.result import CheckError, InputError
 from ..core.inputs import Instance, Source, int_list, require, json_ints
 
@@ -30,7 +31,7 @@ Solution = tuple[int, ...]  # the tiles moved, in order
 KIND = "sliding"
 SENSE = "min"
 SUFFIXES: dict = {}
-MAX_CELLS = 36  # 6x6: far beyond what any engine solves, and still a few bits per cell
+MAX_CELLS = SLIDING_MAX_CELLS  # 6x6: far beyond what any engine solves, and still a few bits per cell
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,7 @@ def _board(rows: int, cols: int, v: tuple[int, ...], key: str, src: Source) -> B
     return tuple(v)
 
 
-KNOWN_KEYS = {"kind", "name", "rows", "cols", "start", "goal", "optimal"}
+KNOWN_KEYS = {"kind", "name", "rows", "cols", "start", "goal", "optimal", "note"}
 
 
 def from_toml(data: dict, src: Source) -> Sliding:
@@ -232,7 +233,8 @@ def from_toml(data: dict, src: Source) -> Sliding:
                                                                 "goal", src)
     optimal = require(data, "optimal", int, src, default=None)
     name = require(data, "name", str, src, default=Path(src.name).stem)
-    return Sliding(name, rows, cols, start, goal, optimal)
+    note = require(data, "note", str, src, default="")
+    return Sliding(name, rows, cols, start, goal, optimal, note)
 
 
 def parse_inline(rows: int, cols: int, start, goal=None, name: str = "inline") -> Sliding:
@@ -279,10 +281,13 @@ def generate(rows: int, cols: int, seed: int = 0, walk: int | None = None, name:
 
 def to_toml(inst: Sliding) -> str:
     """The instance as a TOML file that from_toml reads back."""
-    lines = ['kind = "sliding"', f'name = "{inst.name}"', f"rows = {inst.rows}", f"cols = {inst.cols}",
-             f"start = {list(inst.start)}   # row-major, 0 = blank", f"goal = {list(inst.goal)}"]
+    lines = ['kind = "sliding"', f"name = {json.dumps(inst.name)}", f"rows = {inst.rows}",
+             f"cols = {inst.cols}", f"start = {list(inst.start)}   # row-major, 0 = blank",
+             f"goal = {list(inst.goal)}"]
     if inst.optimal is not None:
         lines.append(f"optimal = {inst.optimal}")
+    if inst.note:
+        lines.append(f"note = {json.dumps(inst.note)}")
     return "\n".join(lines) + "\n"
 
 

@@ -73,6 +73,9 @@ def brute_table(b, vacates=None) -> dict:
 PUBLISHED_TILINGS = {"soma": (11520, 240), "2x3x10": (96, 12), "8x8-holes-2-5": (168, 21),
              "8x8-holes-1-6": (1504, 188), "one-sided-3x30": (184, 46), "8x8-corners": (17360, 2170),
              "3x4x5": (31520, 3940)}
+# Polyform Puzzler (D. Goodger): the 8 tetracubes in boxes, (all, up to rotations and
+# reflections, up to proper rotations only).
+PUBLISHED_TETRACUBES = {"tetracubes-2x4x4": (11120, 695, 1390), "tetracubes-2x2x8": (1792, 112, 224)}
 
 
 def rotations3():
@@ -111,28 +114,87 @@ def oracle_forms(cells, one_sided=False):
     return out
 
 
-def tiling_oracle_count(board, pieces):
-    """Count the sets of placements covering `board`; pieces {name: (cells, count, one_sided)}."""
+class TooMany(Exception):
+    """More tilings than the oracle was asked to list."""
+
+
+def tiling_oracle_tilings(board, pieces, limit=None):
+    """Every set of placements covering `board`, each once, as a frozenset of (name, frozenset
+    of cells); pieces {name: (cells, count, one_sided)}. The first empty cell's covering
+    placement decides the branch, so no tiling comes twice. TooMany past `limit` tilings."""
     forms = {n: oracle_forms(c, o) for n, (c, _, o) in pieces.items()}
     left = {n: k for n, (_, k, _) in pieces.items()}
+    out = []
 
-    def rec(empty):
+    def rec(empty, chosen):
         if not empty:
-            return 1
+            out.append(frozenset(chosen))
+            if limit is not None and len(out) > limit:
+                raise TooMany
+            return
         first = min(empty)
-        total = 0
         for n in left:
             if not left[n]:
                 continue
             for f in forms[n]:
                 anchor = min(f)
-                cells = {tuple(a - b + c for a, b, c in zip(x, anchor, first)) for x in f}
+                cells = frozenset(tuple(a - b + c for a, b, c in zip(x, anchor, first)) for x in f)
                 if cells <= empty:
                     left[n] -= 1
-                    total += rec(empty - cells)
+                    rec(empty - cells, chosen + [(n, cells)])
                     left[n] += 1
-        return total
-    return rec(frozenset(board))
+    rec(frozenset(tuple(x) for x in board), [])
+    return out
+
+
+def tiling_oracle_count(board, pieces):
+    """Count the sets of placements covering `board`; pieces {name: (cells, count, one_sided)}."""
+    return len(tiling_oracle_tilings(board, pieces))
+
+
+def _orthogonal(dim):
+    """Every integer orthogonal dim x dim matrix (signed permutation matrices) with its
+    determinant (numpy)."""
+    out = []
+    for perm in itertools.permutations(range(dim)):
+        for signs in itertools.product((1, -1), repeat=dim):
+            m = np.zeros((dim, dim), dtype=int)
+            for i, (p, s) in enumerate(zip(perm, signs)):
+                m[i, p] = s
+            out.append((m, int(round(np.linalg.det(m)))))
+    return out
+
+
+def tiling_oracle_orbits(board, pieces, tilings, group):
+    """The number of orbits of `tilings` (as `tiling_oracle_tilings` gives them) under the
+    board's symmetries: the integer orthogonal maps that take the cell set onto itself after
+    translating back to the origin; group "rotations": determinant +1 only; "all": the reflections
+    too, when every piece's mirror image (its cells with the last coordinate negated) has the
+    orientations of a piece with the same count, to which a reflection renames it."""
+    board = [tuple(x) for x in board]
+    dim = len(board[0])
+    forms = {n: frozenset(oracle_forms(c, o)) for n, (c, _, o) in pieces.items()}
+    partner = {}
+    for n, (c, k, o) in pieces.items():
+        mirrored = frozenset(oracle_forms([tuple(x[:-1]) + (-x[-1],) for x in c], o))
+        hits = [m for m in pieces if forms[m] == mirrored and pieces[m][1] == k]
+        partner[n] = hits[0] if hits else None
+    closed = all(v is not None for v in partner.values())
+    cellset = set(board)
+    maps = []
+    for m, det in _orthogonal(dim):
+        if det != 1 and (group == "rotations" or not closed):
+            continue
+        img = {x: tuple(int(v) for v in m @ np.array(x)) for x in board}
+        lo = [min(y[i] for y in img.values()) for i in range(dim)]
+        img = {x: tuple(a - b for a, b in zip(y, lo)) for x, y in img.items()}
+        if set(img.values()) == cellset:
+            maps.append((img, (lambda n: n) if det == 1 else partner.__getitem__))
+    seen = set()
+    for t in tilings:
+        seen.add(min(tuple(sorted((ren(n), tuple(sorted(img[x] for x in cells))) for n, cells in t))
+                     for img, ren in maps))
+    return len(seen)
 
 
 # ---- sliding -----------------------------------------------------------------------------------

@@ -259,12 +259,9 @@ def test_outer_limit_kills_the_whole_process_group(monkeypatch):
     """At the supervisor's own limit the job dies with everything it started (the engine worker)."""
     from puzzlesat.compare.campaign import execute as ex
     from puzzlesat.compare.campaign.spec import Job, content_hash
-    import base64
-    import pickle
     fam, inst = load_instance("peg/english33")
     job = Job("k" * 32, "t", "peg/english33", content_hash(fam, inst), "peg", "sat", "sat", "sat:time",
-              json.dumps({}), "optimize", 0, None, 30.0, 4096, True,
-              base64.b64encode(pickle.dumps(inst)).decode())
+              json.dumps({}), "optimize", 0, None, 30.0, 4096, True, fam.to_toml(inst))
     seen = []
     real_wait = ex._wait
 
@@ -349,7 +346,7 @@ def test_a_job_past_its_time_limit_is_stored_with_its_time_and_counts_as_unsolve
     sp = spec(tmp_path, 'name = "late"\ninstances = ["boards/*.toml"]\ntime_limit = 6\n'
                         f'[configs]\nnative = "native"\nslow = "{tmp_path / "slow.py"}:run"\n')
     db = tmp_path / "late.db"
-    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db))
+    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db), "--allow-code")
     assert p.returncode == 0, p.stderr
     got = {(r["instance"], r["config"]): r for r in rows(db)}
     for (inst, cfg), r in got.items():
@@ -377,7 +374,7 @@ def test_a_job_past_its_time_limit_is_stored_with_its_time_and_counts_as_unsolve
     store = Store.open_read(old)
     assert report(store.rows(), store.meta())["configs"] == rep["configs"]
     store.close()
-    p = cli("campaign", "run", str(sp), "--store", str(old))
+    p = cli("campaign", "run", str(sp), "--store", str(old), "--allow-code")
     assert p.returncode == 0 and "4 already stored, 0 to run" in p.stderr, p.stderr
     assert {(r["config"], r["over_limit"]) for r in rows(old)} == {("native", 0), ("slow", 1)}
 

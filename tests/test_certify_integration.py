@@ -82,12 +82,13 @@ def test_sliding_count_is_certified(tmp_path):
     _verified(r, 1)
 
 
-@pytest.mark.parametrize("pieces", ["FPU", "LTY"])
-def test_small_tiling_count_is_certified_and_matches_native(pieces, tmp_path):
+@pytest.mark.parametrize("pieces,blocking", [("FPU", "placements"), ("LTY", "full")])
+def test_small_tiling_count_is_certified_and_matches_native(pieces, blocking, tmp_path):
     inst = ps.load(PENTO_3X5 % pieces)
     native = ps.solve(inst, "native", "count")
-    r = ps.solve(inst, "sat", "count", certify=True, proof_dir=str(tmp_path))
+    r = ps.solve(inst, "sat", "count", certify=True, blocking=blocking, proof_dir=str(tmp_path))
     assert r.status is Status.OPTIMAL and r.count == native.count == 4
+    assert r.params["blocking"] == blocking
     _verified(r, 1)
     assert r.certificate["proofs"][0]["claim"].startswith("no tiling beyond the 4 blocked")
 

@@ -25,6 +25,8 @@ GRID_6X10 = ("FIIIIIZUUU", "FFFYZZZUXU", "LFYYZNWXXX", "LPPYTNWWXV", "LPPYTNNWWV
 HARDEST_8 = (5, 6, 8, 2, 3, 5, 1, 4, 7, 8, 6, 3, 5, 1, 4, 7, 8, 6, 3, 5, 1, 4, 7, 8, 6, 3, 2, 1, 4,
              7, 8)                                                    # 31 moves (SPEC §3)
 SAMPLE1_WALK = (0, 1, 2, 5, 4, 3, 6, 7, 8)                            # score 36 (the optimum)
+SAMPLE3_WALK = (0, 6, 7, 8, 9, 10, 11, 17, 23, 22, 16, 15, 14, 20, 21, 22, 28, 34, 33, 27, 26, 25,
+                24, 30, 31, 25, 19, 18, 12, 13, 7, 1, 2, 3, 9, 15, 21, 27, 28, 29, 35)  # 854, optimal
 
 
 def parse(text: str) -> ET.Element:
@@ -137,10 +139,116 @@ def test_pentomino_box_layers_side_by_side():
     assert len(pieces) == 4
     assert all(g.find(NS + "path").get("d").count("M") == 2 for g in pieces)   # one part per layer
     assert len({g.find(NS + "path").get("fill") for g in pieces}) == 4          # copies told apart
-    assert {"layer 0", "layer 1"} <= set(texts(root))
+    assert {"z = 0", "z = 1"} <= set(texts(root))
     board = with_class(root, "board", "g")[0].findall(NS + "rect")
     xs = sorted({float(r.get("x")) for r in board})
     assert len(board) == 20 and len(xs) == 10          # two layers of five columns, side by side
+
+
+def _box_expectations(sol):
+    """From a tiling of a box: per piece label, its cells; the cells whose piece goes on in the
+    layer above / below; and per piece, its parts per layer (face-connected within the layer)."""
+    up, down, parts = set(), set(), {}
+    for name, cells in sol:
+        mine = set(cells)
+        up |= {x for x in mine if (x[0] + 1, x[1], x[2]) in mine}
+        down |= {x for x in mine if (x[0] - 1, x[1], x[2]) in mine}
+        n = 0
+        for z in {x[0] for x in mine}:
+            left = {x for x in mine if x[0] == z}
+            while left:
+                n += 1
+                todo = [left.pop()]
+                while todo:
+                    l, r, c = todo.pop()
+                    for y in ((l, r + 1, c), (l, r - 1, c), (l, r, c + 1), (l, r, c - 1)):
+                        if y in left:
+                            left.discard(y)
+                            todo.append(y)
+        parts[name] = n
+    return up, down, parts
+
+
+def _cells_of(root, cls):
+    return {tuple(int(v) for v in e.get("data-cell").split(",")) for e in with_class(root, cls)}
+
+
+@pytest.mark.parametrize("name", ["tetracubes-2x4x4", "soma", "2x3x10"])
+def test_box_tiling_layer_labels_legend_and_continuations(name):
+    """Each layer labelled with its z; a legend names every piece with its colour (the fill of
+    the piece on the board); each piece is one path with one part per face-connected part of it
+    in a layer, each part lettered; the cells whose piece goes on in the layer above (below)
+    carry an up (down) triangle; parts of one piece apart in a layer are linked."""
+    from puzzlesat.native_search.pentomino import tilings
+    inst = pentomino.catalogue()[name]()
+    sol = next(tilings(inst))
+    pentomino.check(inst, sol)
+    root = parse(svg(inst, sol))
+    assert [e.text for e in with_class(root, "layer-label")] == \
+        [f"z = {z}" for z in range(inst.extent[0])]
+    pieces = {g.get("data-piece"): g for g in with_class(root, "piece", "g")}
+    legend = {g.get("data-label"): g for g in with_class(root, "legend-entry", "g")}
+    assert set(legend) == set(pieces) == {n for n, _ in sol}
+    for n, g in legend.items():
+        assert g.find(NS + "rect").get("fill") == pieces[n].find(NS + "path").get("fill")
+        assert g.find(NS + "text").text == n
+    up, down, parts = _box_expectations(sol)
+    assert _cells_of(root, "continues-up") == up and _cells_of(root, "continues-down") == down
+    assert len(with_class(root, "continues-up")) == len(up) > 0
+    for n, g in pieces.items():
+        assert g.find(NS + "path").get("d").count("M") == parts[n]
+        assert [t.text for t in g.iter(NS + "text")] == [n] * parts[n]
+    split = sum(parts[n] - len({x[0] for x in cells}) for n, cells in sol)
+    assert len(with_class(root, "join", "g")) == split
+
+
+def test_box_tiling_links_a_piece_apart_in_a_layer():
+    """2x3x10: some tiling has a piece (a U standing up) whose cells in one layer are apart."""
+    from puzzlesat.native_search.pentomino import tilings
+    inst = pentomino.catalogue()["2x3x10"]()
+    for sol in tilings(inst):
+        _, _, parts = _box_expectations(sol)
+        split = sum(parts[n] - len({x[0] for x in cells}) for n, cells in sol)
+        if split:
+            break
+    root = parse(svg(inst, sol))
+    joins = with_class(root, "join", "g")
+    assert len(joins) == split > 0
+    assert all(len(g.findall(NS + "line")) == 1 for g in joins)
+
+
+def test_box_piece_colours_tell_apart():
+    """Soma's A and P (and the tetracubes' S and P) took two oranges once: every two pieces of
+    these sets now differ by at least DISTINCT, the legend showing those colours."""
+    import itertools
+    from puzzlesat.native_search.pentomino import tilings
+    from puzzlesat.puzzles.draw.pentomino import DISTINCT, colour_distance
+    for name in ("soma", "tetracubes-2x4x4", "tetracubes-2x2x8"):
+        inst = pentomino.catalogue()[name]()
+        root = parse(svg(inst, next(tilings(inst))))
+        fills = [g.find(NS + "rect").get("fill") for g in with_class(root, "legend-entry", "g")]
+        assert len(fills) == len(inst.pieces)
+        assert min(colour_distance(a, b) for a, b in itertools.combinations(fills, 2)) >= DISTINCT
+
+
+def test_box_instance_draws_solid_pieces_cube_by_cube():
+    """A box's piece set: each polycube in isometric projection, three faces per cube, under
+    its name; a chiral piece is shown as itself (a rotation of its shape), never its mirror."""
+    from puzzlesat.puzzles.draw.pentomino import iso_view
+    inst = pentomino.catalogue()["tetracubes-2x4x4"]()
+    root = parse(svg(inst))
+    assert [e.text for e in with_class(root, "layer-label")] == ["z = 0", "z = 1"]
+    iso = {g.get("data-piece"): g for g in with_class(root, "iso", "g")}
+    assert set(iso) == {p.name for p in inst.pieces}
+    for p in inst.pieces:
+        cubes = with_class(iso[p.name], "cube", "g")
+        assert len(cubes) == p.size and all(len(g.findall(NS + "path")) == 3 for g in cubes)
+        assert [e.text for e in with_class(iso[p.name], "piece-name")] == [p.name]
+        shown = frozenset(tuple(int(v) for v in g.get("data-cell").split(",")) for g in cubes)
+        assert shown in pentomino.orientations_of(p.shape, rotations_only=True)
+        assert shown == frozenset(iso_view(p.shape))
+    a, b = (frozenset(pentomino.orientations_of(inst.piece[k].shape, True)) for k in "AB")
+    assert a.isdisjoint(b)                         # A and B: mirror images, never each other
 
 
 # ---- sliding ------------------------------------------------------------------------------
@@ -177,12 +285,118 @@ def test_maze_walk_one_arrow_per_edge_and_score():
     assert with_class(root, "trace", "text")[0].text.split()[-1].endswith("→36")
 
 
+def _box(e):
+    """(x0, y0, x1, y1) of an SVG rect or circle."""
+    if e.tag == NS + "circle":
+        cx, cy, r = (float(e.get(k)) for k in ("cx", "cy", "r"))
+        return cx - r, cy - r, cx + r, cy + r
+    x, y, w, h = (float(e.get(k)) for k in ("x", "y", "width", "height"))
+    return x, y, x + w, y + h
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("name,walk,score", [("sample1", SAMPLE1_WALK, 36),
+                                             ("sample3", SAMPLE3_WALK, 854)])
+def test_maze_step_badges_clear_of_operation_labels(name, walk, score):
+    """No step badge covers an edge's operation label, an intersection, S or G, or another badge."""
+    m = maze.catalogue()[name]()
+    assert maze.check(m, walk) == score
+    root = parse(svg(m, walk))
+    badges = [_box(g.find(NS + "circle")) for g in with_class(root, "badge", "g")]
+    labels = [_box(g.find(NS + "rect")) for g in with_class(root, "op", "g")]
+    nodes = [_box(e) for e in root.iter(NS + "circle")
+             if not e.get("class") and float(e.get("r")) == 5] + \
+        [_box(e) for e in with_class(root, "endpoint", "circle")]
+    assert len(badges) == len(walk) - 1 and len(labels) == len(m.ops) and len(nodes) == m.nodes + 2
+    assert [g.get("data-step") for g in with_class(root, "badge", "g")] == \
+        [str(k) for k in range(1, len(walk))]
+    for i, b in enumerate(badges):
+        assert not any(_overlap(b, x) for x in labels + nodes), (i + 1, b)
+        assert not any(_overlap(b, x) for x in badges[:i]), (i + 1, b)
+
+
+def test_maze_every_edge_badge_clear_of_every_label():
+    """Whichever edges a walk takes, on every catalogue maze: the badge place of each edge
+    (either direction: one place per edge) against every operation label and every other badge."""
+    from puzzlesat.puzzles.draw.maze import BADGE_R, badge_centre, op_box
+    for name, load in maze.catalogue().items():
+        m = load()
+        labels = [(x, y, x + w, y + h) for x, y, w, h in (op_box(m, i) for i in range(len(m.ops)))]
+        spots = []
+        for a, b in m.edges:
+            cx, cy = badge_centre(m, a, b)
+            assert badge_centre(m, b, a) == (cx, cy)
+            spots.append((cx - BADGE_R, cy - BADGE_R, cx + BADGE_R, cy + BADGE_R))
+        for i, s in enumerate(spots):
+            assert not any(_overlap(s, x) for x in labels), (name, m.edges[i])
+            assert not any(_overlap(s, x) for x in spots[:i]), (name, m.edges[i])
+
+
 def test_maze_prefix_is_drawn_and_bad_step_rejected():
     m = maze.parse_text("3 2\n+1 +2\n+3 *2 -1\n+4 +5\n2 0 1 5\n")
     root = parse(svg(m))
     assert len(with_class(root, "step", "line")) == 1                 # the pre-walked edge
     with pytest.raises(InputError, match="not a grid edge"):
         svg(m, (0, 2, 5))
+
+
+# ---- no empty bands, looked at in PNG -----------------------------------------------------------
+def _margins(text: str) -> tuple[float, float, float, float]:
+    """The blank margins (left, top, right, bottom) of a picture rendered to PNG by cairosvg, in
+    SVG units: how far the first non-white pixel is from each edge."""
+    import io
+    cairosvg = pytest.importorskip("cairosvg")
+    Image = pytest.importorskip("PIL.Image")
+    from puzzlesat.puzzles.draw import PNG_SCALE
+    img = Image.open(io.BytesIO(cairosvg.svg2png(bytestring=text.encode(), scale=PNG_SCALE)))
+    rgb = img.convert("RGB")
+    box = Image.eval(rgb, lambda v: 255 - v).getbbox()   # the non-white part
+    assert box is not None
+    w, h = rgb.size
+    return tuple(v / PNG_SCALE for v in (box[0], box[1], w - box[2], h - box[3]))
+
+
+def _pictures():
+    """Every picture this suite changed: peg instances and strips (a long jump chain's label
+    included), the maze with a walk, box tilings and a box's piece set."""
+    from puzzlesat.native_search.pentomino import tilings
+    hop, tri, ipc = (peg.catalogue()[n]() for n in ("hoppers", "triangle21-first146", "ipc-p01"))
+    ipc_sol = ((20, 13, 6), (6, 7, 8), (8, 3, 0), (0, 1, 2), (2, 5, 10), (10, 11, 12),
+               (12, 19, 26), (26, 25, 24), (24, 29, 32), (32, 31, 30), (30, 27, 22), (21, 22, 23),
+               (23, 16, 9), (4, 9, 16))
+    assert peg.check(hop, HOPPERS) == 7 and peg.check(ipc, ipc_sol) == 3
+    box = pentomino.catalogue()["tetracubes-2x4x4"]()
+    return {"peg hoppers": svg(hop), "peg hoppers solution": svg(hop, HOPPERS),
+            "peg triangle21 first jump": svg(tri), "peg ipc-p01 solution": svg(ipc, ipc_sol),
+            "maze sample3 walk": svg(maze.catalogue()["sample3"](), SAMPLE3_WALK),
+            "box tiling": svg(box, next(tilings(box))), "box pieces": svg(box)}
+
+
+def test_pictures_have_no_empty_band():
+    """Each picture's height (and width) fits what it draws: rendered to PNG, the blank margin
+    on every side is the padding (12) and the small slack of text estimates, never a band, and
+    never nothing (clipped)."""
+    for what, text in _pictures().items():
+        for side, v in zip(("left", "top", "right", "bottom"), _margins(text)):
+            assert 6 <= v <= 20, (what, side, v)
+
+
+def test_peg_strip_labels_fit_their_panels():
+    """A move's label shrinks to its panel's width (ipc-p01's first move jumps 11 times)."""
+    from puzzlesat.puzzles.draw.canvas import text_width
+    root = parse(_pictures()["peg ipc-p01 solution"])
+    panels = with_class(root, "panel", "g")
+    labels = with_class(root, "move-label", "text")
+    assert len(labels) == len(panels) == 4
+    for g, t in zip(panels, labels):
+        board = g.find(NS + "rect")
+        w = text_width(t.text, float(t.get("font-size")), t.get("font-weight"))
+        assert w <= float(board.get("width")) + 0.01
+        assert abs(float(t.get("x")) - float(board.get("x")) - float(board.get("width")) / 2) < 0.01
+    assert float(labels[0].get("font-size")) < 12 == float(labels[1].get("font-size"))
 
 
 # ---- dispatch, Jupyter, files --------------------------------------------------------------

@@ -130,7 +130,10 @@ def test_installed_plugin_works_from_the_command_line(plugin, tmp_path, request)
     spec = tmp_path / "c.toml"
     spec.write_text(f'name = "plug"\ninstances = ["{inst_name}"]\ntime_limit = 60\n'
                     + (f'task = "{task}"\n' if task else "") + '[configs]\nn = "native"\ns = "sat"\n')
-    p = cli("campaign", "run", str(spec), "--jobs", "1")
+    p = cli("campaign", "run", str(spec), "--jobs", "1")  # a spec naming a plug-in's instances
+    assert p.returncode == 2 and "--allow-code" in p.stderr and f"plug-in family {name}" in p.stderr
+    assert not (tmp_path / "c.db").exists()
+    p = cli("campaign", "run", str(spec), "--jobs", "1", "--allow-code")
     assert p.returncode == 0, p.stderr
     p = cli("campaign", "report", "--store", str(tmp_path / "c.db"), "--json")
     assert p.returncode == 0, p.stderr

@@ -62,7 +62,7 @@ def late(tmp_path_factory):
     (d / "late.py").write_text(LATE_ENGINE.format(answers=answers))
     sp = spec(d, 'name = "late"\ninstances = ["boards/*.toml"]\ntask = "optimize"\ntime_limit = 6\n'
                  '[configs]\nnative = "native"\ntot = "sat:time[encoding=totalizer]"\nlate = "late.py:run"\n')
-    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(d / "late.db"), cwd=d)
+    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(d / "late.db"), "--allow-code", cwd=d)
     assert p.returncode == 0, p.stderr
     return d, d / "late.db", optimum
 

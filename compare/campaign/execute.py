@@ -104,7 +104,7 @@ def execute(job: dict[str, Any], cancel: threading.Event | None = None,
         result = json.loads(res_path.read_text(encoding="utf-8")) if res_path.exists() else None
     rec = {k: job[k] for k in ("key", "campaign", "instance", "instance_hash", "family", "config",
                                "config_spec", "engine", "options", "task", "repeat", "seed",
-                               "time_limit", "memory_limit_mb", "precheck")}
+                               "time_limit", "memory_limit_mb", "precheck", "user_code")}
     wall = time.monotonic() - t0
     rec.update(wall_seconds=round(wall, 4), cpu_seconds=round(ru.ru_utime + ru.ru_stime, 4),
                peak_memory_mb=round(ru.ru_maxrss / 1024, 1), exit_code=exit_code, version=__version__,

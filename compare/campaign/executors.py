@@ -3,15 +3,26 @@ campaign's client (the caller) writes them.
 
 - LocalExecutor: `jobs` supervisor threads on this machine, each running one job process at a time.
 - DaskExecutor: the same supervisor (`execute_on_worker`) as Dask tasks on a `distributed` cluster
-  (an existing scheduler, or a LocalCluster). A task whose worker dies is re-run on another worker
-  by the scheduler, up to its `allowed-failures` (default 3); past that the job is recorded once
-  as `killed` (a later `run` retries it).
+  (an existing scheduler, or a LocalCluster on 127.0.0.1). A task whose worker dies is re-run on
+  another worker by the scheduler, up to its `allowed-failures` (default 3); past that the job is
+  recorded once as `killed` (a later `run` retries it).
+
+Clusters talk over TLS: a `tls://` scheduler is reached with the certificates given (`TlsFiles`:
+CA, certificate, key; mutual authentication, `distributed.security.Security` with encryption
+required) or, without them, with the `distributed.comm.tls` security config. A plain `tcp://`
+scheduler (or one with no scheme) must be on this machine — 127.0.0.0/8, ::1 or `localhost` —
+unless `insecure` is given (`check_scheduler_address`: a pure check on the address text, made
+before any connection; host names are not resolved).
 """
 from __future__ import annotations
 
+import ipaddress
+import os
 import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any, Iterator
+from urllib.parse import urlsplit
 
 from ...core.result import InputError
 
@@ -46,20 +57,109 @@ class LocalExecutor:
         self.cancel.set()
 
 
+SCHEMES = ("tcp", "tls")
+
+
+def scheduler_parts(address: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) of a Dask scheduler address ('tls://10.0.0.5:8786'; no scheme: tcp);
+    InputError when it cannot be read or names another protocol."""
+    text = address.strip()
+    if "://" not in text:
+        text = "tcp://" + text
+    try:
+        u = urlsplit(text)
+        port = u.port
+    except ValueError as e:
+        raise InputError(f"scheduler address {address!r}: {e}", field="--scheduler") from None
+    if u.scheme not in SCHEMES:
+        raise InputError(f"scheduler address {address!r}: protocol {u.scheme!r} (expected tls:// or "
+                         "tcp://)", field="--scheduler")
+    if not u.hostname or u.path not in ("", "/") or u.query or u.username:
+        raise InputError(f"scheduler address {address!r}: expected PROTOCOL://HOST:PORT",
+                         field="--scheduler")
+    return u.scheme, u.hostname, port
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and `localhost` (names are never resolved: any other name is
+    not on this machine as far as this check knows)."""
+    if host.lower() in ("localhost", "localhost.", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_scheduler_address(address: str, insecure: bool = False) -> str:
+    """The scheduler's scheme ('tls' or 'tcp') once the address passes the policy: tls:// anywhere;
+    tcp:// (in the clear, no authentication) only to this machine unless `insecure`. InputError
+    otherwise; pure: nothing is resolved or connected."""
+    scheme, host, _ = scheduler_parts(address)
+    if scheme == "tcp" and not insecure and not is_loopback(host):
+        raise InputError(f"scheduler {address}: tcp:// sends jobs and results in the clear with no "
+                         f"authentication to {host}, which is not this machine; use tls:// with "
+                         "--tls-ca-file/--tls-cert/--tls-key (docs/campaigns.md), or pass --insecure",
+                         field="--scheduler")
+    return scheme
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """The client's TLS files for a tls:// scheduler (PEM): the cluster's CA, this client's
+    certificate and key (the key may sit in the certificate file). All None: the
+    `distributed.comm.tls` config."""
+
+    ca_file: str | None = None
+    cert: str | None = None
+    key: str | None = None
+
+    def given(self) -> bool:
+        return any((self.ca_file, self.cert, self.key))
+
+    def security(self):
+        """A distributed Security with encryption required; InputError on missing files."""
+        from distributed.security import Security
+        if self.given():
+            missing = [n for n, v in (("--tls-ca-file", self.ca_file), ("--tls-cert", self.cert))
+                       if not v]
+            if missing:
+                raise InputError("TLS needs the cluster's CA and this client's certificate: give "
+                                 + " and ".join(missing))
+            for n, v in (("--tls-ca-file", self.ca_file), ("--tls-cert", self.cert),
+                         ("--tls-key", self.key)):
+                if v is not None and not os.path.isfile(v):
+                    raise InputError("no such file", file=v, field=n)
+            return Security(tls_ca_file=self.ca_file, tls_client_cert=self.cert,
+                            tls_client_key=self.key, require_encryption=True)
+        sec = Security(require_encryption=True)  # reads distributed.comm.tls.* from the config
+        if not sec.tls_ca_file or not sec.tls_client_cert:
+            raise InputError("a tls:// scheduler needs --tls-ca-file and --tls-cert (and --tls-key), "
+                             "or distributed.comm.tls.ca-file and .client.cert in the Dask config")
+        return sec
+
+
 class DaskExecutor:
-    """Jobs as Dask tasks; `scheduler` 'tcp://HOST:PORT' or None for a LocalCluster of `jobs` workers."""
+    """Jobs as Dask tasks; `scheduler` 'tls://HOST:PORT' (or tcp:// on this machine, or anywhere
+    with `insecure`), or None for a LocalCluster of `jobs` workers on 127.0.0.1."""
 
     name = "dask"
 
-    def __init__(self, jobs: int, scheduler: str | None = None, connect_timeout: float = 5.0):
+    def __init__(self, jobs: int, scheduler: str | None = None, connect_timeout: float = 5.0,
+                 tls: TlsFiles = TlsFiles(), insecure: bool = False):
+        scheme = check_scheduler_address(scheduler, insecure) if scheduler else None
+        if tls.given() and scheme != "tls":
+            raise InputError("--tls-ca-file/--tls-cert/--tls-key need a tls:// --scheduler")
         try:
             from distributed import Client, LocalCluster
         except ImportError:
             raise InputError("--executor dask needs the distributed package: pip install 'puzzlesat[dask]'") from None
         self.cluster = None
         if scheduler:
+            security = tls.security() if scheme == "tls" else None
             try:
-                self.client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
+                self.client = Client(scheduler, timeout=connect_timeout, set_as_default=False,
+                                     security=security)
             except (OSError, TimeoutError, ValueError) as e:
                 raise InputError(f"Dask scheduler {scheduler} does not answer "
                                  f"({type(e).__name__}: {' '.join(str(e).split())[:160]})") from None
@@ -107,7 +207,7 @@ def _killed(p: dict[str, Any], reason: str) -> dict[str, Any]:
     from ...core import __version__
     rec = {k: p[k] for k in ("key", "campaign", "instance", "instance_hash", "family", "config",
                              "config_spec", "engine", "options", "task", "repeat", "seed",
-                             "time_limit", "memory_limit_mb", "precheck")}
+                             "time_limit", "memory_limit_mb", "precheck", "user_code")}
     rec.update(status="UNKNOWN", termination=KILLED, reason=reason[:400], solutions_checked=0,
                stats="{}", params="{}", version=__version__)
     return rec

@@ -26,18 +26,30 @@ def main(argv: list[str]) -> int:
     parent = os.environ.get(PARENT_ENV)
     die_with_parent(signal.SIGTERM, int(parent) if parent else None)
     limit_memory(job["memory_limit_mb"])
-    import base64
-    import pickle
 
     from ...core.files import write_atomic
+    from ...core.result import InputError
     from ...families.registry import family
-    from ..runner import solve
+    from ..plan import Origin, plan_one
+    from ..runner import execute
+    from .spec import job_instance
 
-    fam = family(job["family"])
-    inst = pickle.loads(base64.b64decode(job["blob"]))
-    r = solve(fam, inst, job["engine"], job["task"], time_limit=job["time_limit"],
-              options=json.loads(job["options"]), precheck=job["precheck"],
-              memory_limit_mb=job["memory_limit_mb"])
+    try:
+        fam = family(job["family"])
+        inst = job_instance(fam, job)
+        # planned again here: code not shipped with puzzlesat runs only if the campaign allowed it
+        run = plan_one(fam, inst, job["engine"], job["task"], time_limit=job["time_limit"],
+                       options=json.loads(job["options"]), precheck=job["precheck"],
+                       memory_limit_mb=job["memory_limit_mb"],
+                       origins=[Origin(f"job {job['key']}", field="engine")],
+                       allow_code=bool(job.get("user_code")))
+        if run.user_code != job.get("user_code"):
+            raise InputError(f"job payload: the run executes {run.user_code or 'no user code'}, "
+                             f"the campaign allowed {job.get('user_code') or 'none'}")
+    except InputError as e:
+        print(f"puzzlesat job: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    r = execute(run)
     rec = {**r.to_record(max_solutions=1), "finished": r.finished()}
     write_atomic(argv[0], json.dumps(rec, default=str), "job result")
     return 0

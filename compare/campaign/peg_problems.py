@@ -14,9 +14,7 @@ Vocabulary:
 """
 from __future__ import annotations
 
-import base64
 import json
-import pickle
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -47,7 +45,7 @@ def problem_jobs(b: Board, pairs: Sequence[tuple[tuple[int, int], int]], time_li
         run = plan_one(fam, inst, f"bfs={ENGINE}", TASK, time_limit=time_limit,
                        memory_limit_mb=memory_limit_mb, machine=False)
         job = job_of(campaign_name(b), inst.name, content_hash(fam, inst), run, 0, None,
-                     memory_limit_mb, base64.b64encode(pickle.dumps(inst)).decode())
+                     memory_limit_mb, fam.to_toml(inst))
         out.append(job.payload())
     return out
 

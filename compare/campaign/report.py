@@ -350,6 +350,11 @@ def per_instance_times(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]
     return {c: {i: statistics.median_low(sorted(ts)) for i, ts in d.items()} for c, d in acc.items()}
 
 
+def _text(s: Any) -> str:
+    """A store's name as plain text in a plot (matplotlib reads $...$ as mathtext)."""
+    return str(s).replace("$", r"\$")
+
+
 def plot(rows: list[dict[str, Any]], meta: dict[str, str], kind: str, path: str,
          x: str | None = None, y: str | None = None) -> None:
     """Write a cactus plot (solved instances vs time) or a scatter of two configurations to `path`."""
@@ -364,13 +369,13 @@ def plot(rows: list[dict[str, Any]], meta: dict[str, str], kind: str, path: str,
     times = per_instance_times(rows)
     limit = max(r["time_limit"] for r in rows)
     configs = list(config_table(rows))
-    title = f"campaign {meta.get('campaign')}: {len({r['instance'] for r in rows})} instances, " \
-            f"time limit {limit:g} s"
+    title = _text(f"campaign {meta.get('campaign')}: {len({r['instance'] for r in rows})} instances, "
+                  f"time limit {limit:g} s")
     fig, ax = plt.subplots(figsize=(7, 5), dpi=120)
     if kind == "cactus":
         for c in configs:
             ts = sorted(t for t in times[c].values() if math.isfinite(t))
-            ax.plot(ts, range(1, len(ts) + 1), marker=".", label=f"{c} ({len(ts)})")
+            ax.plot(ts, range(1, len(ts) + 1), marker=".", label=_text(f"{c} ({len(ts)})"))
         ax.set_xscale("log")
         ax.axvline(limit, color="grey", linestyle="--", linewidth=1)
         ax.set_xlabel("time (s, log)")
@@ -393,8 +398,8 @@ def plot(rows: list[dict[str, Any]], meta: dict[str, str], kind: str, path: str,
         ax.set_yscale("log")
         ax.set_xlim(lo, border * 1.15)
         ax.set_ylim(lo, border * 1.15)
-        ax.set_xlabel(f"{x} (s)")
-        ax.set_ylabel(f"{y} (s)")
+        ax.set_xlabel(_text(f"{x} (s)"))
+        ax.set_ylabel(_text(f"{y} (s)"))
         ax.text(0.02, 0.97, "unsolved: on the top/right border", transform=ax.transAxes, va="top",
                 fontsize="small", color="grey")
     ax.set_title(title, fontsize="medium")

@@ -30,32 +30,45 @@ class Plan:
     store: Path
 
 
-def executor(kind: str, jobs: int, scheduler: str | None = None):
-    """The executor of that kind (local processes, or Dask); InputError for a bad combination."""
-    from .executors import DaskExecutor, LocalExecutor
-    if scheduler and kind != "dask":
-        raise InputError("--scheduler needs --executor dask")
+def executor(kind: str, jobs: int, scheduler: str | None = None, tls=None, insecure: bool = False):
+    """The executor of that kind (local processes, or Dask: a LocalCluster on 127.0.0.1, or the
+    `scheduler`: tls:// with the `tls` files, tcp:// on this machine unless `insecure`);
+    InputError for a bad combination or a refused address."""
+    from .executors import DaskExecutor, LocalExecutor, TlsFiles
+    tls = tls or TlsFiles()
+    if (scheduler or tls.given() or insecure) and kind != "dask":
+        raise InputError("--scheduler, --tls-* and --insecure need --executor dask")
     if kind not in ("local", "dask"):
         raise InputError(f"executor {kind!r}: choose local or dask")
-    return DaskExecutor(jobs, scheduler) if kind == "dask" else LocalExecutor(jobs)
+    if kind == "dask":
+        return DaskExecutor(jobs, scheduler, tls=tls, insecure=insecure)
+    return LocalExecutor(jobs)
 
 
 def run_campaign(spec_path: str | Path, store_path: str | Path | None = None, *,
                  jobs: int | None = None, kind: str = "local", scheduler: str | None = None,
+                 tls=None, insecure: bool = False, allow_code: bool = False,
+                 max_jobs: int | None = None,
                  on_start: Callable[[Plan], None] | None = None,
                  on_record: Callable[[dict[str, Any]], None] | None = None) -> Path:
     """Run every job of the spec not yet in the store (default: the spec's name with .db beside
     it) and return the store's path. Every input error is raised before the store is touched;
-    an interrupt (KeyboardInterrupt) kills the running jobs and keeps every finished one."""
+    an interrupt (KeyboardInterrupt) kills the running jobs and keeps every finished one.
+
+    A spec is data: a configuration naming code not shipped with puzzlesat (an external command,
+    a user engine, a plug-in) is refused unless `allow_code` (the store's `user_code` column
+    records what ran); a spec expanding past 10,000 jobs needs `max_jobs`. `scheduler`, `tls`
+    (executors.TlsFiles) and `insecure` as `executor`."""
     from ...core.procs import default_workers
     from .spec import load_spec
-    spec = load_spec(spec_path)
+    spec = load_spec(spec_path, allow_code=allow_code, max_jobs=max_jobs)
     if kind == "local":
         spec.check_available()  # e.g. ext:dimacs's program on PATH; Dask workers check their own
     store_path = Path(store_path) if store_path else Path(spec_path).with_suffix(".db")
     Store.check(store_path, spec.name)
     jobs = jobs or default_workers()
-    ex = executor(kind, jobs, scheduler)  # may fail (scheduler): before the store is created
+    ex = executor(kind, jobs, scheduler, tls, insecure)  # may fail (address, TLS, scheduler):
+    # before the store is created
     store = None
     try:
         store = Store.open_for_run(store_path, spec.name, spec.text)

@@ -15,11 +15,15 @@
     tot = "sat:time[encoding=totalizer]"
 
 Every error (unknown key, unknown engine or option, a glob matching nothing) is an InputError
-naming the file, line and field, raised before any job runs.
+naming the file, line and field, raised before any job runs. A spec is data: a configuration that
+would run code not shipped with puzzlesat (an external command, a user engine, a plug-in's engine
+or family) is refused unless the spec is loaded with `allow_code` (`--allow-code`; the policy is
+compare/plan.py's). A job carries its instance as the family's TOML text (`to_toml`), re-loaded
+by the family's own loader in the job process and checked against the content hash; never a
+pickle.
 """
 from __future__ import annotations
 
-import base64
 import dataclasses
 import enum
 import fnmatch
@@ -27,19 +31,19 @@ import glob
 import hashlib
 import itertools
 import json
-import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...core.result import InputError, Task
 from ...core.inputs import key_line, load_toml
+from ...core.limits import MAX_CONFIGS, MAX_GLOB, MAX_JOBS, too_big
 
 from ...core.config import Config, parse
-from ...families.instances import load_instance
+from ...families.instances import load_instance, load_text
 from ...core.family import Family
 from ...families.registry import families
-from ..plan import Run, plan
+from ..plan import ALLOW_HINT, Origin, Run, admit_engine, admit_family, admit_spec, plan
 
 KEYS = ("name", "instances", "task", "time_limit", "memory_limit_mb", "repeat", "seeds", "precheck",
         "split", "configs")
@@ -66,11 +70,35 @@ class Job:
     time_limit: float
     memory_limit_mb: int
     precheck: bool
-    blob: str            # the instance object, pickled and base64-encoded (workers need no files)
+    instance_toml: str   # the instance as its family's TOML text ("" if the family gives none)
+    source: str = ""     # where to re-load it from without instance_toml (catalogue name, file)
+    user_code: str | None = None  # code not shipped with puzzlesat that it runs (allowed by the user)
 
     def payload(self) -> dict[str, Any]:
         """What a job process needs (JSON-able)."""
         return dataclasses.asdict(self)
+
+
+def job_instance(fam: Family, job: dict[str, Any]) -> Any:
+    """The instance of a job payload, re-loaded by the family's own loader from its TOML text
+    (or, for a family without `to_toml`, from its source), and checked against the job's
+    content hash; InputError otherwise. Nothing is unpickled, nothing is imported by name."""
+    allowed = bool(job.get("user_code"))
+    text = job.get("instance_toml")
+    if not isinstance(text, str):
+        raise InputError("job payload: instance_toml must be a string")
+    where = Origin(file=f"job {job.get('key')}", field="instance")
+    if text:
+        got, inst = load_text(text, name=str(job.get("instance")),
+                              admit=lambda f: admit_family(f, where, allowed))
+    else:
+        got, inst = load_instance(str(job.get("source")), admit=lambda f: admit_family(f, where, allowed))
+    if got.name != fam.name:
+        raise InputError(f"job payload: the instance is of family {got.name}, not {fam.name}")
+    if content_hash(fam, inst) != job.get("instance_hash"):
+        raise InputError(f"job payload: instance {job.get('instance')} re-loaded does not match the "
+                         "campaign's (content hash differs)")
+    return inst
 
 
 @dataclass
@@ -88,6 +116,11 @@ class Spec:
     configs: list[Config]
     instances: list[tuple[str, Family, Any, str]]  # (label, family, instance, content hash)
     split: int = 1
+    allow_code: bool = False           # --allow-code: code named in the spec may run
+    origins: dict[str, Origin] = dataclasses.field(default_factory=dict)  # config name -> its line
+    instance_origin: Origin = Origin()  # the `instances` line
+    sources: dict[str, str] = dataclasses.field(default_factory=dict)  # label -> load_instance source
+    max_jobs: int = MAX_JOBS           # more jobs than this are refused (--max-jobs)
 
     def task_of(self, fam: Family) -> Task:
         """The task of the jobs on `fam`'s instances: the spec's, else the family's first."""
@@ -121,15 +154,28 @@ class Spec:
                     raise InputError(f"{cfg}: {e.message}", file=self.path,
                                      line=key_line(self.text, cfg.name), field=f"configs.{cfg.name}") from None
 
+    def job_count(self) -> int:
+        """How many jobs `jobs()` makes (counted before any is built)."""
+        n = 0
+        for _, fam, _, _ in self.instances:
+            n += sum(len(self.parts(fam.engine(c.engine))) for c in self.configs)
+        return n * len(self.repeats)
+
     def jobs(self) -> list[Job]:
         """Every job, instance-major, in a stable order: each configuration planned on each
         instance (`plan`: options resolved and validated), then one job per repeat (seed) and
-        per part of a split count."""
+        per part of a split count. InputError beyond `max_jobs` (before any is built)."""
+        n = self.job_count()
+        if n > self.max_jobs:
+            raise InputError(too_big("jobs", n, self.max_jobs) + "; give --max-jobs to run more",
+                             file=self.path)
         out = []
         for label, fam, inst, h in self.instances:
-            blob = base64.b64encode(pickle.dumps(inst)).decode()
+            text = fam.to_toml(inst) or ""
             runs = plan(fam, inst, self.configs, self.task_of(fam), time_limit=self.time_limit,
-                        memory_limit_mb=self.memory_limit_mb, precheck=self.precheck, machine=False)
+                        memory_limit_mb=self.memory_limit_mb, precheck=self.precheck, machine=False,
+                        origins=[self.origins.get(c.name, Origin(str(self.path))) for c in self.configs],
+                        instance_origin=self.instance_origin, allow_code=self.allow_code)
             for run in runs:
                 has_seed = run.engine.option("seed") is not None
                 for (rep, seed), part in itertools.product(self.repeats, self.parts(run.engine)):
@@ -138,24 +184,25 @@ class Spec:
                         changes["seed"] = seed
                     r = run.with_options(**changes) if changes else run
                     out.append(job_of(self.name, label, h, r, rep, seed if has_seed else None,
-                                      self.memory_limit_mb, blob))
+                                      self.memory_limit_mb, text, self.sources.get(label, label)))
         return out
 
 
 def job_of(campaign: str, label: str, h: str, run: Run, rep: int, seed: int | None,
-           memory_limit_mb: int, blob: str) -> Job:
+           memory_limit_mb: int, instance_toml: str, source: str = "") -> Job:
     """The Job of a planned run (one repeat) in a campaign; keyed by `make_job`. An option added
     after 0.2 (`Option.since`) at its default is left out, so a store written before it resumes."""
     later = {o.name: o.default for o in run.engine.options if o.since}
     opts = {k: v for k, v in run.options.items() if not (k in later and v == later[k])}
     return make_job(campaign, label, h, run.family.name, run.label, run.spec, run.engine.name,
                     opts, str(run.task), rep, seed, float(run.time_limit), memory_limit_mb,
-                    run.precheck, blob)
+                    run.precheck, instance_toml, source or label, run.user_code)
 
 
 def make_job(campaign: str, label: str, h: str, family: str, config: str, config_spec: str,
              engine: str, opts: dict[str, Any], task: str, rep: int, seed: int | None,
-             time_limit: float, memory_limit_mb: int, precheck: bool, blob: str) -> Job:
+             time_limit: float, memory_limit_mb: int, precheck: bool, instance_toml: str,
+             source: str = "", user_code: str | None = None) -> Job:
     """A Job, keyed by the sha256 of everything that decides its result (its identity in the
     store: the same job is never run twice into one store)."""
     ident = [label, h, config, engine, opts, task, rep, seed, time_limit, memory_limit_mb,
@@ -163,7 +210,7 @@ def make_job(campaign: str, label: str, h: str, family: str, config: str, config
     key = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
     return Job(key[:32], campaign, label, h, family, config, config_spec, engine,
                json.dumps(opts, sort_keys=True, default=str), task, rep, seed, time_limit,
-               memory_limit_mb, precheck, blob)
+               memory_limit_mb, precheck, instance_toml, source or label, user_code)
 
 
 def content_hash(fam: Family, inst: Any) -> str:
@@ -192,8 +239,12 @@ def _canon(v: Any) -> Any:
     return repr(v)
 
 
-def load_spec(path: str | Path) -> Spec:
-    """The Spec in `path`, fully validated; InputError naming file, line and field otherwise."""
+def load_spec(path: str | Path, allow_code: bool = False, max_jobs: int | None = None) -> Spec:
+    """The Spec in `path`, fully validated; InputError naming file, line and field otherwise.
+    Code not shipped with puzzlesat that it names is refused unless `allow_code` (before any of
+    it is loaded); a spec that expands to more than `max_jobs` jobs (default MAX_JOBS), or a
+    glob to more than MAX_GLOB instances, is refused before its instances are loaded."""
+    max_jobs = MAX_JOBS if max_jobs is None else max_jobs
     path = Path(path)
     data = load_toml(path)
     text = path.read_text(encoding="utf-8")
@@ -223,50 +274,71 @@ def load_spec(path: str | Path) -> Spec:
     split = data.get("split", 1)
     if isinstance(split, bool) or not isinstance(split, int) or split < 1:
         raise err("expected a positive integer (jobs per count)", "split")
+    if split > max_jobs:
+        raise err(too_big("split", split, max_jobs), "split")
     if "repeat" in data and "seeds" in data:
         raise err("give either repeat or seeds, not both", "seeds")
     if "seeds" in data:
         seeds = data["seeds"]
-        if (not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds)
-                or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)):
+        if (not isinstance(seeds, list) or not seeds
+                or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
+                or len(set(seeds)) != len(seeds)):
             raise err("expected a non-empty list of distinct integers", "seeds")
         repeats: list[tuple[int, int | None]] = list(enumerate(seeds))
     else:
         n = data.get("repeat", 1)
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise err("expected a positive integer", "repeat")
+        if n > max_jobs:
+            raise err(too_big("repeats", n, max_jobs) + "; give --max-jobs to run more", "repeat")
         repeats = [(i, None) for i in range(n)]
 
     raw_configs = data.get("configs")
     if not isinstance(raw_configs, dict) or not raw_configs:
         raise InputError("missing [configs] table (name = \"engine[key=value,...]\")", file=path,
                          field="configs")
+    if len(raw_configs) > MAX_CONFIGS:
+        raise err(too_big("configurations", len(raw_configs), MAX_CONFIGS), "configs")
     configs = []
+    origins: dict[str, Origin] = {}
     for cname, ctext in raw_configs.items():
         try:
-            configs.append(parse(ctext, name=cname))
+            cfg = parse(ctext, name=cname)
         except InputError as e:
             raise err(e.message, f"configs.{cname}", cname) from None
+        configs.append(cfg)
+        origins[cfg.name] = Origin(str(path), key_line(text, cname), f"configs.{cname}")
+        admit_spec(cfg.engine, str(cfg), origins[cfg.name], allow_code)  # before it is imported
+    inst_origin = Origin(str(path), key_line(text, "instances"), "instances")
 
     raw_inst = data.get("instances")
     if not isinstance(raw_inst, list) or not raw_inst or not all(isinstance(s, str) for s in raw_inst):
         raise err("expected a non-empty list of instance names, files or globs", "instances")
-    instances = []
-    seen: set[str] = set()
+    expanded: list[tuple[str, str, str]] = []  # (entry, label, source), before any is loaded
     for entry in raw_inst:
         try:
-            labels = _expand(entry, path.parent)
+            expanded += [(entry, label, src) for label, src in _expand(entry, path.parent)]
         except InputError as e:
             raise err(f"'{entry}': {e}", "instances") from None
-        for label, src in labels:
-            if label in seen:
-                continue
-            seen.add(label)
-            try:
-                fam, inst = load_instance(src)
-            except InputError as e:
-                raise err(f"'{entry}': {e}", "instances") from None
-            instances.append((label, fam, inst, content_hash(fam, inst)))
+    floor = len({label for _, label, _ in expanded}) * len(configs) * len(repeats)
+    if floor > max_jobs:
+        raise err(too_big("jobs", floor, max_jobs) + " (instances x configurations x repeats); "
+                  "give --max-jobs to run more", "instances")
+    instances = []
+    sources: dict[str, str] = {}
+    seen: set[str] = set()
+    for entry, label, src in expanded:
+        if label in seen:
+            continue
+        seen.add(label)
+        try:
+            fam, inst = load_instance(src, admit=lambda f: admit_family(f, inst_origin, allow_code))
+        except InputError as e:
+            if ALLOW_HINT in e.message:
+                raise
+            raise err(f"'{entry}': {e}", "instances") from None
+        instances.append((label, fam, inst, content_hash(fam, inst)))
+        sources[label] = src
 
     fams = {f.name: f for _, f, _, _ in instances}
     for fam in fams.values():
@@ -292,14 +364,19 @@ def load_spec(path: str | Path) -> Spec:
                     raise InputError("sets seed, and the campaign gives seeds")
                 if split > 1 and set(SPLIT_OPTIONS) & set(opts):
                     raise InputError("sets parts/part, and the campaign gives split")
-                eng.resolve_options(opts)
+                resolved = eng.resolve_options(opts)
             except InputError as e:
                 raise err(f"{cfg}: {e.message}", f"configs.{cfg.name}", cfg.name) from None
+            admit_engine(eng, resolved, str(cfg), origins[cfg.name], allow_code)
     if split > 1 and not any(set(SPLIT_OPTIONS) <= {o.name for o in f.engine(c.engine).options}
                              for c in configs for f in {f.name: f for _, f, _, _ in instances}.values()):
         raise err("no configuration's engine can split its count (options parts and part)", "split")
-    return Spec(name.strip(), path, text, task, float(time_limit), mem, repeats, precheck, configs,
-                instances, split)
+    spec = Spec(name.strip(), path, text, task, float(time_limit), mem, repeats, precheck, configs,
+                instances, split, allow_code, origins, inst_origin, sources, max_jobs)
+    n = spec.job_count()
+    if n > max_jobs:
+        raise err(too_big("jobs", n, max_jobs) + "; give --max-jobs to run more", "instances")
+    return spec
 
 
 def task_text(tasks: dict[str, str], defaulted: bool) -> str:
@@ -324,9 +401,14 @@ def _expand(entry: str, base: Path) -> list[tuple[str, str]]:
     if slash and fam_name in families():
         names = families()[fam_name].catalogue()
         out = [(f"{fam_name}/{n}", f"{fam_name}/{n}") for n in names if fnmatch.fnmatchcase(n, pattern)]
+        if len(out) > MAX_GLOB:
+            raise InputError(f"the glob matches more than {MAX_GLOB:,} catalogue names (README, Limits)")
     if not out:
         pat = entry if Path(entry).is_absolute() else str(base / entry)
-        for f in sorted(glob.glob(pat, recursive=True)):
+        found = list(itertools.islice(glob.iglob(pat, recursive=True), MAX_GLOB + 1))
+        if len(found) > MAX_GLOB:
+            raise InputError(f"the glob matches more than {MAX_GLOB:,} files (README, Limits)")
+        for f in sorted(found):
             label = f if Path(entry).is_absolute() else str(Path(f).relative_to(base))
             out.append((label, f))
     if not out:

@@ -16,6 +16,34 @@ MUTED = "#718096"        # secondary text, hole numbers
 PAPER = "#ffffff"        # background
 
 
+# Advance widths of DejaVu Sans (Book, Bold) in em, read from the fonts' hmtx tables (rounded to
+# 0.01), by groups of characters of one width; any other character counts as `WIDE` (a
+# deliberate overestimate: a picture may get a little margin, never clipped text).
+_WIDTHS = {
+    None: {0.27: "'", 0.28: 'ijl', 0.29: 'IJ', 0.32: ' ,.·', 0.34: '/:;\\|', 0.35: 'f', 0.36: '-',
+           0.39: '()[]t', 0.4: '!', 0.41: 'r', 0.46: '"', 0.5: '*_`–', 0.52: 'sz', 0.53: '?',
+           0.55: 'c', 0.56: 'L', 0.58: 'Fk', 0.59: 'vxy', 0.6: 'P', 0.61: 'TYao', 0.62: 'e',
+           0.63: 'ESbdghnpqu', 0.64: '$0123456789{}', 0.66: 'K', 0.68: 'AV', 0.69: 'BRXZ',
+           0.7: 'C', 0.73: 'U', 0.75: 'HN', 0.77: 'DG', 0.78: '&', 0.79: 'OQ', 0.82: 'w',
+           0.84: '#+<=>^~→←↑↓×≤≥', 0.86: 'M', 0.95: '%', 0.97: 'm', 0.99: 'W', 1.0: '@—…'},
+    "bold": {0.31: "'", 0.34: 'ijl', 0.35: ' ', 0.37: '/IJ\\|', 0.38: ',.·', 0.4: ':;', 0.42: '-',
+             0.44: 'f', 0.46: '!()[]', 0.48: 't', 0.49: 'r', 0.5: '_`–', 0.52: '"*', 0.58: '?z',
+             0.59: 'c', 0.6: 's', 0.64: 'L', 0.65: 'vxy', 0.67: 'ak', 0.68: 'EFTe', 0.69: 'o',
+             0.7: '$0123456789', 0.71: 'hnu{}', 0.72: 'SYbdgpq', 0.73: 'CPZ', 0.76: 'B',
+             0.77: 'AKRVX', 0.81: 'U', 0.82: 'G', 0.83: 'D', 0.84: '#+<=>HN^~→←↑↓×≤≥',
+             0.85: 'OQ', 0.87: '&', 0.92: 'w', 1.0: '%@M—…', 1.04: 'm', 1.1: 'W'},
+}
+_ADVANCE = {w: {ch: v for v, chars in t.items() for ch in chars} for w, t in _WIDTHS.items()}
+WIDE = 1.0
+
+
+def text_width(s: str, size: float, weight: str | None = None) -> float:
+    """The width of `s` set in DejaVu Sans at `size` px (bold when weight == "bold"), its white
+    space collapsed as SVG renders text (runs to one space, none at either end)."""
+    adv = _ADVANCE["bold" if weight == "bold" else None]
+    return size * sum(adv.get(ch, WIDE) for ch in " ".join(s.split()))
+
+
 def num(v: float) -> str:
     """A coordinate written compactly (at most two decimals)."""
     s = f"{v:.2f}".rstrip("0").rstrip(".")
@@ -97,7 +125,7 @@ class Canvas:
     def text(self, x: float, y: float, s: str, size: float = 12, anchor: str = "middle",
              weight: str | None = None, fill: str = INK, **kw) -> None:
         """Text with its baseline at y; the viewBox grows by an estimate of its extent."""
-        w = (0.68 if weight == "bold" else 0.58) * size * len(s)   # DejaVu Sans widths
+        w = text_width(s, size, weight)
         left = x - (w / 2 if anchor == "middle" else w if anchor == "end" else 0)
         self.grow(left, y - size, left + w, y + 0.3 * size)
         a = attrs(x=float(x), y=float(y), font_size=float(size), text_anchor=anchor,

@@ -1,5 +1,6 @@
 """Calculation-maze pictures: the grid with every edge's operation, start S and goal G; a walk as
-numbered arrows along its edges (the pre-walked part in grey) and the score step by step below.
+numbered arrows along its edges (the pre-walked part in grey; each step's number in a badge next to
+its edge's operation label, never over one) and the score step by step below.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ OP_COLOUR = {"+": "#276749", "-": "#c53030", "*": "#2b6cb0"}
 WALK, PRE = "#dd6b20", "#a0aec0"                  # the walk; the pre-walked part
 START, GOAL = "#2f855a", "#c53030"
 STEPS_PER_LINE = 10
+OP_HALF = 10.0                                    # an operation label: half its height
+BADGE_R, BADGE_GAP = 7.5, 2.5                     # step numbers: radius, gap to the edge's label
 
 
 def _xy(m: Maze, v: int) -> tuple[float, float]:
@@ -41,14 +44,12 @@ def draw(m: Maze, walk=None) -> str:
         if (min(a, b), max(a, b)) not in eid:
             raise InputError(f"walk step {a}->{b} is not a grid edge of maze {m.name}")
         _step_line(c, m, a, b, PRE if i < npre else WALK)
-    for (a, b), op in zip(m.edges, m.ops):
-        (x1, y1), (x2, y2) = _xy(m, a), _xy(m, b)
-        s = op_str(op)
-        w = 8.5 * len(s) + 8
-        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    for i, op in enumerate(m.ops):
+        x, y, w, h = op_box(m, i)
         c.open(class_="op")
-        c.rect(cx - w / 2, cy - 10, w, 20, rx=6, fill="#ffffff", stroke=GRID, stroke_width=1)
-        c.text(cx, cy + 5, s, size=14, weight="bold" if op[0] == "*" else None, fill=OP_COLOUR[op[0]])
+        c.rect(x, y, w, h, rx=6, fill="#ffffff", stroke=GRID, stroke_width=1)
+        c.text(x + w / 2, y + h / 2 + 5, op_str(op), size=14, weight="bold" if op[0] == "*" else None,
+               fill=OP_COLOUR[op[0]])
         c.close()
     for i, (a, b) in enumerate(steps):
         _step_number(c, m, a, b, i + 1, PRE if i < npre else WALK)
@@ -60,7 +61,7 @@ def draw(m: Maze, walk=None) -> str:
         x, y = _xy(m, v)
         c.circle(x, y, 10.5, fill=colour, stroke="#ffffff", stroke_width=2, class_="endpoint")
         c.text(x, y + 4.5, label, size=12, weight="bold", fill="#ffffff")
-    bottom = (m.height - 1) * L + 34
+    bottom = (m.height - 1) * L + 42  # below the bottom row's step badges
     if walk is None:
         note = "start S, goal G; the score starts at 1 and each edge's operation applies in walking order"
         if m.prefix:
@@ -85,11 +86,30 @@ def _step_line(c: Canvas, m: Maze, a: int, b: int, colour: str) -> None:
            marker_end=c.marker(f"maze-{colour[1:]}", colour, 14))
 
 
+def op_box(m: Maze, i: int) -> tuple[float, float, float, float]:
+    """(x, y, width, height) of edge i's operation label, centred on the edge."""
+    (x1, y1), (x2, y2) = _xy(m, m.edges[i][0]), _xy(m, m.edges[i][1])
+    w = 8.5 * len(op_str(m.ops[i])) + 8
+    return (x1 + x2) / 2 - w / 2, (y1 + y2) / 2 - OP_HALF, w, 2 * OP_HALF
+
+
+def badge_centre(m: Maze, a: int, b: int) -> tuple[float, float]:
+    """Where the number of the step along edge a-b goes (an edge is walked at most once): next to
+    the edge's operation label, BADGE_GAP from it — under it on a horizontal edge, right of it on a
+    vertical one — clear of the labels, the walk's arrows, the intersections and their numbers
+    (above left of each), and of every other badge."""
+    x, y, w, h = op_box(m, m.edges.index((min(a, b), max(a, b))))
+    if _xy(m, a)[1] == _xy(m, b)[1]:                      # horizontal
+        return x + w / 2, y + h + BADGE_GAP + BADGE_R
+    return x + w + BADGE_GAP + BADGE_R, y + h / 2
+
+
 def _step_number(c: Canvas, m: Maze, a: int, b: int, k: int, colour: str) -> None:
-    x, y, dx, dy = _unit(m, a, b)
-    px, py = x + dx * 0.25 * EDGE_LEN, y + dy * 0.25 * EDGE_LEN
-    c.circle(px, py, 7.5, fill=colour, stroke="#ffffff", stroke_width=1)
+    px, py = badge_centre(m, a, b)
+    c.open(class_="badge", data_step=str(k))
+    c.circle(px, py, BADGE_R, fill=colour, stroke="#ffffff", stroke_width=1)
     c.text(px, py + 3.3, str(k), size=8.5 if k < 100 else 7, weight="bold", fill="#ffffff")
+    c.close()
 
 
 def _trace(c: Canvas, m: Maze, steps, eid, top: float, npre: int) -> None:
@@ -113,4 +133,4 @@ def _trace(c: Canvas, m: Maze, steps, eid, top: float, npre: int) -> None:
         c.text(-EDGE_LEN / 3 + 56, y, "  ".join(chunk), size=12, anchor="start", class_="trace")
 
 
-__all__ = ["draw"]
+__all__ = ["draw", "op_box", "badge_centre"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..peg import Board, PegInstance, Solution, moves
-from .canvas import MUTED, Canvas
+from .canvas import MUTED, Canvas, text_width
 
 # ---- vocabulary -------------------------------------------------------------------------------
 BOARD_FILL, LINE = "#f6ead4", "#dcc9a6"        # the board and its jump lines
@@ -84,9 +84,10 @@ def _instance(inst: PegInstance) -> str:
     finish = (f"finish: {len(inst.finish)} peg{'s' * (len(inst.finish) > 1)} "
               f"(ringed green)" if inst.finish is not None else "finish: one peg anywhere")
     known = f", {inst.known_min_moves} moves published" if inst.known_min_moves is not None else ""
-    c.text(0, -d, f"{inst.name}  ·  board {b.name}, {b.n} holes, {len(inst.start)} pegs", size=15,
-           anchor="start", weight="bold")
-    c.text(0, -d + 18, finish + known, size=12, anchor="start", fill=MUTED)
+    left = -0.62 * d                       # the board's left edge: the text lines up with it
+    c.text(left, -d, f"{inst.name}  ·  board {b.name}, {b.n} holes, {len(inst.start)} pegs",
+           size=15, anchor="start", weight="bold")
+    c.text(left, -d + 18, finish + known, size=12, anchor="start", fill=MUTED)
     oy = 0.6 * d
     _board(c, b, pos, 0, oy, d)
     if inst.finish is not None:
@@ -96,7 +97,7 @@ def _instance(inst: PegInstance) -> str:
     _holes(c, pos, 0, oy, d, inst.start)
     if inst.first_jump is not None:
         a, t = inst.first_jump
-        c.text(0, oy + max(p[1] for p in pos.values()) + 1.3 * d, f"first jump {a}→{t} (arrow)",
+        c.text(left, oy + max(p[1] for p in pos.values()) + 1.3 * d, f"first jump {a}→{t} (arrow)",
                size=12, anchor="start", fill=ARROW)
         _arrow(c, [pos[a], pos[t]], 0, oy, d, cls="first-jump")
     _numbers(c, pos, 0, oy, d, inst.start)
@@ -152,7 +153,9 @@ def _strip(inst: PegInstance, solution: Solution) -> str:
             label = "end" + ("" if inst.finish is None or pegs == set(inst.finish) else " (finish not met)")
         else:
             label = f"{i + 1}: " + "→".join([str(mv[0][0])] + [str(j[2]) for j in mv])
-        c.text(px + pw / 2, py + head - 8, label, size=12, weight="bold" if mv else None)
+        weight = "bold" if mv else None      # a long jump chain's label shrinks to its panel
+        size = min(12.0, 12.0 * pw / text_width(label, 12, weight))
+        c.text(px + pw / 2, py + head - 8, label, size=size, weight=weight, class_="move-label")
         _board(c, b, pos, ox, oy, d)
         if mv is None:
             if inst.finish is not None:

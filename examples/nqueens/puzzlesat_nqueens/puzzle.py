@@ -1,7 +1,7 @@
 """N-queens: the rules, instances, the independent checker, the JSON form and a picture.
 
 The contract's members (puzzlesat.core.family.Puzzle): KIND, SENSE, catalogue, from_toml, check,
-solution_json, solution_from_json, describe; optional: solution_key, render, svg.
+solution_json, solution_from_json, describe; optional: solution_key, render, svg, to_toml.
 Published counts (OEIS A000170, solutions of the empty n x n board): 1, 0, 0, 2, 10, 4, 40, 92,
 352, 724, 2680, 14200 for n = 1..12.
 
@@ -119,6 +119,14 @@ def from_toml(data: dict, src: Source) -> Queens:
     if not isinstance(name, str):
         raise src.error("expected a string", field="name")
     return Queens(name, n, tuple(sorted((r, c) for r, c in fixed)))
+
+
+def to_toml(inst: Queens) -> str:
+    """The instance as TOML text that from_toml reads back (optional member: how a campaign job
+    carries the instance to its process)."""
+    import json
+    return (f'kind = "nqueens"\nname = {json.dumps(inst.name)}\nn = {inst.n}\n'
+            f"fixed = {[list(p) for p in inst.fixed]}\n")
 
 
 def catalogue() -> dict[str, Callable[[], Queens]]:
