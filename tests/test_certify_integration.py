@@ -310,6 +310,11 @@ def test_campaign_store_has_a_certificate_column_and_the_report_counts_certified
     assert cert["verdict"] == "VERIFIED" and len(cert["proofs"]) == 2 and got["sat"]["count"] == 18
     rep = json.loads(_cli("campaign", "report", "--store", str(db), "--json").stdout)
     assert rep["configs"]["sat"]["certified"] == 1 and rep["configs"]["native"]["certified"] == 0
+    text = _cli("campaign", "report", "--store", str(db)).stdout
+    assert "certified" in text
+    page = tmp_path / "report.html"
+    assert _cli("campaign", "report", "--store", str(db), "--html", str(page)).returncode == 0
+    assert '"certified":"VERIFIED"' in page.read_text()  # the page's data, per run
     # a store written before the column existed gets it on open (its rows: NULL)
     con = sqlite3.connect(db)
     with con:

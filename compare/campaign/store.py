@@ -81,7 +81,7 @@ OPTIONAL_TEXT = ("certified",)  # columns a store may carry beyond COLUMNS (the 
 REQUIRED = ("key", "campaign", "instance", "instance_hash", "family", "config", "config_spec",
             "engine", "options", "task", "repeat", "time_limit", "memory_limit_mb", "precheck",
             "status", "termination")
-JSON_OBJECTS = ("options", "stats", "params")
+JSON_OBJECTS = ("options", "stats", "params", "certificate")
 WORDS = {"status": STATUSES, "task": TASKS, "termination": TERMINATIONS}
 
 
