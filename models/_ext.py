@@ -281,6 +281,9 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         cert = {"claim": claim, "proofs": proofs, "folder": folder,
                 "trusted": f"the CNF of the {hook} formulation states the puzzle; bounds below the "
                            "formulation's lower bound (ascending search) rest on that bound"}
+        if not proofs and out.status is Status.OPTIMAL:
+            cert = {"verdict": "NOT-CERTIFIABLE", "reason": f"the optimum {out.objective} is the "
+                    "formulation's lower bound: no decision call was refuted (the bound is the argument)"}
     return replace(out, params=params, certificate=cert)
 
 

@@ -144,6 +144,10 @@ def test_ext_dimacs_cadical_writes_checked_proofs(tmp_path):
                  proof_dir=str(tmp_path))
     assert (r.status, r.objective) == (Status.OPTIMAL, 7)
     _verified(r, 1)
+    easy = ps.solve(ps.load("sliding/8-easy"), "ext:dimacs", "optimize", certify=True,
+                    proof_dir=str(tmp_path))  # optimum 2 = the Manhattan bound: nothing refuted
+    assert (easy.status, easy.objective) == (Status.OPTIMAL, 2)
+    assert easy.certificate["verdict"] == "NOT-CERTIFIABLE" and "lower bound" in easy.certificate["reason"]
 
 
 # ---- refusals ------------------------------------------------------------------------------------
