@@ -28,12 +28,12 @@ never passes the bound, so counting refuses dual search (the caller falls back t
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, objmode
 
+from .live import tick
 from .sliding_tables import pc16
 
 CHECK_EVERY = (1 << 20) - 1
@@ -204,7 +204,7 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
         nodes += 1
         if (nodes & CHECK_EVERY) == 0:
             with objmode(now="float64"):
-                now = time.monotonic()
+                now = tick(nodes)
             if now > deadline:
                 counters[0] += nodes
                 counters[1] = next_bound

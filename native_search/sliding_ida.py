@@ -27,6 +27,7 @@ from ..core.result import Context, Status
 from ..core.procs import die_with_parent
 from ..puzzles.sliding import Sliding, infeasible_reason
 
+from .live import reporting, tick
 from .sliding_dida import DUAL_LOOKUP, DUAL_NAMES, DUAL_OFF, DUAL_SEARCH, dfs, heuristic2, replay
 from .sliding_dida import tables as dida_tables
 from .sliding_tables import pc16, tables
@@ -171,7 +172,7 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, prev_blan
         nodes += 1
         if (nodes & CHECK_EVERY) == 0:
             with objmode(now="float64"):
-                now = time.monotonic()
+                now = tick(nodes)
             if now > deadline:
                 counters[0] += nodes
                 counters[1] = next_bound
@@ -543,8 +544,11 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
         elif processes > 1 and bound > split_depth:
             sols, k_nodes, nxt, expired = _iteration_parallel(pr, bound, not count, processes, deadline,
                                                               split_depth)
-        else:
-            sols, k_nodes, nxt, expired = pr.run(pr.start, bound, not count, -1, deadline)
+        else:  # one process: the kernel's node count shows live during a long iteration
+            def live(n: int, bound: int = bound, base: int = nodes) -> None:
+                ctx.progress(bound=bound, nodes=base + n, elapsed=round(time.perf_counter() - t0, 2))
+            with reporting(live):
+                sols, k_nodes, nxt, expired = pr.run(pr.start, bound, not count, -1, deadline)
         nodes += k_nodes
         iters.append(k_nodes)
         ctx.progress(bound=bound, nodes=nodes, elapsed=round(time.perf_counter() - t0, 2))

@@ -393,3 +393,22 @@ def test_mirror_lookup_prunes_more_and_agrees():
     a = solve(FAM, inst, "native", "optimize", options={"pdb": "555", "mirror": False})
     b = solve(FAM, inst, "native", "optimize", options={"pdb": "555"})
     assert a.objective == b.objective == 42 and b.stats["nodes"] < a.stats["nodes"]
+
+
+def test_live_node_count_refreshes_inside_an_iteration(monkeypatch):
+    """The status line's node count moves during a long iteration (iddfs looked frozen between
+    iterations): with the refresh interval at 0, the long iterations of 8-hardest (31 moves; bound 29
+    alone generates millions of nodes) report growing counts before they end, the answer unchanged."""
+    from puzzlesat.core.result import Context, Task
+    from puzzlesat.native_search import live
+    from puzzlesat.native_search.sliding import run_iddfs
+    monkeypatch.setattr(live, "REFRESH", 0.0)
+    seen = []
+    inst = load_instance("sliding/8-hardest")[1]
+    o = run_iddfs(inst, Task.FEASIBLE, Context(options={}, progress=lambda f: seen.append(dict(f))))
+    assert o.status is Status.OPTIMAL and len(o.solutions[0]) == 31
+    nodes = [f["nodes"] for f in seen]
+    assert nodes == sorted(set(nodes)), nodes  # never back, never the same twice
+    per_bound = {b: sum(f["bound"] == b for f in seen) for b in range(1, 32, 2)}
+    assert per_bound[29] >= 3, per_bound  # live reports inside bound 29, then its end
+    assert live._state["hook"] is None  # the hook is this iteration's only
