@@ -23,6 +23,7 @@ the family registry), `puzzlesat.compare` (plan, runner, cross-validation, lab, 
 `puzzlesat.cli` (the command line), `puzzlesat.engine` (helpers for your own engines).
 """
 from . import compare  # the subpackage, callable as the function compare(instance, engines, ...)
+from . import certify  # the subpackage, callable as the function certify(cnf, proof, ...)
 from .compare.api import (EngineInfo, Model, catalogue, check, engines, load, model, solve,
                           svg)
 from .compare.crossval import Comparison, Verdict
@@ -34,7 +35,7 @@ from .core.result import CheckError, Context, InputError, Outcome, Result, Statu
 from .families.registry import (family_of, register_engine, register_family, unregister_engine,
                                 unregister_family)
 
-__all__ = ["load", "solve", "compare", "engines", "catalogue", "check", "svg", "model", "Model",
+__all__ = ["load", "solve", "compare", "certify", "engines", "catalogue", "check", "svg", "model", "Model",
            "family_of", "register_engine", "unregister_engine", "register_family",
            "unregister_family", "UserEngine", "Option", "Engine", "Family", "EngineInfo",
            "Result", "Comparison", "Verdict", "Status", "Task", "Outcome", "Context", "InputError",

@@ -24,18 +24,49 @@ from .display import out
               "cpsat-pb, lp, mps (CP-SAT engines; lp/mps only for a linear model)")
 @click.option("-o", "--output", required=True, help="output file (FILE.map.json is written beside it)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
-def export_cmd(instance, config, task, bound, fmt, output, as_json) -> None:
+@click.option("--proof", default=None, metavar="FILE", help="with --format dimacs: also solve the "
+              "CNF with a proof-logging solver; for UNSAT its proof is written to FILE and checked "
+              "(puzzlesat.certify)")
+@click.option("--proof-solver", default="cadical195", show_default=True,
+              help="with --proof: cadical195 (binary DRAT), glucose4, lingeling (text DRUP), "
+                   "cpsat (LRAT) or ext:CMD (e.g. ext:cadical)")
+def export_cmd(instance, config, task, bound, fmt, output, as_json, proof, proof_solver) -> None:
     """Write the model of one configuration on INSTANCE to a file, with a variable map."""
     cfg = parse_config(config)
     if fmt not in FORMATS:
         raise InputError(f"unknown export format '{fmt}'; known: " + ", ".join(FORMATS))
+    if proof is not None:
+        from ..models.proofs import proof_capable
+        if fmt != "dimacs":
+            raise InputError(f"--proof needs --format dimacs (a refutation of a CNF), not {fmt}")
+        reason = proof_capable(proof_solver)
+        if reason:
+            raise InputError(reason)
     fam, inst = load_instance(instance)
     s = export(fam, inst, cfg, fmt, output, task or fam.tasks[0], bound)
+    if proof is not None:
+        from ..models.proofs import prove
+        run = prove(output, proof, solver=proof_solver)
+        s["proof"] = {"solver": proof_solver, "answer": run.status, "solve_seconds": run.solve_seconds,
+                      "file": str(run.proof) if run.proof else None}
+        if run.proof is not None:
+            c = run.certify()
+            s["proof"].update(verdict=c.verdict.value, reason=c.reason, lemmas=c.lemmas,
+                              checker_seconds=c.checker_seconds, sha256=c.sha256)
     if as_json:
         print(json.dumps(s))
     else:
         size = ", ".join(f"{s[k]} {k.replace('_', ' ')}" for k in ("vars", "clauses", "constraints") if k in s)
         print(f"{s['instance']} {s['config']} ({s['bound_text']}): {fmt} {size} -> {s['file']} (+ .map.json)")
+        if proof is not None:
+            p = s["proof"]
+            if p["file"] is None:
+                print(f"{proof_solver}: {p['answer']} in {p['solve_seconds']} s CPU: satisfiable, "
+                      "no refutation (no proof written)")
+            else:
+                print(f"{proof_solver}: UNSAT in {p['solve_seconds']} s CPU; proof -> {p['file']}: "
+                      f"{p['verdict']} ({p['lemmas']} lemmas, checked in {p['checker_seconds']} s CPU)"
+                      + (f": {p['reason']}" if p["reason"] else ""))
     if s.get("note"):
         print(f"puzzlesat: note: {s['note']}", file=sys.stderr)
 

@@ -255,6 +255,8 @@ def solve(instance, engine, picture, allow_code, task, time_limit, memory_limit,
                  memory_limit_mb=_memory(memory_limit), precheck=not no_precheck,
                  origins=origins, allow_code=allow_code)  # input errors now
     engine = configs[0]
+    if run.extra.get("certify_refused"):  # asked to certify what no proof can back: bad input
+        raise InputError("NOT-CERTIFIABLE: " + run.extra["certify_refused"])
     try:
         with _live(f"{inst.name} {run.label}") as live:
             r = api.solve(inst, engine, task, time_limit=time_limit, precheck=not no_precheck,
@@ -269,6 +271,17 @@ def solve(instance, engine, picture, allow_code, task, time_limit, memory_limit,
         if r.solutions:
             out.print(_render_solution(fam, inst, r.solutions[0]), markup=False)
         out.print(f"params: {json.dumps(r.params, default=str)}", markup=False)
+        if r.certificate:
+            c = r.certificate
+            line = f"certificate: {c.get('verdict')}"
+            if c.get("proofs"):
+                line += (f" ({len(c['proofs'])} proof(s), {c.get('lemmas')} lemmas, "
+                         f"{c.get('proof_bytes')} bytes, checked in {c.get('checker_seconds')} s CPU; "
+                         f"folder {c.get('folder')})")
+            out.print(line, markup=False)
+            for k in ("claim", "reason", "trusted"):
+                if c.get(k):
+                    out.print(f"  {k}: {c[k]}", markup=False)
     if picture is not None:
         if not r.solutions:
             err.print(f"no solution ({r.status}): the picture shows the instance", markup=False)
@@ -354,7 +367,7 @@ def compare(instances, engine_list, jobs, fmt, allow_code, task, time_limit, mem
         else:
             out.print(_table(f"{label}  task={ftask}", c.results))
             color = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}[c.verdict.value]
-            out.print(f"verdict: [{color}]{c.verdict}[/]")
+            out.print(f"verdict: [{color}]{escape(c.verdict_text())}[/]")
             for reason in c.reasons:
                 out.print(f"  - {reason}", markup=False)
             out.print()
@@ -370,9 +383,11 @@ def generate() -> None:
     """Generate random instances (per family)."""
 
 
+from .certify import certify_cmd  # noqa: E402  (proof checking)
 from .export import export_cmd, stats_cmd  # noqa: E402  (formulation lab commands)
 from .lab import bench_cmd, lab_cmd  # noqa: E402
 
+cli.add_command(certify_cmd)
 cli.add_command(export_cmd)
 cli.add_command(stats_cmd)
 cli.add_command(lab_cmd)

@@ -37,7 +37,20 @@ class Comparison:
         first = self.results[0] if self.results else None
         return {"instance": self.instance, "family": first.family if first else None,
                 "task": str(self.task), "verdict": str(self.verdict), "reasons": self.reasons,
+                "certified": self.certified,
                 "results": [r.to_record(max_solutions) for r in self.results]}
+
+    @property
+    def certified(self) -> list[str]:
+        """The configurations whose answer carries a VERIFIED certificate (runs with certify)."""
+        return [r.label for r in self.results if r.certified]
+
+    def verdict_text(self) -> str:
+        """The verdict, with '+ certified (...)' when the engines agree and some answer is proved
+        by a checked proof."""
+        if self.verdict is Verdict.AGREE and self.certified:
+            return f"AGREE + certified ({', '.join(self.certified)})"
+        return str(self.verdict)
 
     def table_model(self) -> Table:
         """The comparison as a table model (compare/tables.py): one row per result, the fastest
@@ -64,7 +77,8 @@ class Comparison:
         the checker), failed, seconds, reason."""
         return [{"config": r.label, "engine": r.engine, "status": r.status.value, "objective": r.objective,
                  "count": r.count, "checked": r.checked, "failed": r.failed,
-                 "seconds": round(r.seconds, 4), "reason": r.reason}
+                 "seconds": round(r.seconds, 4), "reason": r.reason,
+                 "certificate": (r.certificate or {}).get("verdict")}
                 for r in self.results]
 
 

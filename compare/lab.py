@@ -7,7 +7,8 @@ Vocabulary:
     record          the run's Result record (`Result.to_record`, solutions left out) plus the lab's
                     `repeat`, `seed` and `finished`; model size (vars, clauses or constraints, as
                     the engine reports the model it solved last) and solver effort (conflicts;
-                    decisions for SAT, branches for CP-SAT) are read from its stats as numbers
+                    decisions for SAT, branches for CP-SAT) are read from its stats as numbers;
+                    with certify, the certificate's verdict, proof bytes and checker CPU seconds
     finished        the run proved its answer within its time limit: a run that ends after the
                     limit (a solver that ignores interrupts runs into the grace period) counts as
                     unsolved in the table, as in campaign reports (`over_limit`)
@@ -59,12 +60,20 @@ class ConfigRow:
                 "conflicts": _median(r["conflicts"] for r in self.runs),
                 "decisions": _median(r["decisions"] for r in self.runs),
                 "branches": _median(r["branches"] for r in self.runs),
+                "certificate": last["certificate_verdict"],
+                "proof_bytes": _median(r["proof_bytes"] for r in self.runs),
+                "check_seconds": _fmedian(r["check_seconds"] for r in self.runs),
                 "best": self.best}
 
 
 def _median(xs) -> int | None:
     xs = [x for x in xs if x is not None]
     return int(statistics.median(xs)) if xs else None
+
+
+def _fmedian(xs) -> float | None:
+    xs = [x for x in xs if x is not None]
+    return round(statistics.median(xs), 4) if xs else None
 
 
 def _int(v: Any) -> int | None:
@@ -84,6 +93,9 @@ def record(r: Result, seed: int | None, repeat: int) -> dict[str, Any]:
                conflicts=_int(st.get("conflicts")) if solver else None,
                decisions=_int(st.get("sat_decisions", st.get("decisions"))) if solver else None,
                branches=_int(st.get("branches")) if solver else None, nodes=_int(st.get("nodes")))
+    cert = r.certificate or {}  # runs with certify: the verdict, proof bytes, checker CPU seconds
+    rec.update(certificate_verdict=cert.get("verdict"), proof_bytes=_int(cert.get("proof_bytes")),
+               check_seconds=cert.get("checker_seconds"))
     return rec
 
 
@@ -148,7 +160,11 @@ def lab_table(rep: dict[str, Any]) -> Table:
     and is unsolved); the best configuration's median time is marked."""
     def n(v):
         return cell(v, "int")
-    t = Table("lab", list(LAB_COLUMNS),
+    certs = any(s.get("certificate") for s in rep["configs"])  # runs asked to certify
+    cols = list(LAB_COLUMNS)
+    if certs:
+        cols[-1:-1] = [Column("certificate"), Column("proof bytes", "int"), Column("check s", "seconds")]
+    t = Table("lab", cols,
               key={"instance": rep["instance"], "task": rep["task"], "verdict": rep["verdict"]},
               notes=list(rep["reasons"]))
     t.params = {"task": rep["task"], "time limit (s)": rep.get("time_limit"), "repeat": rep.get("repeat")}
@@ -172,7 +188,10 @@ def lab_table(rep: dict[str, Any]) -> Table:
               cell(s["median_seconds"], "seconds", best=s["best"]), cell(spread),
               n(s["conflicts"]), n(effort),
               cell(solved, "int", None if solved is None else f"{solved}/{s['runs']}"),
-              n(s["runs"]), n(late), cell(s["best"], "mark"))
+              n(s["runs"]), n(late),
+              *((cell(s.get("certificate")), n(s.get("proof_bytes")),
+                 cell(s.get("check_seconds"), "seconds")) if certs else ()),
+              cell(s["best"], "mark"))
     return t
 
 

@@ -272,7 +272,19 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
                              + ", ".join(map(str, e.tasks)) + ")")
     t = check_time_limit(time_limit)
     m = check_memory_limit(memory_limit_mb)
-    per = split_options([e for e, _ in pairs], options or {}, [c.name for _, c in pairs])
+    options = dict(options or {})
+    cert = options.pop("certify", None)  # engines without proof logging: NOT-CERTIFIABLE, not an error
+    per = split_options([e for e, _ in pairs], options, [c.name for _, c in pairs])
+    refused: dict[int, str] = {}
+    for i, (e, c) in enumerate(pairs):
+        given = c.opts.get("certify", per[i].get("certify", cert))
+        if e.option("certify") is not None or e.free_options:  # a function engine takes any option
+            if cert is not None:
+                per[i].setdefault("certify", cert)
+        elif given is not None:
+            per[i].pop("certify", None)
+            if _truthy(given):
+                refused[i] = certify_refusal(fam, e)
     identity = {o.name for e in fam.all_engines() for o in e.options if o.identity}
     for (e, c), shared in zip(pairs, per):
         for key in identity & (set(shared) | set(c.opts)):
@@ -282,18 +294,48 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
                                  "which solutions count as different: it would answer another "
                                  "question (declare the option in the engine, or leave it out)")
     runs = []
-    for (e, c), shared, o in zip(pairs, per, origins):
-        opts = e.resolve_options({**shared, **c.opts}, task)
-        run = Run(fam, inst, e, task, opts, t, m, precheck, c.name, c.spec,
+    for i, ((e, c), shared, o) in enumerate(zip(pairs, per, origins)):
+        opts = e.resolve_options({**shared, **{k: v for k, v in c.opts.items()
+                                               if k != "certify" or i not in refused}}, task)
+        extra = {"certify_refused": refused[i]} if i in refused else {}
+        run = Run(fam, inst, e, task, opts, t, m, precheck, c.name, c.spec, extra,
                   user_code=code_of(fam, e, opts))
         admit(run, o, allow_code)
         runs.append(run)
+    for r in runs:
+        if r.options.get("certify") and "solver" in r.options:
+            from ..families.options import PROOF_SOLVERS
+            if r.options["solver"] not in PROOF_SOLVERS:
+                raise InputError(f"certify: SAT solver '{r.options['solver']}' of engine "
+                                 f"{r.engine.name} cannot log proofs; proof-logging solvers: "
+                                 + ", ".join(PROOF_SOLVERS))
     for r in runs:
         if machine:
             r.engine.check_available(r.options)
         if r.engine.validate is not None:
             r.engine.validator()(inst, r.options)
     return runs
+
+
+def _truthy(v: Any) -> bool:
+    """An option value meaning yes (True, 1, 'true', 'yes', 'on')."""
+    return v is True or (isinstance(v, (int, float)) and bool(v)) or (
+        isinstance(v, str) and v.lower() in ("1", "true", "yes", "on"))
+
+
+def certify_refusal(fam: Family, e: Engine) -> str:
+    """Why engine `e` cannot certify its answers (it has no `certify` option)."""
+    if e.name.startswith("native"):
+        why = "a native search writes no proof (its answers are cross-validated, not certified)"
+    elif e.name.startswith("cpsat"):
+        why = ("CP-SAT with linear constraints: its LRAT proof logging covers pure clause models "
+               "only")
+    else:
+        why = "it has no proof logging (no certify option)"
+    able = [x.name for x in fam.all_engines() if x.option("certify") is not None]
+    return (f"engine {e.name} cannot certify: {why}; "
+            + (f"engines of {fam.name} that can: {', '.join(able)}" if able
+               else f"family {fam.name} has no engine that logs proofs"))
 
 
 def plan_one(fam: Family, inst: Any, engine: str | Config | Engine | Callable,

@@ -77,9 +77,13 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
     t0 = time.perf_counter()
     reason = fam.infeasible_reason(inst) if run.precheck else None
     if reason is not None:
+        cert = None
+        if opts.get("certify") or run.extra.get("certify_refused"):
+            cert = {"verdict": "NOT-CERTIFIABLE", "reason": f"proved by the family's invariant "
+                    f"check before any solver call ({reason}), not by a proof"}
         return Result(name, fam.name, eng.name, task, Status.INFEASIBLE, None,
                       0 if task is Task.COUNT else None, [], time.perf_counter() - t0, params,
-                      {}, reason, 0, config, 0, fam, inst)
+                      {}, reason, 0, config, 0, cert, fam, inst)
     tally = (_StreamCount(fam, inst, eng.identity(opts))
              if task is Task.COUNT and fam.streamed_count else None)
     if isolate:
@@ -100,7 +104,69 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
             streamed = tally.kept  # the engine returned its solutions after all: check those
         res = _checked(fam, inst, eng, task, out, streamed, time.perf_counter() - t0, params, stats)
     res.config, res.fam, res.inst = config, fam, inst
+    if run.extra.get("certify_refused"):
+        res.certificate = {"verdict": "NOT-CERTIFIABLE", "reason": run.extra["certify_refused"]}
+    elif opts.get("certify"):
+        res.certificate = check_certificate(out.certificate, res)
+        if res.certificate.get("verdict") == "REJECTED":
+            res.status = Status.ERROR
+            res.reason = "certificate REJECTED: " + str(res.certificate.get("reason"))
     return res
+
+
+def check_certificate(claimed: dict | None, res: Result) -> dict:
+    """The engine's certificate checked here, in the runner, after the engine returned: every
+    proof against its CNF by `puzzlesat.certify` (VERIFIED only if all are), the claim matched to
+    the result (a count's blocking clauses number the solutions counted). REJECTED makes the
+    result ERROR (the caller's job); an answer no proof can back is NOT-CERTIFIABLE with the reason."""
+    from ..certify import certify
+    if res.status is Status.FEASIBLE or (res.status is Status.OPTIMAL and res.task is Task.FEASIBLE):
+        return {"verdict": "NOT-CERTIFIABLE", "reason": "a FEASIBLE answer is backed by its solution "
+                "(checked by the family's checker): there is nothing to refute"}
+    if res.status not in (Status.OPTIMAL, Status.INFEASIBLE):
+        return {"verdict": "NOT-CERTIFIABLE", "reason": f"the answer is {res.status}: nothing was proved"}
+    if not claimed:
+        return {"verdict": "NOT-CERTIFIABLE", "reason": "the engine returned no certificate"}
+    if claimed.get("verdict") == "NOT-CERTIFIABLE":
+        return {"verdict": "NOT-CERTIFIABLE", "reason": claimed.get("reason")}
+    cert = {"verdict": "VERIFIED", "reason": None, "claim": claimed.get("claim"),
+            "trusted": claimed.get("trusted"), "folder": claimed.get("folder")}
+    proofs = list(claimed.get("proofs") or ())
+    problems = []
+    if not proofs:
+        problems.append("no proof for the claim")
+    if res.task is Task.COUNT and claimed.get("blocking") != res.count:
+        problems.append(f"the refuted CNF blocks {claimed.get('blocking')} solutions, the count is {res.count}")
+    checked = []
+    for i, p in enumerate(proofs, 1):
+        entry = {"claim": p.get("claim"), "solver": p.get("solver"), "format": p.get("format")}
+        try:
+            c = certify(p["cnf"], p["proof"], format=p.get("format") or "auto")
+        except Exception as e:  # malformed or missing files: the proof does not stand
+            entry.update(verdict="REJECTED", reason=str(e))
+        else:
+            j = c.to_json()
+            entry.update(verdict=j["verdict"], reason=j["reason"], files=j["files"], sha256=j["sha256"],
+                         lemmas=j["lemmas"], checker_seconds=j["checker_seconds"],
+                         proof_bytes=os.path.getsize(p["proof"]))
+            if "solve_seconds" in p:
+                entry["solve_seconds"] = p["solve_seconds"]
+        if entry["verdict"] != "VERIFIED":
+            problems.append(f"proof {i} ({p.get('claim')}): {entry['reason']}")
+        checked.append(entry)
+    formats = sorted({e["format"] for e in checked if e.get("format")})
+    cert.update(format="+".join(formats) or None, proofs=checked,
+                lemmas=sum(e.get("lemmas") or 0 for e in checked),
+                proof_bytes=sum(e.get("proof_bytes") or 0 for e in checked),
+                checker_seconds=round(sum(e.get("checker_seconds") or 0.0 for e in checked), 3))
+    if len(checked) == 1:
+        cert.update(files=checked[0].get("files", {}), sha256=checked[0].get("sha256", {}))
+    else:
+        cert.update(files={f"{i}.{k}": v for i, e in enumerate(checked, 1) for k, v in e.get("files", {}).items()},
+                    sha256={f"{i}.{k}": v for i, e in enumerate(checked, 1) for k, v in e.get("sha256", {}).items()})
+    if problems:
+        cert.update(verdict="REJECTED", reason="; ".join(problems))
+    return cert
 
 
 def _memory_outcome(what: str) -> Outcome:

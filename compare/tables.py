@@ -309,7 +309,11 @@ def results_table(title: str, results: list, key: dict[str, str] | None = None,
     """One row per checked Result (solve, compare). A result that ended after its time limit
     says `(over limit)` in its status; with `best`, the fastest result that finished within its
     limit is marked best."""
-    t = Table(title, list(RESULT_COLUMNS), key=dict(key or {}), params=dict(params or {}))
+    certs = any(getattr(r, "certificate", None) for r in results)  # runs asked to certify
+    cols = list(RESULT_COLUMNS)
+    if certs:
+        cols.insert(5, Column("certificate"))
+    t = Table(title, cols, key=dict(key or {}), params=dict(params or {}))
     fastest = None
     if best:
         done = [r for r in results if r.finished() and not r.over_limit()]
@@ -317,10 +321,12 @@ def results_table(title: str, results: list, key: dict[str, str] | None = None,
     for r in results:
         late = r.over_limit()
         checked = f"{r.checked}" + (f" ({r.failed} failed)" if r.failed else "")
+        cert = (cell((r.certificate or {}).get("verdict")),) if certs else ()
         t.add(cell(r.label), cell(str(r.status), "status", str(r.status) + (" (over limit)" if late else "")),
               cell(r.objective, "int", None if r.objective is None else str(r.objective)),
               cell(r.count, "int", None if r.count is None else str(r.count)),
-              cell(r.checked, "int", checked), cell(round(r.seconds, 4), "seconds", best=r is fastest),
+              cell(r.checked, "int", checked), *cert,
+              cell(round(r.seconds, 4), "seconds", best=r is fastest),
               cell(int(late), "int"), cell(size_text(r.stats)), cell(note_text(r)))
     return t
 

@@ -83,7 +83,10 @@ class Outcome:
     are distinct), and `count` equals their number. `stats` carries engine figures (nodes, model
     size as numbers `vars`, `clauses`, `constraints`, layer sizes); `params` the solver
     parameters the engine pinned (recorded with the result); `reason` says why (e.g. "parity" for
-    an unsolvable sliding position).
+    an unsolvable sliding position). `certificate` (engines run with `certify=True`): the proofs
+    of its UNSAT calls, *unchecked* — {"claim", "proofs": [{"claim", "cnf", "proof", "format",
+    "solver"}], "trusted", "blocking"} or {"verdict": "NOT-CERTIFIABLE", "reason"}; the runner
+    checks every proof and puts the checked certificate in the Result.
     """
 
     status: Status
@@ -93,6 +96,7 @@ class Outcome:
     stats: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    certificate: dict[str, Any] | None = None
 
 
 class Context:
@@ -142,7 +146,7 @@ class Context:
 # the fields of a record, in order (the CLI's `solve --json`, the campaign store, lab, bench)
 RECORD_FIELDS = ("instance", "family", "engine", "config", "task", "status", "objective", "count",
                  "solutions", "solutions_checked", "solutions_failed", "seconds", "over_limit",
-                 "params", "stats", "reason")
+                 "params", "stats", "reason", "certificate")
 
 
 @dataclass
@@ -169,8 +173,14 @@ class Result:
     checked: int = 0           # solutions that went through the checker
     config: str | None = None  # the configuration's name when it is more than the engine name
     failed: int = 0            # solutions the checker refused (the result is then ERROR)
+    certificate: dict[str, Any] | None = None  # the checked certificate (runs with certify=True)
     fam: Any = field(default=None, repr=False, compare=False)
     inst: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def certified(self) -> bool:
+        """True when the answer's every proof was checked VERIFIED (`certificate`)."""
+        return bool(self.certificate) and self.certificate.get("verdict") == "VERIFIED"
 
     @property
     def label(self) -> str:
@@ -205,7 +215,8 @@ class Result:
                 "objective": self.objective, "count": self.count, "solutions": list(sols),
                 "solutions_checked": self.checked, "solutions_failed": self.failed,
                 "seconds": round(self.seconds, 4), "over_limit": self.over_limit(),
-                "params": self.params, "stats": self.stats, "reason": self.reason}
+                "params": self.params, "stats": self.stats, "reason": self.reason,
+                "certificate": self.certificate}
 
     def to_json(self, fam: Any = None, inst: Any = None, max_solutions: int | None = None) -> dict[str, Any]:
         """The record as `solve --json` prints it (`to_record`)."""
@@ -227,7 +238,7 @@ class Result:
                    dict(rec.get("stats") or {}), rec.get("reason"),
                    int(rec.get("solutions_checked") or 0),
                    rec["config"] if rec.get("config") != rec["engine"] else None,
-                   int(rec.get("solutions_failed") or 0), fam, inst)
+                   int(rec.get("solutions_failed") or 0), rec.get("certificate"), fam, inst)
 
     def _repr_html_(self) -> str:
         """Jupyter: the result as a small HTML table (every text escaped, no script), with the

@@ -34,11 +34,30 @@ def _incremental_to_count(solver: str, task: Task, engine: str) -> None:
                          + ", ".join(s for s in SAT_SOLVERS if s not in SAT_NON_INCREMENTAL))
 
 
+# python-sat solvers that log proofs (with_proof=True; models/proofs.py)
+PROOF_SOLVERS = ("cadical195", "glucose4", "lingeling")
+
+
+def _proof_dir(value: str, engine: str) -> None:
+    import os
+    if value and not os.path.isdir(value):
+        raise InputError(f"option proof_dir={value!r} of engine {engine}: no such folder")
+
+
+CERTIFY_OPTIONS = (
+    Option("certify", False, "write the CNF and the solver's proof of every UNSAT call into a run "
+           "folder; the runner checks each proof (puzzlesat.certify) and the result carries the "
+           "certificate (solvers: " + ", ".join(PROOF_SOLVERS) + ")", flag=True, since="0.3"),
+    Option("proof_dir", "", "with certify: the folder in which the run folder is made (default: "
+           "the system's temporary folder)", check=_proof_dir, since="0.3"),
+)
+
 SAT_OPTIONS = (
     Option("solver", "cadical195", "python-sat solver", SAT_SOLVERS,
            task_check=_incremental_to_count),
     Option("encoding", "seqcounter", "cardinality encoding (pysat.card.EncType name); pairwise, "
            "ladder and bitwise encode at-most-one only", SAT_ENCODINGS),
+    *CERTIFY_OPTIONS,
 )
 
 

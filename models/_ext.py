@@ -156,11 +156,20 @@ def check_command(cmd: str, engine: str = "ext:dimacs") -> None:
                                       if "PATH" in e.message else "")) from None
 
 
-def run_external(cmd: str, cnf_path: str, timeout: float | None) -> tuple[str, list[int], dict]:
+def run_external(cmd: str, cnf_path: str, timeout: float | None,
+                 proof_path: str | None = None) -> tuple[str, list[int], dict]:
     """Run `cmd` on the DIMACS file; (SAT | UNSAT | UNKNOWN, model, info). A time limit is UNKNOWN;
-    ValueError with the reason for a crash or unparseable output."""
+    ValueError with the reason for a crash or unparseable output. `proof_path`: where the program
+    writes its DRAT proof (placeholder {proof}, else appended after the CNF path: `cadical CNF PROOF`)."""
     check_command(cmd)
     argv = shlex.split(cmd)
+    if proof_path is not None:
+        if any("{proof}" in a for a in argv):
+            argv = [a.replace("{proof}", proof_path) for a in argv]
+            proof_path = None
+        elif any("{cnf}" in a for a in argv):
+            raise InputError(f"certify: command {cmd!r} places the CNF with {{cnf}}; place the proof "
+                             "file with {proof} too")
     model_path = None
     if any("{model}" in a for a in argv):
         model_path = cnf_path + ".model"
@@ -168,6 +177,8 @@ def run_external(cmd: str, cnf_path: str, timeout: float | None) -> tuple[str, l
         argv = [a.replace("{cnf}", cnf_path) for a in argv]
     else:
         argv.append(cnf_path)
+    if proof_path is not None:
+        argv.append(proof_path)
     if model_path:
         argv = [a.replace("{model}", model_path) for a in argv]
     t0 = time.perf_counter()
@@ -216,18 +227,34 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
     params = {"cmd": cmd, "formulation": hook, "encoding": enc}
     stats: dict[str, Any] = {"decisions": []}
     tmp = tempfile.mkdtemp(prefix="puzzlesat-ext-")
+    certifying = bool(opts.get("certify"))
+    proofs: list[dict] = []
+    folder = None
+    if certifying:
+        base = opts.get("proof_dir") or tempfile.gettempdir()
+        folder = tempfile.mkdtemp(prefix=f"puzzlesat-proof-ext-{getattr(inst, 'name', 'run')}-", dir=base)
 
     def decide(bound: int | None) -> tuple[str, Any, Decision]:
         d = call_hook(hook, inst, task, opts, bound)
         cnf = to_cnf(d.formulation, enc)
-        path = os.path.join(tmp, "model.cnf")
+        k = len(stats["decisions"]) + 1
+        path = os.path.join(folder, f"{k}.cnf") if certifying else os.path.join(tmp, "model.cnf")
+        proof = os.path.join(folder, f"{k}.drat") if certifying else None
         with open(path, "w") as fh:
             fh.write(dimacs_text(cnf, [f"puzzlesat ext:dimacs {getattr(inst, 'name', '?')}",
                                        f"bound {d.bound_text}"]))
         rem = ctx.remaining()
         if rem is not None and rem <= 0:
             return UNKNOWN, None, d
-        status, lits, info = run_external(cmd, path, rem)
+        status, lits, info = run_external(cmd, path, rem, proof)
+        if certifying:
+            if status == UNSAT:
+                proofs.append({"claim": f"no solution with {d.bound_text}", "cnf": path, "proof": proof,
+                               "format": "drat", "solver": cmd})
+            else:  # only the refutations are kept
+                for f in (path, proof):
+                    if os.path.exists(f):
+                        os.unlink(f)
         stats.update(vars=cnf.pool.top, clauses=len(cnf.clauses))
         stats["decisions"].append({"bound": d.bound_text, "result": status, **info})
         ctx.progress(bound=d.bound_text, result=status)
@@ -241,19 +268,31 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         return SAT, sol, d
 
     try:
-        out = _search(task, ctx, decide, call_hook(hook, inst, task, opts, None), stats)
+        out = _search(task, ctx, decide, call_hook(hook, inst, task, opts, None), stats, certifying)
     except (ValueError, _Lie) as e:
         out = Outcome(Status.ERROR, stats=stats, reason=str(e))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return replace(out, params=params)
+    cert = None
+    if certifying:
+        claim = {Status.INFEASIBLE: "no solution",
+                 Status.OPTIMAL: f"optimum {out.objective}: the solution found, and no better one "
+                                 "in the decision calls refuted"}.get(out.status, str(out.status))
+        cert = {"claim": claim, "proofs": proofs, "folder": folder,
+                "trusted": f"the CNF of the {hook} formulation states the puzzle; bounds below the "
+                           "formulation's lower bound (ascending search) rest on that bound"}
+        if not proofs and out.status is Status.OPTIMAL:
+            cert = {"verdict": "NOT-CERTIFIABLE", "reason": f"the optimum {out.objective} is the "
+                    "formulation's lower bound: no decision call was refuted (the bound is the argument)"}
+    return replace(out, params=params, certificate=cert)
 
 
 class _Lie(Exception):
     """An external solver's SAT model violates the CNF."""
 
 
-def _search(task: Task, ctx: Context, decide, d0: Decision, stats: dict) -> Outcome:
+def _search(task: Task, ctx: Context, decide, d0: Decision, stats: dict,
+            certifying: bool = False) -> Outcome:
     """FEASIBLE: one call when the unbounded model is complete, else ascending bounds. OPTIMIZE:
     descending from each found solution when the Decision has `value` and an `upper`, else
     ascending from `lower` (the first SAT bound is the optimum)."""
@@ -266,7 +305,8 @@ def _search(task: Task, ctx: Context, decide, d0: Decision, stats: dict) -> Outc
         return Outcome(Status.INFEASIBLE if res == UNSAT else Status.UNKNOWN, stats=stats)
     if task is Task.OPTIMIZE and d0.value is not None and ub is not None:
         best, best_sol, k = None, None, ub
-        while k >= lb:
+        # certifying: the bound just below the best is always a call (its refutation is the proof)
+        while k >= lb or (certifying and best is not None and k == best - step and k >= 0):
             res, sol, _ = decide(k)
             if res == UNKNOWN:
                 if best is None:

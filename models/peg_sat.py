@@ -18,6 +18,7 @@ from ._ext import Decision
 
 from . import _sat
 from .formulation import to_cnf
+from .prooflog import ProofLog, blocking
 from .peg_time import TimeModel, build as build_time
 
 
@@ -76,19 +77,31 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
     solution set is not the full one — symmetry breaking — passes `count_builder`, the model the
     count enumerates over)."""
     opts = ctx.options
+    log = ProofLog(ctx, opts["solver"], f"peg-{getattr(inst, 'name', 'instance')}")
     pc = build(inst, builder, **opts)
     params = {"sat_solver": opts["solver"], "encoding": opts["encoding"]}
     stats: dict[str, Any] = {}
+    trusted = (f"the CNF states the puzzle ({getattr(builder, '__module__', 'peg_time')} formulation, "
+               f"moves <= K in the {opts['encoding']} encoding; cross-validated against the native "
+               "searches); solutions are checked by the family's checker")
     if pc.tm.horizon == 0:
         ok = inst.solved_at_start
+        cert = log.certificate("the start is the finish" if ok else "no jump and not solved at the "
+                               "start: nothing for a solver to refute", trusted)
+        if cert is not None:
+            cert = {**cert, "verdict": "NOT-CERTIFIABLE", "reason": "no solver call: the board has no jump"}
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
-                       1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats, params=params)
+                       1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats, params=params,
+                       certificate=cert)
 
     def decide(k: int | None):
         """(True/False/None, solution) for moves <= k (None: no bound)."""
         extra = pc.bounded(k) if k is not None else []
-        with _sat.new_solver(opts["solver"], pc.clauses + extra) as s:
+        with log.solver(pc.clauses + extra) as s:
             res = _sat.solve_limited(s, ctx)
+            if res is False:
+                log.unsat(s, pc.clauses + extra, "no solution" if k is None else
+                          f"no solution with <= {k} moves", pc.pool.top)
             before = stats.get("conflicts", 0)
             _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses) + len(extra))
             calls.append({"moves_le": k, "result": {True: "SAT", False: "UNSAT", None: "limit"}[res],
@@ -103,8 +116,11 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
         res, sol = decide(None)
         if res:
             return Outcome(Status.FEASIBLE, None, None, (sol,), stats, params=params)
-        return Outcome(Status.INFEASIBLE if res is False else Status.UNKNOWN, stats=stats, params=params)
-    lb = start_lower_bound(inst)
+        return Outcome(Status.INFEASIBLE if res is False else Status.UNKNOWN, stats=stats, params=params,
+                       certificate=log.certificate("no solution", trusted))
+    # certifying: descend to 0, so that "moves <= best-1" is always a solver call with its proof
+    # (without, the corner lower bound may end the descent with no call)
+    lb = 0 if log.on else start_lower_bound(inst)
     best, best_sol, k, proved = None, None, pc.tm.horizon, True
     while k >= lb:
         res, sol = decide(k)
@@ -119,21 +135,34 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
         k = best - 1
     stats["decisions"] = calls
     if best is None:
-        return Outcome(Status.INFEASIBLE if proved else Status.UNKNOWN, stats=stats, params=params)
+        return Outcome(Status.INFEASIBLE if proved else Status.UNKNOWN, stats=stats, params=params,
+                       certificate=log.certificate("no solution", trusted) if proved else None)
     if not proved:
         return Outcome(Status.FEASIBLE, best, None, (best_sol,), stats, params=params)
     if task is Task.OPTIMIZE:
-        return Outcome(Status.OPTIMAL, best, None, (best_sol,), stats, params=params)
-    sols = []
+        return Outcome(Status.OPTIMAL, best, None, (best_sol,), stats, params=params,
+                       certificate=log.certificate(f"minimum {best} moves: the solution found has "
+                                                   f"{best}, and no solution has <= {best - 1}", trusted))
+    sols, trues = [], []
     if count_builder is not None:
         pc = build(inst, count_builder, **opts)
     with _sat.new_solver(opts["solver"], pc.clauses + pc.bounded(best)) as s:
         try:
             for true in _sat.enumerate_projected(s, pc.jump_ids, ctx):
                 sols.append(pc.decode(set(true)))
+                trues.append(true)
         except TimeoutError:
             return Outcome(Status.UNKNOWN, best, None, tuple(sols), stats,
                            reason="enumeration stopped by the time limit", params=params)
         finally:
             _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses))
-    return Outcome(Status.OPTIMAL, best, len(sols), tuple(sols), stats, params=params)
+    cert = None
+    if log.on:  # the formula at the optimum plus one blocking clause per solution: UNSAT
+        log.refute(pc.clauses + pc.bounded(best) + [blocking(t, pc.jump_ids) for t in trues],
+                   f"no solution with <= {best} moves beyond the {len(sols)} blocked (blocking "
+                   f"clauses over the {len(pc.jump_ids)} jump variables, which define a solution)",
+                   pc.pool.top)
+        cert = log.certificate(f"exactly {len(sols)} solutions with the minimum {best} moves",
+                               trusted, blocking=len(sols))
+    return Outcome(Status.OPTIMAL, best, len(sols), tuple(sols), stats, params=params,
+                   certificate=cert)

@@ -184,6 +184,10 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     if up:
         params["group_order"] = len(symmetries(inst, group))
 
+    from .prooflog import ProofLog, blocking as block_clause, not_certifiable
+    log = ProofLog(ctx, o["solver"], f"pentomino-{getattr(inst, 'name', 'instance')}")
+    trues: list = []  # each tiling's true placement variables (certify)
+
     def solution(true_vars) -> Solution:
         return tuple(sorted(pls[var_index[v]].as_placement(inst) for v in true_vars))
 
@@ -219,6 +223,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                     assume = [] if cube is None else [cube]
                     if blocking == "full":
                         for true in _sat.enumerate_projected(s, x, ctx, assumptions=assume):
+                            trues.append(true)
                             sols.append(solution(true))
                             ctx.found(sols[-1])
                     else:
@@ -230,6 +235,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                                 break
                             model = s.get_model()
                             true = _sat.true_in(model, x)
+                            trues.append(true)
                             sols.append(solution(true))
                             ctx.found(sols[-1])
                             if len(sols) % 64 == 0:
@@ -245,14 +251,33 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         if decider is not None:
             stats["first_cell_decisions"] = decider.decisions
             s.disconnect_propagator()
+    cert = None
+    if log.on and status is not Status.UNKNOWN and not sols and task is Task.FEASIBLE:
+        log.refute(clauses, "no tiling", nvars)  # the enumeration's solver logs no proof
+        cert = log.certificate("no tiling", "the CNF states the tiling (exact cover of the "
+                               "board's cells by the pieces' placements; cross-validated)")
+    elif log.on and status is Status.OPTIMAL:
+        if up:
+            cert = not_certifiable("an orbit count rests on the symmetry argument (breaking or "
+                                   "canonical forms), not on the CNF alone; count all tilings "
+                                   "(up_to_symmetry off) for a certificate")
+        else:
+            log.refute(clauses + [block_clause(t, x) for t in trues],
+                       f"no tiling beyond the {len(trues)} blocked (blocking clauses over the "
+                       f"{len(x)} placement variables, which define a tiling)", nvars)
+            cert = log.certificate(f"exactly {len(trues)} tilings" if trues else "no tiling",
+                                   "the CNF states the tiling (exact cover of the board's cells by "
+                                   "the pieces' placements; cross-validated against the native "
+                                   "search)", blocking=len(trues))
     if task is Task.FEASIBLE:
-        return Outcome(status, solutions=tuple(sols), stats=stats, params=params)
+        return Outcome(status, solutions=tuple(sols), stats=stats, params=params, certificate=cert)
     if up and not (brk and symmetry_plan(inst, group).leaves_exact()):
         kept = one_per_orbit(inst, sols, group)
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if status is Status.OPTIMAL and not sols:
-        return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params)
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params, certificate=cert)
     if status is Status.OPTIMAL:
-        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats, params=params)
+        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats,
+                       params=params, certificate=cert)
     return Outcome(status, solutions=tuple(sols), stats=stats, params=params)

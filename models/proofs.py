@@ -115,6 +115,30 @@ def prove(cnf: str | Path, proof: str | Path | None = None, *, solver: str = "ca
 
 
 # ---- python-sat -------------------------------------------------------------------------------
+def copy_proof(s, proof: Path, raw: bool = True) -> str:
+    """Write the proof of python-sat solver `s` (with_proof=True, after an UNSAT answer) to
+    `proof`; `raw`: copy the solver's proof file byte for byte (else get_proof()). Returns how."""
+    backend = s.solver
+    prfile, prfp = getattr(backend, "prfile", None), getattr(backend, "prfp", None)
+    if raw and prfile is not None and prfp is not None:
+        import pysolvers
+        pysolvers.flushpr(prfp)
+        prfile.seek(0)
+
+        def copy(tmp):
+            with open(tmp, "wb") as out:
+                shutil.copyfileobj(prfile, out, 1 << 20)
+        how = "raw"
+    else:
+        def copy(tmp):
+            with open(tmp, "w") as out:
+                for line in s.get_proof():
+                    out.write(line + "\n")
+        how = "get_proof"
+    write_atomic(proof, copy, what="proof")
+    return how
+
+
 def _prove_pysat(cnf: Path, proof: Path, clauses, solver: str, raw: bool = True) -> ProofRun:
     """python-sat with proof logging; `raw`: copy the solver's proof file (else get_proof())."""
     from pysat.solvers import Solver
@@ -124,24 +148,7 @@ def _prove_pysat(cnf: Path, proof: Path, clauses, solver: str, raw: bool = True)
         secs = time.process_time() - t0
         if sat:
             return ProofRun(SAT, solver, cnf, None, None, round(secs, 3), {"with_proof": True})
-        backend = s.solver
-        prfile, prfp = getattr(backend, "prfile", None), getattr(backend, "prfp", None)
-        if raw and prfile is not None and prfp is not None:
-            import pysolvers
-            pysolvers.flushpr(prfp)
-            prfile.seek(0)
-
-            def copy(tmp):
-                with open(tmp, "wb") as out:
-                    shutil.copyfileobj(prfile, out, 1 << 20)
-            how = "raw"
-        else:
-            def copy(tmp):
-                with open(tmp, "w") as out:
-                    for line in s.get_proof():
-                        out.write(line + "\n")
-            how = "get_proof"
-        write_atomic(proof, copy, what="proof")
+        how = copy_proof(s, proof, raw)
     return ProofRun(UNSAT, solver, cnf, proof, "drat", round(secs, 3),
                     {"with_proof": True}, stats={"copied": how})
 

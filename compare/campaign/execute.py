@@ -149,7 +149,8 @@ def _outcome(result: dict | None, why: str, exit_code: int, stderr_tail: str, wa
              job: dict) -> dict[str, Any]:
     """status, objective, count, ..., termination and reason of a finished job process."""
     empty = {"objective": None, "count": None, "count_lower_bound": None, "solutions_checked": 0,
-             "seconds": round(wall, 4), "stats": "{}", "params": "{}", "solution": None}
+             "seconds": round(wall, 4), "stats": "{}", "params": "{}", "solution": None,
+             "certificate": None}
     tail = " ".join(stderr_tail.strip().splitlines()[-3:])[-400:]
     if why == "time":
         return {**empty, "status": "UNKNOWN", "termination": TIME,
@@ -171,7 +172,9 @@ def _outcome(result: dict | None, why: str, exit_code: int, stderr_tail: str, wa
            "reason": result["reason"], "stats": json.dumps(stats, sort_keys=True, default=str),
            "params": json.dumps(result.get("params") or {}, sort_keys=True, default=str),
            "solution": (json.dumps(result["solutions"][0], default=str) if result.get("solutions")
-                        else None)}
+                        else None),
+           "certificate": (json.dumps(result["certificate"], sort_keys=True, default=str)
+                           if result.get("certificate") else None)}
     reason = result["reason"] or ""
     term = stats.get("termination")  # the runner's own: time, memory, killed, error
     if term in (TIME, MEMORY, KILLED) and result["status"] != "ERROR":

@@ -22,7 +22,7 @@ from ...core.files import write_atomic
 from ...core.result import InputError
 from ...families.instances import load_instance
 from ..tables import footnote_parts
-from .report import cell_text, machine_of, report_params, report_tables
+from .report import certificate_verdict, cell_text, machine_of, report_params, report_tables
 from .spec import content_hash
 from .store import loads
 from .svgplot import cactus_svg, scatter_svg
@@ -99,7 +99,7 @@ def page_data(rows: list[dict[str, Any]], meta: dict[str, str], rep: dict[str, A
     """Everything the page shows, as one JSON-able object."""
     insts = _instances(rows, meta, Path(store_path))
     pics, per_row = _pictures(rows, insts)
-    certified = any("certified" in r for r in rows)
+    certified = any("certified" in r or r.get("certificate") for r in rows)
     runs = []
     for r, (pid, why) in zip(rows, per_row):
         runs.append({"instance": r["instance"], "family": r["family"], "config": r["config"],
@@ -107,7 +107,8 @@ def page_data(rows: list[dict[str, Any]], meta: dict[str, str], rep: dict[str, A
                      "status": r["status"], "objective": r["objective"], "count": r["count"],
                      "seconds": r["seconds"], "over_limit": bool(r["over_limit"]),
                      "termination": r["termination"], "reason": r["reason"],
-                     "certified": r.get("certified"), "cell": cell_text(r), "picture": pid,
+                     "certified": r.get("certified") or certificate_verdict(r), "cell": cell_text(r),
+                     "picture": pid,
                      "no_picture": why, "params": loads(r.get("params")),
                      "cpu_seconds": r.get("cpu_seconds"), "peak_memory_mb": r.get("peak_memory_mb"),
                      "host": r.get("host"), "finished": r.get("finished")})

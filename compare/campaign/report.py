@@ -49,6 +49,12 @@ def solved(row: dict[str, Any]) -> bool:
     return row["termination"] == "done" and not over_limit(row) and as_result(row).finished()
 
 
+def certificate_verdict(row: dict[str, Any]) -> str | None:
+    """The verdict of a row's certificate (VERIFIED, REJECTED, NOT-CERTIFIABLE; None: not asked)."""
+    c = row.get("certificate")
+    return loads(c).get("verdict") if c else None
+
+
 def par2(row: dict[str, Any]) -> float:
     return row["seconds"] if solved(row) else 2.0 * row["time_limit"]
 
@@ -70,6 +76,7 @@ def config_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "solved": sum(map(solved, rs)),
             "unknown": sum(1 for r in rs if r["status"] != "ERROR" and not solved(r)),
             "errors": sum(1 for r in rs if r["status"] == "ERROR"),
+            "certified": sum(1 for r in rs if certificate_verdict(r) == "VERIFIED"),
             "over_limit": sum(map(over_limit, rs)),
             "termination": dict(sorted(terms.items())),
             "par2": round(sum(map(par2, rs)) / len(rs), 4),
@@ -245,15 +252,17 @@ def report_tables(rep: dict[str, Any], rows: list[dict[str, Any]], meta: dict[st
     instances (verdict, then per configuration its value and seconds; the fastest solved one in
     bold unless the verdict is DISAGREE; no answer at all: a dash in LaTeX), the split counts."""
     params = report_params(rows, meta)
+    certs = any(c.get("certified") for c in rep["configs"].values())  # jobs run with certify
     ct = Table(f"campaign {rep['campaign']}: {rep['jobs']} jobs",
                [Column("config"), Column("spec"), Column("jobs", "int"), Column("solved", "int"),
+                *((Column("certified", "int"),) if certs else ()),
                 Column("unknown", "int"), Column("errors", "int"), Column("over limit", "int"),
                 Column("PAR-2 (s)", "seconds"), Column("median (s)", "seconds")], params=params)
     scored = [c for c in rep["configs"].values() if c["solved"]]
     best = min((c["par2"] for c in scored), default=None)
     for name, c in rep["configs"].items():
         ct.add(cell(name), cell(c["spec"]), cell(c["jobs"], "int"), cell(c["solved"], "int"),
-               cell(c["unknown"], "int"), cell(c["errors"], "int"), cell(c["over_limit"], "int"),
+               *((cell(c["certified"], "int"),) if certs else ()), cell(c["unknown"], "int"), cell(c["errors"], "int"), cell(c["over_limit"], "int"),
                cell(c["par2"], "seconds", best=c["solved"] > 0 and c["par2"] == best),
                cell(c["median_seconds"], "seconds"))
     configs = list(rep["configs"])

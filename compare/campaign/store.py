@@ -60,6 +60,8 @@ COLUMNS = (
     ("stats", "TEXT", "JSON: solver statistics (nodes, model size, engine/cpu seconds, ...)"),
     ("params", "TEXT", "JSON: every pinned parameter of the run (the result's params)"),
     ("solution", "TEXT", "JSON: the first solution the checker passed (NULL: none)"),
+    ("certificate", "TEXT", "JSON: the checked certificate of a job run with certify=true "
+                            "(verdict, reason, claim, proofs; NULL: not asked)"),
     ("exit_code", "INTEGER", "exit code of the job process (negative: signal)"),
     ("version", "TEXT", "puzzlesat version that ran the job"),
     ("host", "TEXT", "host name of the machine that ran the job"),
@@ -79,7 +81,7 @@ OPTIONAL_TEXT = ("certified",)  # columns a store may carry beyond COLUMNS (the 
 REQUIRED = ("key", "campaign", "instance", "instance_hash", "family", "config", "config_spec",
             "engine", "options", "task", "repeat", "time_limit", "memory_limit_mb", "precheck",
             "status", "termination")
-JSON_OBJECTS = ("options", "stats", "params")
+JSON_OBJECTS = ("options", "stats", "params", "certificate")
 WORDS = {"status": STATUSES, "task": TASKS, "termination": TERMINATIONS}
 
 
