@@ -161,7 +161,6 @@ def _check_drat(f: Cnf, p, *, rat: bool, emit: bool):
                 f"({_where(p, step)}); please report", lemmas, stats, None)
     if out == K.FAIL:
         n = int(np.count_nonzero(~p.delete[:step + 1]))
-        c = nf + step
         what = f"lemma {n} ({_where(p, step)})"
         if st.beg[step + 1] == st.beg[step]:
             reason = f"{what} is the empty clause, but unit propagation finds no conflict"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import puzzlesat as ps
-from puzzlesat.core.result import Outcome, Result, Status, Task
+from puzzlesat.core.result import Outcome, Result, Status
 
 PENTO_3X5 = 'kind = "pentomino"\nboard = """\n.....\n.....\n.....\n"""\npieces = "%s"'
 

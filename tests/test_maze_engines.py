@@ -43,7 +43,7 @@ def _oracle(m):
     W, H = m.width, m.height
 
     def eid(a, b):
-        (ay, ax), (by, bx) = divmod(min(a, b), W), divmod(max(a, b), W)
+        (ay, ax), (by, _bx) = divmod(min(a, b), W), divmod(max(a, b), W)
         return ay * (2 * W - 1) + ax if ay == by else ay * (2 * W - 1) + W - 1 + ax
 
     def nbrs(v):
