@@ -286,6 +286,8 @@ class _CpsatLrat:
         write its deletions too."""
         from ortools.sat import lrat_pb2
         ids: dict[int, int] = {}
+        uses: dict[int, int] = {}  # our id -> how many of this file's ids name it (imports of a
+        # clause the formula has twice may share one live copy: deleted when the last one goes)
 
         def ref(h: int) -> str:  # an id the file never defined: an id no clause has (rejected)
             if h not in ids:
@@ -303,6 +305,7 @@ class _CpsatLrat:
                 copies = self.live.get(tuple(sorted({_cp_lit(x) for x in ic.literals})))
                 if copies:
                     ids[ic.clause_id] = copies[0]
+                    uses[copies[0]] = uses.get(copies[0], 0) + 1
                 else:
                     ids[ic.clause_id] = self.fresh()
                     self.counts["unmatched_imports"] += 1
@@ -324,7 +327,13 @@ class _CpsatLrat:
                     self.counts["empty"] = True
                     return
             elif kind == "deleted_clauses" and deletions:
-                gone = [ids.pop(x) for x in step.deleted_clauses.clause_ids if x in ids]
+                gone = []
+                for x in step.deleted_clauses.clause_ids:
+                    if x in ids:
+                        g = ids.pop(x)
+                        uses[g] = uses.get(g, 1) - 1
+                        if uses[g] <= 0 and g not in gone:  # no other id of this file names it
+                            gone.append(g)
                 gone = [g for g in gone if g in self.key_of and g in self.live[self.key_of[g]]]
                 for g in gone:
                     self.live[self.key_of[g]].remove(g)

@@ -479,6 +479,20 @@ def test_cpsat_duplicate_clauses_matched_to_live_copies(tmp_path):
     assert naive_lrat(f, run.proof.read_text()) is None
 
 
+def test_cpsat_many_imports_of_one_clause_share_a_live_copy(tmp_path):
+    """Several CP-SAT ids imported as one live copy (a clause the CNF has many times), then
+    deleted: the copy goes only with the last id that names it (found by the hypothesis test
+    above: the conversion removed one copy twice)."""
+    f = [[1, 2], [-1, -2, -3], [-1, -2, -3], [-1, -2], [-1, -2], [-1, -2, -3], [-1, -2, -3],
+         [-1, -2, -3], [-1, -2], [-1, -2], [-1, -2, -3], [-1, -2, -3], [-1, -2, -3], [-1, 2],
+         [-1, -2, -3], [-1, -2, -3], [-1, -2], [4], [1, -2], [-1, -2], [4], [-1, -2], [-1, -2]]
+    write_dimacs(tmp_path / "f.cnf", 4, f)
+    run = prove(tmp_path / "f.cnf", solver="cpsat")
+    c = run.certify()
+    assert run.producer_check == "VALID" and c.verified, c.reason
+    assert naive_lrat(f, run.proof.read_text()) is None
+
+
 def test_cpsat_pigeonhole_and_private_folder(tmp_path):
     nv, cls = php(5)
     write_dimacs(tmp_path / "php.cnf", nv, cls)
