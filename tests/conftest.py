@@ -7,12 +7,47 @@ def pytest_addoption(parser):
                      help="also run tests marked slow (minutes each)")
 
 
+# The default suite's time budget (5 minutes on 2 cores): these cases are the heaviest of the
+# suite (measured with --durations) and each has a lighter stand-in in the default suite (named
+# after it); they run with --runslow like the cases marked slow in their files.
+HEAVY = {
+    # campaigns: a killed worker (stand-ins: test_sliding_split's lost worker, the campaign SIGKILL)
+    "test_campaign_dask.py::test_worker_killed_mid_campaign_every_job_recorded_once",
+    "test_tiling_search.py::test_campaign_split_count_dask_local_cluster",  # local executor stays
+    "test_sliding_split.py::test_dask_split_time_limit_gives_a_lower_bound",  # dask optimum stays
+    "test_sliding_split.py::test_dask_engine_option",                  # the split's own tests stay
+    "test_peg_problems_store.py::test_store_table_equals_brute_force_and_resumes",  # tampered stays
+    # solver cases beside cheaper ones of the same engine
+    "test_pentomino.py::test_models_reproduce_spec_counts[cpsat-8x8-centre-False]",
+    "test_pentomino.py::test_engines_feasible[sat]",                   # sat counts 3x20 stays
+    "test_pentomino_3d.py::test_models_reproduce_small_published_counts[sat-8x8-holes-2-5]",
+    "test_sliding.py::test_wider_boards_agree[6-6-4-engines3]",
+    "test_sliding.py::test_wider_boards_agree[5-5-3-engines2]",
+    "test_sliding.py::test_8_hardest_has_40_optimal_solutions[sat]",   # sat 8-hardest 31 stays
+    "test_sliding.py::test_8_hardest_has_40_optimal_solutions[native:iddfs]",  # live-count test
+    "test_sliding.py::test_8_hardest_2_is_31[cpsat]",
+    "test_sliding.py::test_easy_15_counts[15-easy-20-cpsat]",
+    "test_sliding.py::test_easy_15_counts[15-easy-20-sat]",
+    "test_sliding.py::test_model_options_keep_the_optimum[cpsat-opts0]",
+    "test_sliding.py::test_model_options_keep_the_optimum[cpsat-opts1]",
+    "test_sliding_dual.py::test_dual_lookup_admissible_on_every_state[False-3-3-partition2-betas2]",
+    "test_peg.py::test_published_results[peg/ipc-p05-optimize-cpsat]",
+    "test_peg.py::test_published_results[peg/ipc-p12-optimize-cpsat]",
+    "test_peg.py::test_published_results[peg/ipc-p12-optimize-sat]",
+    "test_peg.py::test_published_results[peg/ipc-p05-optimize-sat]",
+    "test_peg_merson.py::test_ordered_keeps_the_optimum_on_symmetric_positions",  # brute force stays
+    "test_tiling_search.py::test_orbit_branches_give_every_tiling_once[2x5x6-fewest]",
+    "test_tiling_rotations.py::test_cli_solve_and_compare_up_to_rotations",  # API tests stay
+    "test_draw.py::test_box_tiling_layer_labels_legend_and_continuations[tetracubes-2x4x4]",
+}
+
+
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow (see README, Benchmarks)")
     for item in items:
-        if "slow" in item.keywords:
+        if "slow" in item.keywords or item.nodeid.removeprefix("tests/") in HEAVY:
             item.add_marker(skip)
 
 
