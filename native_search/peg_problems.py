@@ -103,7 +103,7 @@ def problems(b: Board, vacate: Sequence[Hole] | str = ALL, finish: Sequence[Hole
         return
     if method != "bfs":
         raise ValueError(f"method {method!r}: one of {METHODS}")
-    yield from _by_bfs(b, pairs, time_limit)
+    yield from _by_bfs(b, pairs, time_limit, table_options.get("options"))
 
 
 def _by_table(b: Board, pairs, time_limit, progress, options) -> Iterator[Problem]:
@@ -139,7 +139,8 @@ def _by_table(b: Board, pairs, time_limit, progress, options) -> Iterator[Proble
                           a.lower, a.upper)
 
 
-def _by_bfs(b: Board, pairs, time_limit) -> Iterator[Problem]:
+def _by_bfs(b: Board, pairs, time_limit, options: dict | None = None) -> Iterator[Problem]:
+    """Each problem by native:bfs through the runner (`options`: the engine's, e.g. prune)."""
     from puzzlesat.compare.registry import family
     from puzzlesat.compare.runner import solve
     fam = family("peg")
@@ -147,7 +148,7 @@ def _by_bfs(b: Board, pairs, time_limit) -> Iterator[Problem]:
         inst = problem_instance(b, v, f)
         t0 = time.perf_counter()
         r = solve(fam, inst, "native:bfs", "optimize", time_limit=time_limit,
-                  isolate=time_limit is not None)
+                  isolate=time_limit is not None, options=options or {})
         sec = time.perf_counter() - t0
         if r.status is Status.OPTIMAL:
             yield Problem(v, f, r.status, r.objective, tuple(map(tuple, r.solutions[0])), "search",
@@ -156,7 +157,8 @@ def _by_bfs(b: Board, pairs, time_limit) -> Iterator[Problem]:
             proof = "search" if r.stats else "position class"
             yield Problem(v, f, r.status, None, None, proof, sec, size, r.stats)
         else:
-            yield Problem(v, f, r.status, None, None, r.reason or str(r.status), sec, size, r.stats)
+            yield Problem(v, f, r.status, None, None, r.reason or str(r.status), sec, size, r.stats,
+                          r.stats.get("lower_bound") if r.stats else None)
 
 
 def minimum(rows: Sequence[Problem]) -> int | None:

@@ -260,13 +260,14 @@ def test_all_ipc_optima():
         assert (r.status, r.objective) == (Status.OPTIMAL, CAT[f"ipc-{key}"]().known_min_moves), key
 
 
-def test_memory_budget_is_a_limit_not_a_proof(monkeypatch):
+def test_memory_budget_moves_layers_to_disk_not_a_proof():
+    """A memory budget too small for the layers builds them on disk: the same optimum."""
     inst = CAT["triangle21"]()
-    res = peg_bfs.search(inst, memory=1 << 20)
-    assert res.moves is None and res.out_of_memory and "memory budget" in res.reason
-    monkeypatch.setattr(peg_bfs, "MEMORY_BUDGET", 1 << 20)
-    out = peg_bfs.run(inst, Task.OPTIMIZE, Context(family("peg").engine("native:bfs").resolve_options({})))
-    assert out.status == Status.UNKNOWN and not out.solutions
+    res = peg_bfs.search(inst, memory=0)
+    assert res.moves == 12 and res.spilled > 0 and check(inst, res.solution) == 12
+    out = solve(family("peg"), inst, "native:bfs", "optimize", options={"memory_mb": 1,
+                                                                     "disk_limit_mb": 1})
+    assert out.status == Status.OPTIMAL and out.objective == 12
 
 
 def test_progress_reports_every_layer():

@@ -21,6 +21,20 @@ SEARCH = (Option("search", "auto", "auto: CP-SAT's default search; fixed: depth-
                  "(FIXED_SEARCH over the jump literals, step by step, lines in board order)",
                  ("auto", "fixed")),
           Option("presolve", True, "CP-SAT cp_model_presolve for the decision calls"))
+NATIVE_LAYER_OPTIONS = (
+    Option("prune", "none", "merson: layers bounded by K moves, a position kept only if its depth "
+           "plus its Merson-region move bound is at most K (native_search/peg_bound.py); K ascends "
+           "from the start's bound (or is max_moves) until the layers meet", ("none", "merson")),
+    Option("max_moves", 0, "with prune=merson: search only for solutions of at most this many "
+           "moves (0: ascend from the start's bound); none proves a lower bound of max_moves + 1"),
+    Option("memory_mb", 0, "memory for layers in MiB (0: 75% of the memory available); layers "
+           "past it are built and kept on disk"),
+    Option("work_dir", "", "folder for the layers on disk: every finished layer is kept there and "
+           "a run with the same folder resumes from its last complete layer (empty: a temporary "
+           "folder, removed)"),
+    Option("disk_limit_mb", 0, "disk the layers may use in MiB (0: all but 1 GiB of free space); "
+           "past it the answer is UNKNOWN with the bound the complete layers prove"),
+)
 MERSON_OPTIONS = (
     Option("families", "all", "Merson-region families counted: all = every maximal disjoint family "
            "of the minimal regions, one constraint each; best = one family (most regions full at "
@@ -44,6 +58,7 @@ FAMILY = Family(
                           "finish, by the moves it needs", ("forward", "backward"), flag=True),
                    Option("symmetry", True, "reduce positions by the board's symmetry group"),
                    Option("bidirectional", True, "grow forward and backward layers, the smaller side first"),
+                   *NATIVE_LAYER_OPTIONS,
                ),
                description="breadth-first search by moves over symmetry-reduced bitboard layers"),
         Engine("native:auto", "puzzlesat.native_search.peg:run_auto", ALL, aliases=("native",),
@@ -139,10 +154,27 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
               help="with --store --executor dask: an existing Dask scheduler")
 @click.option("--memory-limit-mb", type=click.IntRange(min=64), default=8192, show_default=True,
               help="with --store: memory limit of each job process")
+@click.option("--prune/--no-prune", default=None,
+              help="--least and --method bfs: searches bounded by K moves, keeping a position only "
+                   "if its depth plus its Merson-region move bound is at most K, K ascending until "
+                   "the layers meet (default for --least unless --forward-depth or "
+                   "--backward-depth is given)")
+@click.option("--max-moves", type=click.IntRange(min=1), default=None,
+              help="with --prune: only K = this (no meeting proves a lower bound of K + 1)")
+@click.option("--work-dir", type=click.Path(file_okay=False), default=None,
+              help="--least and --method bfs: keep every finished layer in this folder; a run "
+                   "with the same folder resumes from the last complete layer")
+@click.option("--layer-memory-mb", type=click.IntRange(min=0), default=None,
+              help="--least and --method bfs: memory for layers (default: 75%% of the memory "
+                   "available); layers past it are built and kept on disk")
+@click.option("--disk-limit-mb", type=click.IntRange(min=0), default=None,
+              help="--least and --method bfs: disk the layers may use; past it a problem is "
+                   "UNKNOWN with the bound its complete layers prove")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def problems(board_name: str, vacate, finish, time_limit, method, stream, backward_depth,
              max_forward, max_backward, beam_width, forward_depth, least, store_path, jobs,
-             executor, scheduler, memory_limit_mb, as_json) -> None:
+             executor, scheduler, memory_limit_mb, prune, max_moves, work_dir, layer_memory_mb,
+             disk_limit_mb, as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
     by position class at once, else the minimum moves by a native search (shared bidirectional
     layers), with one optimal jump sequence that the checker replayed; a problem the search cannot
@@ -161,10 +193,25 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     if store_path is None and (jobs is not None or scheduler is not None or executor != "local"):
         raise InputError("--jobs, --executor and --scheduler need --store")
     method = method or ("bfs" if store_path is not None else "table")
+    layer_opts = {"memory": None if layer_memory_mb is None else layer_memory_mb * 2**20,
+                  "work_dir": work_dir,
+                  "disk_limit": None if disk_limit_mb is None else disk_limit_mb * 2**20}
     if least:
+        if prune is None:
+            prune = forward_depth is None and backward_depth is None
+        if prune and (forward_depth is not None or backward_depth is not None):
+            raise InputError("--prune chooses its own depths: drop --forward-depth/--backward-depth "
+                             "(or use --no-prune)")
+        if not prune and (max_moves is not None or any(v is not None for v in layer_opts.values())):
+            raise InputError("--max-moves, --work-dir, --layer-memory-mb and --disk-limit-mb "
+                             "need --prune with --least")
         _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
-               as_json)
+               as_json, prune, max_moves, layer_opts, time_limit)
         return
+    if method == "table" and (prune or max_moves is not None
+                              or any(v is not None for v in layer_opts.values())):
+        raise InputError("--prune, --max-moves, --work-dir, --layer-memory-mb and "
+                         "--disk-limit-mb go with --least or --method bfs")
     vs = _holes(b, vacate, ("all",))
     fs = _holes(b, finish, ("all", "same"))
     rows = []
@@ -174,6 +221,11 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
         click.echo(f"{'vacate':>6} {'finish':>6} {'moves':>10}  {'proof':<15} {'orbit':>5} {'seconds':>8}")
     opts = {} if method == "bfs" else {"stream": stream, "backward_depth": backward_depth,
                                        "forward_depth": forward_depth, "beam_width": beam_width}
+    if method == "bfs":
+        engine_opts = {"prune": "merson" if prune else "none", "max_moves": max_moves or 0,
+                       "memory_mb": layer_memory_mb or 0, "work_dir": work_dir or "",
+                       "disk_limit_mb": disk_limit_mb or 0}
+        opts = {"options": {k: v for k, v in engine_opts.items() if v not in (0, "", "none")}}
     if method == "table":
         opts.update({k: v for k, v in (("max_forward", max_forward), ("max_backward", max_backward))
                      if v is not None})
@@ -228,17 +280,23 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
 
 
 def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
-           as_json) -> None:
+           as_json, prune=False, max_moves=None, layer_opts=None, time_limit=None) -> None:
     """`peg problems --least`: the least minimum over all problems, proved or bounded, with one
     solution the checker replayed."""
     from puzzlesat.native_search.peg_problems import problem_instance
-    from puzzlesat.native_search.peg_table import MAX_BACKWARD, MAX_FORWARD, least_over_all
+    from puzzlesat.native_search.peg_table import (MAX_BACKWARD, MAX_FORWARD, least_by_bound,
+                                                   least_over_all)
     from puzzlesat.puzzles.peg import check, hole_label
     t0 = time.perf_counter()
-    r = least_over_all(b, forward_depth, backward_depth, stream, beam_width,
-                       max_forward=max_forward or MAX_FORWARD, max_backward=max_backward or MAX_BACKWARD,
-                       progress=None if as_json else
-                       (lambda s: click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True)))
+    say = (lambda s: click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True))
+    if prune:
+        r = least_by_bound(b, max_moves=max_moves, beam_width=beam_width, progress=say,
+                           time_limit=time_limit, **(layer_opts or {}))
+    else:
+        r = least_over_all(b, forward_depth, backward_depth, stream, beam_width,
+                           max_forward=max_forward or MAX_FORWARD,
+                           max_backward=max_backward or MAX_BACKWARD,
+                           progress=None if as_json else say)
     if r.solution is not None:
         got = check(problem_instance(b, *r.pair), r.solution)
         if got != (r.moves if r.moves is not None else got):
@@ -251,7 +309,7 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
                                "upper_bound": upper, "pair": list(r.pair) if r.pair else None,
                                "solution": [list(j) for j in r.solution] if r.solution else None,
                                "layers_forward": r.layers_forward,
-                               "layers_backward": r.layers_backward,
+                               "layers_backward": r.layers_backward, "stats": r.stats,
                                "seconds": round(time.perf_counter() - t0, 3)}))
         return
     what = (f"{r.moves} (proved)" if r.moves is not None else
