@@ -1,6 +1,6 @@
 """puzzlesat: combinatorial puzzles as CP-SAT and SAT models, cross-validated against native searches.
 
-What a notebook user types:
+This is the front door: it only re-exports. What a notebook user types:
 
 >>> import puzzlesat as ps
 >>> inst = ps.load("peg/hoppers")                  # catalogue name, file path, or TOML text
@@ -10,297 +10,32 @@ What a notebook user types:
 >>> c = ps.compare(inst, ["native", "cpsat", "sat[encoding=totalizer]"])
 >>> c.verdict.value, [row["objective"] for row in c.table()]
 ('AGREE', [7, 7, 7])
->>> [e.name for e in ps.engines("peg")][:2]
-['native:iddfs', 'native:bfs']
 
 Everything is checked: every solution any engine returns passes the family's independent checker
 before it is counted; a time limit gives UNKNOWN (or FEASIBLE with a checked solution), never a
 wrong answer. Bad input raises `puzzlesat.InputError` with the message the CLI prints; nothing
 here prints or exits.
 
-Subpackages: `puzzlesat.puzzles` (instances, rules, checkers), `puzzlesat.models` (CP-SAT and SAT
-formulations as data), `puzzlesat.native_search` (reference searches), `puzzlesat.compare`
-(registry, runner, cross-validation, CLI), `puzzlesat.engine` (the contract for your own engines).
+The layers (README, Layout): `puzzlesat.core` (the vocabulary: Status, Result, the family
+contract), `puzzlesat.puzzles` (rules, instances, checkers, pictures), `puzzlesat.models` and
+`puzzlesat.native_search` (formulations and searches), `puzzlesat.families` (the engine tables and
+the family registry), `puzzlesat.compare` (plan, runner, cross-validation, lab, campaigns),
+`puzzlesat.cli` (the command line), `puzzlesat.engine` (helpers for your own engines).
 """
-from __future__ import annotations
+from . import compare  # the subpackage, callable as the function compare(instance, engines, ...)
+from .compare.api import (EngineInfo, Model, catalogue, check, engines, load, model, solve,
+                          svg)
+from .compare.crossval import Comparison, Verdict
+from .core import __version__
+from .core.config import Config
+from .core.family import Engine, Family, Option, UserEngine
+from .core.inputs import Source
+from .core.result import CheckError, Context, InputError, Outcome, Result, Status, Task
+from .families.registry import (family_of, register_engine, register_family, unregister_engine,
+                                unregister_family)
 
-from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Any, Callable, Iterable
-
-from puzzlesat.compare.config import Config, parse as parse_config
-from puzzlesat.compare.crossval import Comparison, Verdict
-from puzzlesat.compare.registry import (Engine, Family, Option, UserEngine, families, family,
-                                        register_engine, unregister_engine)
-from puzzlesat.compare.runner import Result
-from puzzlesat.puzzles.core import CheckError, Context, InputError, Outcome, Status, Task
-
-__version__ = "0.2.0"
-
-
-def load(spec: str | Path) -> Any:
-    """An instance from a catalogue name (`peg/hoppers`), a file path, or TOML text.
-
-    >>> load("sliding/8-hardest").rows
-    3
-    >>> load('kind = "sliding"\\nrows = 2\\ncols = 2\\nstart = [0, 1, 3, 2]').name
-    '<text>'
-    >>> load("peg/nowhere")
-    Traceback (most recent call last):
-    puzzlesat.puzzles.core.InputError: unknown instance 'peg/nowhere'; `puzzlesat list peg` shows the 28 built-in ones
-    """
-    from puzzlesat.compare.instances import load_instance, load_text
-    if isinstance(spec, Path):
-        return load_instance(str(spec))[1]
-    if not isinstance(spec, str):
-        raise InputError(f"load: expected a catalogue name, a path or TOML text, got {type(spec).__name__}")
-    if "\n" in spec or spec.lstrip().startswith("kind"):
-        return load_text(spec)[1]
-    return load_instance(spec)[1]
-
-
-def family_of(instance: Any) -> Family:
-    """The family an instance belongs to.
-
-    >>> family_of(load("maze/sample1")).name
-    'maze'
-    """
-    mod = type(instance).__module__
-    for fam in families().values():
-        if fam.module == mod:
-            return fam
-    raise InputError(f"not a puzzlesat instance: {type(instance).__name__} (use puzzlesat.load)")
-
-
-def _engine(fam: Family, engine: str | Config | Callable | Engine) -> tuple[Engine, dict, str | None]:
-    if isinstance(engine, Engine):
-        return engine, {}, None
-    if callable(engine) and not isinstance(engine, str):
-        name = "user:" + getattr(engine, "__name__", "engine")
-        eng = Engine(name, engine, fam.tasks, (), (engine.__doc__ or "").strip(), user=True,
-                     free_options=True)
-        return eng, {}, None
-    cfg = engine if isinstance(engine, Config) else parse_config(engine)
-    return fam.engine(cfg.engine), cfg.opts, cfg.name
-
-
-def solve(instance: Any, engine: str | Config | Callable = "native", task: Task | str | None = None, *,
-          time_limit: float | None = None, memory_limit_mb: float | None | str = "default",
-          precheck: bool = True, **options: Any) -> Result:
-    """Run one engine (a name, a configuration `sat:time[encoding=totalizer]`, or your own
-    function `(instance, task, ctx) -> Outcome`) and return its checked Result.
-
-    `task` defaults to the family's first (optimize; count for tilings); keyword options are the
-    engine's options (`ps.engines(family)` lists them with their defaults).
-
-    >>> r = solve(load("sliding/8-hardest"), "native", "count")
-    >>> r.status.value, r.objective, r.count, len(r.solutions)
-    ('OPTIMAL', 31, 40, 40)
-    >>> r.to_json()["solutions"][0]["length"]
-    31
-    """
-    from puzzlesat.compare.runner import solve as run
-    fam = family_of(instance)
-    eng, cfg_opts, name = _engine(fam, engine)
-    return run(fam, instance, eng, task, time_limit=time_limit, options={**cfg_opts, **options},
-               precheck=precheck, memory_limit_mb=memory_limit_mb, config=name)
-
-
-def compare(instance: Any, engines: Iterable[str | Config] | None = None, task: Task | str | None = None, *,
-            time_limit: float | None = None, memory_limit_mb: float | None | str = "default",
-            precheck: bool = True, **options: Any) -> Comparison:
-    """Run several engines or configurations in turn and judge them: AGREE (all finished, same
-    objective and count, every solution checked), DISAGREE or INCOMPLETE. `options` go to every
-    engine that has them (`name.key` targets one: pass them as `**{"sat.encoding": ...}`).
-
-    >>> c = compare(load("peg/hoppers-first06"), ["native", "tot=sat[encoding=totalizer]"], "count")
-    >>> c.verdict.value, [(row["config"], row["count"]) for row in c.table()]
-    ('AGREE', [('native:auto', 18), ('tot', 18)])
-    """
-    from puzzlesat.compare.crossval import compare as run
-    fam = family_of(instance)
-    task = task or fam.tasks[0]
-    names = list(engines) if engines is not None else \
-        [n for n in fam.default_engines if n in fam.engine_names()]
-    return run(fam, instance, names, task, time_limit=time_limit, options=options, precheck=precheck,
-               memory_limit_mb=memory_limit_mb)
-
-
-@dataclass(frozen=True)
-class EngineInfo:
-    """An engine as `ps.engines()` lists it: names, tasks, options with their defaults."""
-
-    family: str
-    name: str
-    aliases: tuple[str, ...]
-    tasks: tuple[str, ...]
-    options: dict[str, Any]
-    description: str
-    user: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def engines(family_name: str | None = None) -> list[EngineInfo]:
-    """Every engine (of one family, or all), user engines included.
-
-    >>> [(e.name, e.options["encoding"]) for e in engines("peg") if e.name == "sat:time"]
-    [('sat:time', 'seqcounter')]
-    """
-    fams = [family(family_name)] if family_name else list(families().values())
-    return [EngineInfo(f.name, e.name, e.aliases, tuple(map(str, e.tasks)),
-                       {o.name: o.default for o in e.options}, e.description, e.user)
-            for f in fams for e in f.all_engines()]
-
-
-def catalogue(family_name: str | None = None) -> list[str]:
-    """The built-in instance names (`family/name`).
-
-    >>> "peg/triangle21" in catalogue("peg")
-    True
-    """
-    fams = [family(family_name)] if family_name else list(families().values())
-    return [f"{f.name}/{n}" for f in fams for n in f.puzzle.catalogue()]
-
-
-class Model:
-    """A CP-SAT or SAT formulation as data, ready to extend and solve (what `ps.model` returns).
-
-    `formulation` holds the variables by domain key and the constraints by group (the bound of
-    the decision call included, e.g. group 'move counting' = "moves <= 12"); `add(group, ...)`
-    appends constraints (`puzzlesat.engine.Clause`, `ExactlyOne`, `AtMost`, `Xor`, `Linear`, ...);
-    `cnf()` / `cpsat()` compile it; `solve()` runs it through the same worker, limits and checker
-    as every engine; `stats()` counts it per group.
-    """
-
-    def __init__(self, instance: Any, config: Config, engine: Engine, options: dict[str, Any],
-                 decision: Any):
-        self.instance, self.config, self.engine, self.options = instance, config, engine, options
-        self.decision = decision
-        self.formulation = decision.formulation
-        self.backend = "cpsat" if engine.name.startswith("cpsat") else "sat"
-
-    def __repr__(self) -> str:
-        f = self.formulation
-        return (f"<Model {self.config.name} on {getattr(self.instance, 'name', '?')}: "
-                f"{self.decision.bound_text}; {sum(map(len, f.groups.values()))} constraints in "
-                f"{len(f.groups)} groups>")
-
-    def add(self, group: str, *constraints: Any) -> "Model":
-        """Append constraints to `group` of the formulation; returns the model."""
-        self.formulation.add(group, *constraints)
-        return self
-
-    def cnf(self, encoding: str | None = None):
-        """The formulation as CNF (`puzzlesat.models.formulation.Cnf`: clauses, pool, var_map)."""
-        from puzzlesat.models.formulation import to_cnf
-        return to_cnf(self.formulation, encoding or self.options.get("encoding", "seqcounter"))
-
-    def cpsat(self):
-        """The formulation as a CpModel with its variables by key (`CpData`)."""
-        from puzzlesat.models.formulation import to_cpsat
-        return to_cpsat(self.formulation)
-
-    def stats(self) -> dict[str, Any]:
-        """Variables, clauses/constraints and literals, per group (groups sum to the totals)."""
-        return (self.cnf() if self.backend == "sat" else self.cpsat()).stats()
-
-    def solve(self, *, time_limit: float | None = None, memory_limit_mb: float | None | str = "default"
-              ) -> Result:
-        """One solution of this (decision) model, found by the model's backend and checked by the
-        family's checker: FEASIBLE with it, INFEASIBLE, or UNKNOWN at the time limit.
-
-        >>> from puzzlesat.engine import Clause
-        >>> inst = load("peg/hoppers")
-        >>> m = model(inst, "sat:time", bound=7)
-        >>> m.solve().status.value
-        'FEASIBLE'
-        >>> l = inst.board.lines.index((0, 3, 6))              # jump 0 over 3 into 6, first
-        >>> r = m.add("my first jump", Clause(((("j", 0, l), True),))).solve()
-        >>> r.status.value, r.solutions[0][0]
-        ('FEASIBLE', (0, 3, 6))
-        >>> model(load("peg/hoppers"), "cpsat:time", bound=6).solve().status.value
-        'INFEASIBLE'
-        """
-        from puzzlesat.compare.runner import solve as run
-        fam = family_of(self.instance)
-        eng = Engine(f"model:{self.config.name}", self._run, (Task.FEASIBLE,), (),
-                     f"ps.model of {self.config.name}", user=True)
-        return run(fam, self.instance, eng, Task.FEASIBLE, time_limit=time_limit,
-                   memory_limit_mb=memory_limit_mb, precheck=False, config=f"model:{self.config.name}")
-
-    def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:
-        from puzzlesat.engine import cpsat_solve, sat_solve
-        f, stats = self.formulation, {"bound": self.decision.bound_text}
-        if self.backend == "sat":
-            cnf = self.cnf()
-            stats["model_size"] = f"{cnf.pool.top} vars, {len(cnf.clauses)} clauses"
-            res, m = sat_solve(cnf.clauses, ctx, self.options.get("solver", "cadical195"))
-            if res is None:
-                return Outcome(Status.UNKNOWN, stats=stats, reason="time limit")
-            if not res:
-                return Outcome(Status.INFEASIBLE, stats=stats)
-            true = cnf.keys_true(m, f.projection)
-        else:
-            cp = self.cpsat()
-            stats["model_size"] = f"{len(cp.model.Proto().variables)} vars, {len(cp.model.Proto().constraints)} cons"
-            st, solver = cpsat_solve(cp.model, ctx)
-            if st not in (Status.OPTIMAL, Status.FEASIBLE):
-                return Outcome(st, stats=stats)
-            true = {k for k in f.projection if solver.value(cp.vars[k])}
-        return Outcome(Status.FEASIBLE, solutions=(self.decision.decode(true),), stats=stats)
-
-
-def model(instance: Any, config: str | Config, task: Task | str | None = None, *,
-          bound: int | None = None, **options: Any) -> Model:
-    """The formulation of a CP-SAT or SAT engine (a configuration) for `instance` as data: the
-    decision call for `task` with `bound` (default: the family's known optimum or a proved lower
-    bound; feasible: no bound), ready to extend with constraints and solve.
-
-    >>> m = model(load("peg/hoppers"), "sat:time[encoding=totalizer]", bound=7)
-    >>> m.decision.bound_text, sorted(m.formulation.groups)[:3]
-    ('moves <= 7', ['frame axioms', 'jump effects', 'jump end'])
-    >>> st = m.stats(); st["clauses"] == sum(g["clauses"] for g in st["groups"].values())
-    True
-    """
-    from puzzlesat.models._ext import call_hook
-    fam = family_of(instance)
-    cfg = config if isinstance(config, Config) else parse_config(config)
-    eng = fam.engine(cfg.engine)
-    if eng.formulation is None:
-        raise InputError(f"engine {eng.name} of {fam.name} has no formulation as data "
-                         "(ps.model takes the CP-SAT and SAT engines that have one; see ps.engines)")
-    t = Task(task) if task is not None else fam.tasks[0]
-    opts = eng.resolve_options({**cfg.opts, **options}, t)
-    return Model(instance, cfg, eng, opts, call_hook(eng.formulation, instance, t, opts, bound))
-
-
-def svg(instance: Any, solution: Any = None) -> str:
-    """The instance (and a solution, in the family's type or JSON form) drawn as SVG text.
-
-    >>> svg(load("sliding/8-easy")).startswith("<svg")
-    True
-    """
-    from puzzlesat.compare.solutions import from_json
-    from puzzlesat.puzzles.draw import svg as draw
-    fam = family_of(instance)
-    return draw(instance, None if solution is None else from_json(fam.puzzle.KIND, solution))
-
-
-def check(instance: Any, solution: Any) -> Any:
-    """Run the family's independent checker on a solution (its own type or its JSON form): the
-    recomputed objective (None where there is none), or CheckError.
-
-    >>> check(load("sliding/8-easy"), {"moves": []})
-    Traceback (most recent call last):
-    puzzlesat.puzzles.core.CheckError: after 0 moves the board is [1, 2, 3, 4, 0, 6, 7, 5, 8], not the goal [1, 2, 3, 4, 5, 6, 7, 8, 0]
-    """
-    from puzzlesat.compare.solutions import from_json
-    fam = family_of(instance)
-    return fam.puzzle.check(instance, from_json(fam.puzzle.KIND, solution))
-
-
-__all__ = ["load", "solve", "compare", "engines", "catalogue", "check", "svg", "model", "Model", "family_of", "register_engine",
-           "unregister_engine", "UserEngine", "Option", "EngineInfo", "Result", "Comparison", "Verdict",
-           "Status", "Task", "Outcome", "Context", "InputError", "CheckError", "Config", "__version__"]
+__all__ = ["load", "solve", "compare", "engines", "catalogue", "check", "svg", "model", "Model",
+           "family_of", "register_engine", "unregister_engine", "register_family",
+           "unregister_family", "UserEngine", "Option", "Engine", "Family", "EngineInfo",
+           "Result", "Comparison", "Verdict", "Status", "Task", "Outcome", "Context", "InputError",
+           "CheckError", "Config", "Source", "__version__"]

@@ -1,4 +1,4 @@
 """`python -m puzzlesat ...` runs the command line."""
-from puzzlesat.compare.cli import main
+from .cli import main
 
 main()

@@ -44,10 +44,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
-from puzzlesat.compare.registry import Option, UserEngine
-from puzzlesat.models.formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation,
-                                          Linear, Xor, to_cnf, to_cpsat)
-from puzzlesat.puzzles.core import CheckError, Context, InputError, Outcome, Status, Task
+from .core.family import Option, UserEngine
+from .models.formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation, Linear, Xor, to_cnf, to_cpsat)
+from .core.result import CheckError, Context, InputError, Outcome, Status, Task
 
 CPSAT_DEFAULTS = {"num_workers": 1, "linearization_level": 0, "random_seed": 0}
 
@@ -55,7 +54,7 @@ CPSAT_DEFAULTS = {"num_workers": 1, "linearization_level": 0, "random_seed": 0}
 def cpsat_solve(model, ctx: Context, **params: Any):
     """Solve a CpModel within ctx's time limit: (Status, CpSolver). Parameters default to
     CPSAT_DEFAULTS (measured best on these models) and are recorded by the caller."""
-    from puzzlesat.models import _cpsat
+    from .models import _cpsat
     return _cpsat.solve(model, {**CPSAT_DEFAULTS, **params}, ctx)
 
 
@@ -65,19 +64,19 @@ def cpsat_enumerate(model, variables: Sequence, ctx: Context, limit: int | None 
 
     Status OPTIMAL = complete, INFEASIBLE = none, UNKNOWN = a limit stopped it (partial list).
     `params` are CP-SAT parameters (CPSAT_DEFAULTS apply; num_workers is always 1 and
-    enumerate_all_solutions True); record them in your Outcome's stats["params"].
+    enumerate_all_solutions True); record them in your Outcome's `params`.
     """
-    from puzzlesat.models import _cpsat
+    from .models import _cpsat
     opts = {"workers": 1, "linearization_level": params.pop("linearization_level", 0),
             "seed": params.pop("random_seed", 0)}
-    st, sols, _ = _cpsat.enumerate_projected(model, variables, opts, ctx, limit, **params)
+    st, sols, _, _ = _cpsat.enumerate_projected(model, variables, opts, ctx, limit, **params)
     return st, sols
 
 
 def sat_solve(clauses: Sequence[Sequence[int]], ctx: Context, solver: str = "cadical195",
               assumptions: Sequence[int] = ()) -> tuple[bool | None, list[int] | None]:
     """(True, model) / (False, None) / (None, None) at the time limit, for CNF `clauses`."""
-    from puzzlesat.models import _sat
+    from .models import _sat
     with _sat.new_solver(solver, clauses) as s:
         res = _sat.solve_limited(s, ctx, assumptions)
         return res, (s.get_model() if res else None)
@@ -87,7 +86,7 @@ def sat_enumerate(clauses: Sequence[Sequence[int]], projection: Sequence[int], c
                   solver: str = "cadical195", limit: int | None = None) -> Iterator[frozenset[int]]:
     """The set of true variables among `projection` for each distinct projected model (blocking
     clauses over `projection` only); raises TimeoutError when the time limit stops it."""
-    from puzzlesat.models import _sat
+    from .models import _sat
     with _sat.new_solver(solver, clauses) as s:
         yield from _sat.enumerate_projected(s, projection, ctx, limit)
 

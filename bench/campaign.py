@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from puzzlesat.compare.instances import load_instance
+from puzzlesat.families.instances import load_instance
 from puzzlesat.compare.runner import solve
 
 ok = True

@@ -1,4 +1,4 @@
-"""Formulation lab benchmarks (README, "Formulation lab"): the lab's reports as Markdown tables.
+"""Formulation lab benchmarks (docs/lab.md): the lab's reports as Markdown tables.
 
     python bench/lab.py encodings [--time-limit S]   # (a) PySAT encodings of peg's moves <= K
     python bench/lab.py pentomino [--time-limit S]   # (b) 6x10 orbits: symmetry breaking, encodings
@@ -16,8 +16,8 @@ import argparse
 import shutil
 import sys
 
-from puzzlesat.compare.config import parse_many
-from puzzlesat.compare.instances import load_instance
+from puzzlesat.core.config import parse_many
+from puzzlesat.families.instances import load_instance
 from puzzlesat.compare.lab import lab_instance
 
 ENCODINGS = ("seqcounter", "totalizer", "mtotalizer", "kmtotalizer", "sortnetwrk", "cardnetwrk")

@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 
-from puzzlesat.compare.registry import family  # noqa: E402
+from puzzlesat.families.registry import family  # noqa: E402
 from puzzlesat.compare.runner import solve  # noqa: E402
 from puzzlesat.native_search import maze as N  # noqa: E402
 from puzzlesat.puzzles import maze as M  # noqa: E402
-from puzzlesat.puzzles.core import Status  # noqa: E402
+from puzzlesat.core.result import Status  # noqa: E402
 
 FAM = family("maze")
 REF_USER_S = {"11_56": 0.6, "12_57": 25.5, "12_66": 31.0, "sample3": 67.0, "sample1": 0.0, "sample2": 0.0}

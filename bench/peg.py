@@ -13,7 +13,8 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from puzzlesat.compare.instances import load_instance
+from puzzlesat.families.instances import load_instance
+from puzzlesat.cli.display import size_text
 from puzzlesat.compare.runner import solve
 
 
@@ -50,7 +51,7 @@ def main() -> None:
             if task == "optimize" and eng.name == "native:iddfs" and len(inst.start) == 32:
                 continue  # the full central game: IDDFS does not reach 18 moves (native:bfs does)
             r = solve(fam, inst, eng, task, time_limit=args.time_limit)
-            size = r.stats.get("model_size") or (f"{r.stats['nodes']:,} nodes" if "nodes" in r.stats else "")
+            size = size_text(r.stats)
             row = {"instance": name, "task": task, "engine": r.engine, "status": str(r.status),
                    "objective": r.objective, "count": r.count, "published": inst.known_min_moves,
                    "seconds": round(r.seconds, 3), "size": size, "params": r.params}

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 
-from puzzlesat.compare.registry import family  # noqa: E402
+from puzzlesat.families.registry import family  # noqa: E402
 from puzzlesat.compare.runner import solve  # noqa: E402
-from puzzlesat.puzzles.core import Status  # noqa: E402
+from puzzlesat.core.result import Status  # noqa: E402
 from puzzlesat.puzzles.peg import catalogue  # noqa: E402
 
 BELL = [1, 1, 2, 9, 47, 263, 1452, 7772]

@@ -26,7 +26,7 @@ from puzzlesat.models import _cpsat, peg_merson, peg_ordered, peg_resource, peg_
 from puzzlesat.models import _sat
 from puzzlesat.models.peg_cpsat import PegCpModel, _solve, search_params
 from puzzlesat.models.peg_sat import PegCnf
-from puzzlesat.puzzles.core import Context, Status
+from puzzlesat.core.result import Context, Status
 from puzzlesat.puzzles.peg import catalogue, check, start_lower_bound
 
 BUILDERS = {"time": peg_time.build, "resource": peg_resource.build,
@@ -75,8 +75,8 @@ def ascend(name: str, formulation: str, budget: float, per_call: float, start: i
     calls = (CpCalls(inst, BUILDERS[formulation], search, presolve) if backend == "cpsat"
              else SatCalls(inst, BUILDERS[formulation]))
     build = time.perf_counter() - t0
-    size = (_cpsat.model_size(calls.model) if backend == "cpsat"
-            else f"{calls.pc.pool.top} vars, {len(calls.pc.clauses)} clauses")
+    size = ("{vars} vars, {constraints} cons".format(**_cpsat.model_size(calls.model))
+            if backend == "cpsat" else f"{calls.pc.pool.top} vars, {len(calls.pc.clauses)} clauses")
     k = start_lower_bound(inst) if start is None else start
     proved = start_lower_bound(inst)  # optimum >= proved
     how = backend if backend == "sat" else f"cpsat {calls.params}"

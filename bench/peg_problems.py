@@ -9,7 +9,7 @@ that open problems could still beat, prints MISMATCH / NOT PROVED and makes the 
 and the process's CPU seconds (user + sys), wall seconds and peak RSS; with --french the French-37
 table (every vacancy orbit, every finish: minimum, impossible, or bounds with a checked solution);
 with --plan V:D,... (and --json-dir DIR) the table one vacancy orbit at a time, each with its own
-forward depth (how triangle8's complete table is made; README); with --least only the least minimum over all problems per side (one search between all starts and
+forward depth (how triangle8's complete table is made; docs/peg.md); with --least only the least minimum over all problems per side (one search between all starts and
 all single pegs); with --levels both English central-game level tables (native:bfs --exhaust, forward and backward)
 against G. Bell's. Progress of the shared layers goes to stderr. Times on a shared machine.
 """
@@ -20,7 +20,7 @@ import resource
 import sys
 import time
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search.peg_problems import minimum, minimum_proved, problems
 from puzzlesat.puzzles.peg import board, catalogue, hole_label
@@ -202,7 +202,7 @@ def main() -> None:
                     help="only the least minimum over all problems per side (peg problems --least)")
     ap.add_argument("--plan", default=None, metavar="V:D[:auto],...",
                     help="one vacancy orbit at a time with its own forward depth, ':auto' = backward "
-                         "layers by --max-backward (triangle8: README)")
+                         "layers by --max-backward (triangle8: docs/peg.md)")
     ap.add_argument("--json-dir", default=None, help="with --plan: each vacancy's rows as JSON here")
     a = ap.parse_args()
     if a.least:

@@ -25,7 +25,7 @@ import time
 import warnings
 
 
-from puzzlesat.compare.registry import family  # noqa: E402
+from puzzlesat.families.registry import family  # noqa: E402
 from puzzlesat.compare.runner import solve  # noqa: E402
 from puzzlesat.puzzles import pentomino as P  # noqa: E402
 from puzzlesat.puzzles.pentomino_breaking import symmetry_plan  # noqa: E402
@@ -249,7 +249,7 @@ def main() -> None:
                                  + (f" ({lb} found)" if lb else ""))
                 else:
                     cells.append(f"{r.status.value}: {r.reason}")
-                print(f"  {board} {mode} {e}: {cells[-1]} {r.stats.get('model_size', '')}",
+                print(f"  {board} {mode} {e}: {cells[-1]} {r.stats.get('vars', '')} vars {r.stats.get('clauses', r.stats.get('constraints', ''))} clauses/cons",
                       file=sys.stderr, flush=True)
             for p in peers:
                 try:

@@ -21,7 +21,7 @@ import sys
 import time
 
 
-from puzzlesat.compare.registry import family  # noqa: E402
+from puzzlesat.families.registry import family  # noqa: E402
 from puzzlesat.compare.runner import solve  # noqa: E402
 from puzzlesat.puzzles.sliding import Sliding, catalogue, default_goal, neighbours  # noqa: E402
 

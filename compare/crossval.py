@@ -5,11 +5,10 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from puzzlesat.puzzles.core import InputError, Status, Task
-
-from .config import Config, parse as parse_config
-from .registry import Engine, Family
-from .runner import Result, solve, validate
+from ..core.family import Family
+from ..core.result import InputError, Result, Status, Task
+from .plan import Run, plan, split_options  # noqa: F401  (split_options: re-exported for callers)
+from .runner import execute
 
 
 class Verdict(str, enum.Enum):
@@ -32,103 +31,85 @@ class Comparison:
     results: list[Result] = field(default_factory=list)
 
     def to_json(self, fam: Family | None = None, inst: Any = None, max_solutions: int | None = None) -> dict:
-        """As `compare --json` prints it."""
+        """As `compare --json` prints it: the verdict and every result's record."""
         first = self.results[0] if self.results else None
-        fam = fam or (first.fam if first else None)
-        inst = inst if inst is not None else (first.inst if first else None)
-        return {"instance": self.instance, "family": fam.name if fam else None, "task": str(self.task),
-                "verdict": str(self.verdict), "reasons": self.reasons,
-                "results": [r.to_json(fam, inst, max_solutions) for r in self.results]}
+        return {"instance": self.instance, "family": first.family if first else None,
+                "task": str(self.task), "verdict": str(self.verdict), "reasons": self.reasons,
+                "results": [r.to_record(max_solutions) for r in self.results]}
 
     def table(self) -> list[dict[str, Any]]:
-        """One plain row per result: config, engine, status, objective, count, checked, seconds, reason."""
+        """One plain row per result: config, engine, status, objective, count, checked (passed
+        the checker), failed, seconds, reason."""
         return [{"config": r.label, "engine": r.engine, "status": r.status.value, "objective": r.objective,
-                 "count": r.count, "checked": r.checked, "seconds": round(r.seconds, 4), "reason": r.reason}
+                 "count": r.count, "checked": r.checked, "failed": r.failed,
+                 "seconds": round(r.seconds, 4), "reason": r.reason}
                 for r in self.results]
 
 
-def split_options(engines: list[Engine], options: dict[str, Any],
-                  names: list[str] | None = None) -> list[dict[str, Any]]:
-    """Per-engine options (one dict per entry of `engines`) from `key=value` (every engine that has
-    `key`) and `target.key=value` (target = an engine name, alias or configuration name)."""
-    names = names or [e.name for e in engines]
-    per: list[dict[str, Any]] = [{} for _ in engines]
-    for raw_key, v in options.items():
-        target, _, key = raw_key.rpartition(".") if "." in raw_key else ("", "", raw_key)
-        hit = False
-        for i, e in enumerate(engines):
-            if target and target not in (e.name, *e.aliases, names[i]):
-                continue
-            if any(o.name == key for o in e.options):
-                per[i][key] = v
-                hit = True
-            elif target:
-                raise InputError(f"engine {e.name} has no option '{key}'; its options: "
-                                 + (", ".join(o.name for o in e.options) or "none"))
-        if not hit and len(engines) == 1 and not target:
-            per[0][key] = v  # one engine: its own validation names the option and the known ones
-            hit = True
-        if not hit:
-            raise InputError(f"no engine among {', '.join(e.name for e in engines)} has option '{raw_key}'")
-    return per
+def compare_runs(runs: list[Run], *, on_result: Callable[[Result], None] | None = None,
+                 progress_for: Callable[[str], Callable[[dict], None] | None] | None = None,
+                 isolate: bool = True, jobs: int = 1) -> "Comparison":
+    """Execute planned runs (one instance) and judge them: one at a time (`jobs` 1, the
+    default: timings are honest), or `jobs` side by side (each run still in its own worker under
+    its own limits; the runs share the machine's cores, so their times are not comparable).
+    Results keep the order of `runs`; `on_result` sees each as it finishes.
 
-
-def plan(fam: Family, configs: list[str | Config], task: Task | str,
-         options: dict[str, Any] | None = None) -> list[tuple[Config, Engine, dict[str, Any]]]:
-    """(configuration, engine, its options) for each configuration, every option validated (and
-    the engine's own validation run by `solve`) before anything runs; InputError otherwise."""
-    task = Task(task)
-    cfgs = [c if isinstance(c, Config) else parse_config(c) for c in configs]
-    seen: set[str] = set()
-    for c in cfgs:
-        if c.name in seen:
-            raise InputError(f"configuration '{c.name}' given twice; name one of them (name=engine[...])")
-        seen.add(c.name)
-    engines = [fam.engine(c.engine) for c in cfgs]
-    for e in engines:
-        if task not in e.tasks:
-            raise InputError(f"engine {e.name} does not do task '{task}' (it does: "
-                             + ", ".join(map(str, e.tasks)) + ")")
-    per = split_options(engines, options or {}, [c.name for c in cfgs])
-    out = []
-    for c, e, shared in zip(cfgs, engines, per):
-        opts = {**shared, **c.opts}
-        e.resolve_options(opts, task)  # raises InputError naming the option (or solver for the task)
-        out.append((c, e, opts))
-    return out
-
-
-def compare(fam: Family, inst: Any, engine_names: list[str | Config], task: Task | str, *,
-            time_limit: float | None = None, options: dict[str, Any] | None = None,
-            precheck: bool = True, on_result: Callable[[Result], None] | None = None,
-            progress_for: Callable[[str], Callable[[dict], None] | None] | None = None,
-            **solve_kw: Any) -> Comparison:
-    """Run each configuration in turn (one at a time, so timings are honest) and judge the results.
-
-    `engine_names` are engine names or configurations (`sat:time[encoding=totalizer]`,
-    `tot=sat:time[encoding=totalizer]`); `options` apply to every engine that has them
-    (`name.key` targets one). Every option is validated before the first run.
-
-    >>> from puzzlesat.compare.instances import load_instance
+    >>> from puzzlesat.families.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers-first06")
-    >>> c = compare(fam, inst, ["native", "cpsat", "sat[encoding=totalizer]"], "count")
+    >>> c = compare_runs(plan(fam, inst, ["native", "cpsat", "sat[encoding=totalizer]"], "count"))
     >>> c.verdict.value, [(r.label, r.count) for r in c.results]
     ('AGREE', [('native:auto', 18), ('cpsat:time', 18), ('sat[encoding=totalizer]', 18)])
     """
-    task = Task(task)
-    runs = plan(fam, engine_names, task, options)
-    for _, e, opts in runs:
-        validate(fam, inst, e, opts)
-    results = []
-    for c, e, opts in runs:
-        prog = progress_for(c.name) if progress_for else None
-        r = solve(fam, inst, e, task, time_limit=time_limit, options=opts, precheck=precheck,
-                  progress=prog, config=c.name, **solve_kw)
-        results.append(r)
-        if on_result:
-            on_result(r)
-    verdict, reasons = judge(results, getattr(fam.puzzle, "SENSE", None), task)
-    return Comparison(getattr(inst, "name", "?"), task, verdict, reasons, results)
+    results = run_all(runs, on_result=on_result, progress_for=progress_for, isolate=isolate,
+                      jobs=jobs)
+    first = runs[0]
+    verdict, reasons = judge(results, first.family.sense, first.task)
+    return Comparison(getattr(first.instance, "name", "?"), first.task, verdict, reasons, results)
+
+
+def run_all(runs: list[Run], *, on_result: Callable[[Result], None] | None = None,
+            progress_for: Callable[[str], Callable[[dict], None] | None] | None = None,
+            isolate: bool = True, jobs: int = 1,
+            on_each: Callable[[int, Result], None] | None = None) -> list[Result]:
+    """Every run executed (one at a time, or `jobs` at once in threads, each run in its own
+    worker process), results in the order of `runs`; `on_result(result)` and `on_each(index,
+    result)` as each finishes."""
+    if jobs < 1:
+        raise InputError(f"jobs={jobs}: at least 1")
+    if jobs == 1 or len(runs) == 1:
+        out = []
+        for run in runs:
+            r = execute(run, progress=progress_for(run.label) if progress_for else None,
+                        isolate=isolate)
+            out.append(r)
+            if on_result:
+                on_result(r)
+            if on_each:
+                on_each(len(out) - 1, r)
+        return out
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+    results: list[Result | None] = [None] * len(runs)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(execute, run, isolate=isolate): i for i, run in enumerate(runs)}
+        for f in as_completed(futures):
+            r = results[futures[f]] = f.result()
+            if on_result:
+                on_result(r)
+            if on_each:
+                on_each(futures[f], r)
+    return [r for r in results if r is not None]
+
+
+def compare(fam: Family, inst: Any, configs: list, task: Task | str | None = None, *,
+            time_limit: float | None = None, options: dict[str, Any] | None = None,
+            precheck: bool = True, on_result: Callable[[Result], None] | None = None,
+            progress_for: Callable[[str], Callable[[dict], None] | None] | None = None,
+            memory_limit_mb: Any = "default", jobs: int = 1) -> Comparison:
+    """Plan the configurations on `inst` (every option validated before the first run), run
+    them and judge them (`plan` + `compare_runs`)."""
+    runs = plan(fam, inst, configs, task, options=options, time_limit=time_limit,
+                memory_limit_mb=memory_limit_mb, precheck=precheck)
+    return compare_runs(runs, on_result=on_result, progress_for=progress_for, jobs=jobs)
 
 
 def judge(results: list[Result], sense: str | None, task: Task) -> tuple[Verdict, list[str]]:

@@ -20,13 +20,11 @@ import os
 import time
 from typing import Any
 
-import click
+from ..core.result import InputError, Task
+from ..core.files import write_atomic
 
-from puzzlesat.puzzles.core import InputError, Task, write_atomic
-
-from .config import Config, parse as parse_config
-from .instances import load_instance
-from .registry import Engine, Family
+from ..core.config import Config
+from ..core.family import Engine, Family
 
 SAT_FORMATS = ("dimacs", "wcnf", "opb")
 CPSAT_FORMATS = ("cpsat-txt", "cpsat-pb", "lp", "mps")
@@ -34,8 +32,8 @@ FORMATS = SAT_FORMATS + CPSAT_FORMATS
 
 
 def version() -> str:
-    import puzzlesat
-    return puzzlesat.__version__
+    from ..core import __version__
+    return __version__
 
 
 def engine_kind(eng: Engine) -> str:
@@ -48,7 +46,7 @@ def decision_for(fam: Family, inst: Any, cfg: Config, task: Task | str = Task.OP
                  bound: int | None = None):
     """(engine, resolved options, Decision) of configuration `cfg` on `inst`, or InputError when the
     engine has no formulation (a native search, or a model not yet converted to models/formulation)."""
-    from puzzlesat.models._ext import call_hook
+    from ..models._ext import call_hook
     task = Task(task)
     eng = fam.engine(cfg.engine)
     if not eng.formulation:
@@ -63,15 +61,20 @@ def decision_for(fam: Family, inst: Any, cfg: Config, task: Task | str = Task.OP
         raise InputError(f"engine {eng.name} does not do task '{task}'")
     opts = eng.resolve_options(cfg.opts)
     if engine_kind(eng) == "sat":
-        from puzzlesat.models import _sat
+        from ..models import _sat
         _sat.encoding(opts.get("encoding", "seqcounter"))
+    if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int) or bound < 0):
+        raise InputError(f"--bound {bound!r}: expected an objective bound of 0 or more", field="bound")
     d = call_hook(eng.formulation, inst, task, opts, bound)
+    if bound is not None and fam.sense == "min" and bound < d.lower:
+        d.note = (f"bound {bound} is below the proved lower bound {d.lower}: this decision is "
+                  "infeasible by that proof")
     return eng, opts, d
 
 
 def compile_decision(eng: Engine, opts: dict, d):
     """The backend's compiled model (Cnf or CpData) and the seconds it took."""
-    from puzzlesat.models.formulation import to_cnf, to_cpsat
+    from ..models.formulation import to_cnf, to_cpsat
     t0 = time.perf_counter()
     model = to_cpsat(d.formulation) if engine_kind(eng) == "cpsat" else \
         to_cnf(d.formulation, opts.get("encoding", "seqcounter"))
@@ -138,7 +141,7 @@ def _objective_lits(cnf, d) -> tuple[list[tuple[int, int]], int]:
 
 
 def write_sat(fmt: str, cnf, fam, inst, cfg, d) -> str:
-    from puzzlesat.models._ext import dimacs_text, header
+    from ..models._ext import dimacs_text, header
     st = cnf.stats()
     groups = [f"group {g}: {s['clauses']} clauses, {s['aux_vars']} aux vars" for g, s in st["groups"].items()]
     com = _comments(fam, inst, cfg, d, [f"encoding {cnf.encoding}", *groups])
@@ -180,7 +183,7 @@ def write_cpsat(fmt: str, data):
 
 def linear_blocker(f) -> str | None:
     """Why `f` is not an (I)LP as written (None when it is linear)."""
-    from puzzlesat.models.formulation import Linear, Xor
+    from ..models.formulation import Linear, Xor
     for g, c in f.constraints():
         if isinstance(c, Xor):
             return f"group '{g}' has XOR (parity) constraints"
@@ -190,49 +193,10 @@ def linear_blocker(f) -> str | None:
 
 
 def write_lp(fmt: str, fam, inst, cfg, d) -> tuple[str, dict[int, Any]]:
-    """LP or MPS of a linear formulation (variables x<n>, n from 1 as in the map)."""
-    from ortools.linear_solver.python import model_builder as mb
-
-    from puzzlesat.models.formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne,
-                                              Linear)
-    f = d.formulation
-    m = mb.Model()
-    var: dict[Any, Any] = {}
-    numbers: dict[int, Any] = {}
-
-    def v(key):
-        x = var.get(key)
-        if x is None:
-            n = len(var) + 1
-            lb_ub = f.ints.get(key)
-            x = m.new_int_var(*lb_ub, f"x{n}") if lb_ub else m.new_bool_var(f"x{n}")
-            var[key], numbers[n] = x, key
-        return x
-
-    for k in f.bool_keys():
-        v(k)
-    for k in f.ints:
-        v(k)
-    for _, c in f.constraints():
-        if isinstance(c, Clause):
-            m.add(sum((v(k) if p else 1 - v(k)) for k, p in c.lits) >= 1)
-        elif isinstance(c, ExactlyOne):
-            m.add(sum(v(k) for k in c.keys) == 1)
-        elif isinstance(c, AtMostOne):
-            m.add(sum(v(k) for k in c.keys) <= 1)
-        elif isinstance(c, AtMost):
-            m.add(sum(v(k) for k in c.keys) <= c.k)
-        elif isinstance(c, AtLeast):
-            m.add(sum(v(k) for k in c.keys) >= c.k)
-        elif isinstance(c, Linear):
-            m.add_linear_constraint(sum(co * v(k) for co, k in c.terms), c.lo, c.hi)
-        else:
-            raise InputError(f"formulation {f.name}: {type(c).__name__} is not linear")
-    if d.objective is not None:
-        sense, terms, offset = d.objective
-        expr = sum(co * v(k) for co, k in terms) + offset
-        (m.minimize if sense == "min" else m.maximize)(expr)
-    text = m.export_to_lp_string(False) if fmt == "lp" else m.export_to_mps_string(False)
+    """LP or MPS of a linear formulation (variables x<n>, n from 1 as in the map), with the
+    header comments."""
+    from ..models.formulation import to_lp
+    text, numbers = to_lp(d.formulation, d.objective, fmt)
     marker = "\\" if fmt == "lp" else "*"
     head = "".join(f"{marker} {ln}\n" for ln in _comments(fam, inst, cfg, d))
     return head + text, numbers
@@ -284,76 +248,8 @@ def export(fam: Family, inst: Any, cfg: Config, fmt: str, path: str, task: Task 
     write_atomic(path, data, "export", (suffix if fmt.startswith("cpsat") else "") or ".tmp")
     write_atomic(path + ".map.json", json.dumps(meta), "variable map")
     return {k: meta[k] for k in ("instance", "config", "format", "bound", "bound_text")} | size | \
-        {"file": path, "map": path + ".map.json"}
+        {"file": path, "map": path + ".map.json", "note": d.note}
 
 
 # ----------------------------------------------------------------------------------------------
 # CLI
-
-@click.command("export")
-@click.argument("instance")
-@click.option("--engine", "-e", "config", required=True, help="configuration, e.g. 'sat:time[encoding=totalizer]'")
-@click.option("--task", type=click.Choice([t.value for t in Task]), default=None,
-              help="default: the family's first task (optimize; count for tilings)")
-@click.option("--bound", type=int, default=None, help="objective bound of the decision version "
-              "(peg: moves <= K; default: the known optimum, else a proved lower bound)")
-@click.option("--format", "fmt", required=True, help="dimacs, wcnf, opb (SAT engines); cpsat-txt, "
-              "cpsat-pb, lp, mps (CP-SAT engines; lp/mps only for a linear model)")
-@click.option("-o", "--output", required=True, help="output file (FILE.map.json is written beside it)")
-@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
-def export_cmd(instance, config, task, bound, fmt, output, as_json) -> None:
-    """Write the model of one configuration on INSTANCE to a file, with a variable map."""
-    cfg = parse_config(config)
-    if fmt not in FORMATS:
-        raise InputError(f"unknown export format '{fmt}'; known: " + ", ".join(FORMATS))
-    fam, inst = load_instance(instance)
-    s = export(fam, inst, cfg, fmt, output, task or fam.tasks[0], bound)
-    if as_json:
-        print(json.dumps(s))
-    else:
-        size = ", ".join(f"{s[k]} {k.replace('_', ' ')}" for k in ("vars", "clauses", "constraints") if k in s)
-        print(f"{s['instance']} {s['config']} ({s['bound_text']}): {fmt} {size} -> {s['file']} (+ .map.json)")
-
-
-@click.command("stats")
-@click.argument("instance")
-@click.option("--engine", "-e", "config", required=True, help="configuration, e.g. 'sat:time[encoding=totalizer]'")
-@click.option("--task", type=click.Choice([t.value for t in Task]), default=None,
-              help="default: the family's first task (optimize; count for tilings)")
-@click.option("--bound", type=int, default=None, help="objective bound of the decision version (default: "
-              "the known optimum, else a proved lower bound)")
-@click.option("--json", "as_json", is_flag=True, help="print JSON")
-def stats_cmd(instance, config, task, bound, as_json) -> None:
-    """Model statistics of one configuration on INSTANCE, per constraint group of its formulation."""
-    from rich.console import Console
-    from rich.table import Table
-    cfg = parse_config(config)
-    fam, inst = load_instance(instance)
-    s = model_stats(fam, inst, cfg, task or fam.tasks[0], bound)
-    if as_json:
-        print(json.dumps(s))
-        return
-    cnf = s["format"] == "cnf"
-    t = Table(title=f"{s['instance']}  {s['config']}  {s['bound_text']}  ({s['formulation']}"
-                    + (f", encoding {s['encoding']}" if cnf else "") + ")", title_justify="left")
-    cols = ("constraints", "clauses", "literals", "aux_vars") if cnf else ("constraints", "literals")
-    t.add_column("group")
-    for c in cols:
-        t.add_column(c.replace("_", " "), justify="right")
-    for g, row in s["groups"].items():
-        t.add_row(g, *(f"{row[c]:,}" for c in cols))
-    tot = {"constraints": sum(r["constraints"] for r in s["groups"].values()),
-           "clauses": s.get("clauses"), "literals": s["literals"],
-           "aux_vars": sum(r.get("aux_vars", 0) for r in s["groups"].values())}
-    if not cnf:
-        tot["constraints"] = s["constraints"]
-    t.add_row("[bold]total[/]", *(f"{tot[c]:,}" for c in cols))
-    con = Console(highlight=False)
-    con.print(t)
-    vars_line = (f"variables: {s['vars']:,} ({s['keyed_vars']:,} keyed + "
-                 f"{s['vars'] - s['keyed_vars']:,} auxiliary)" if cnf else f"variables: {s['vars']:,}")
-    con.print(vars_line, markup=False)
-    sec = s["seconds"]
-    con.print(f"build: {sec['total']:.3f} s (formulation {sec['hook']:.3f} s, "
-              f"{'CNF' if cnf else 'CP-SAT'} compile {sec['compile']:.3f} s); linear: "
-              f"{'yes' if s['linear'] else 'no'}", markup=False)

@@ -1,12 +1,16 @@
-"""Configurations side by side: `compare --engines CONFIGS` and the formulation report `puzzlesat lab`.
+"""Configurations side by side: the formulation report `puzzlesat lab` (and `bench`, its alias).
 
 Vocabulary:
 
-    configuration   an engine plus options, optionally named (compare/config.py): the unit compared
-    run             one checked engine run (compare/runner.solve) of one configuration
-    record          what the lab keeps of a run: status, objective, count, seconds, model size
-                    (vars, clauses or constraints, as the engine reports the model it solved last),
-                    solver effort (conflicts; decisions for SAT, branches for CP-SAT) where reported
+    configuration   an engine plus options, optionally named (core/config.py): the unit compared
+    run             one checked engine run (plan.Run, executed by the runner) of one configuration
+    record          the run's Result record (`Result.to_record`, solutions left out) plus the lab's
+                    `repeat`, `seed` and `finished`; model size (vars, clauses or constraints, as
+                    the engine reports the model it solved last) and solver effort (conflicts;
+                    decisions for SAT, branches for CP-SAT) are read from its stats as numbers
+    finished        the run proved its answer within its time limit: a run that ends after the
+                    limit (a solver that ignores interrupts runs into the grace period) counts as
+                    unsolved in the table, as in campaign reports (`over_limit`)
     verdict         crossval.judge over every run of every configuration on one instance (names
                     in reasons are configuration names; `#i` numbers repeats)
     best            per instance, the configuration with the smallest median time among those whose
@@ -17,33 +21,26 @@ Every run goes through the runner, so every solution is checked by the family's 
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import click
+from ..core.config import Config
+from ..core.family import Family
+from ..core.result import Result, Task
+from .crossval import Verdict, judge, run_all
+from .plan import Run, plan
 
-from puzzlesat.puzzles.core import InputError, Task
+SOLVER_HEADS = ("sat", "cpsat", "ext")  # engines whose effort figures (conflicts...) are a solver's
 
-from .config import Config, parse_many, parse_pairs
-from .crossval import Verdict, judge, plan
-from .instances import load_instance
-from .registry import Family
-from .runner import Result, solve
-
-SIZE = re.compile(r"(\d+) vars?, (\d+) (clauses|cons)")
-
-
-# ----------------------------------------------------------------------------------------------
-# the lab
 
 @dataclass
 class ConfigRow:
     """Every run of one configuration on one instance, and its summary."""
 
-    config: Config
+    config: str
+    spec: str
     engine: str
     runs: list[dict] = field(default_factory=list)
     best: bool = False
@@ -51,9 +48,10 @@ class ConfigRow:
     def summary(self) -> dict[str, Any]:
         secs = [r["seconds"] for r in self.runs]
         last = self.runs[-1]
-        return {"config": self.config.name, "spec": self.config.spec, "engine": self.engine,
+        return {"config": self.config, "spec": self.spec, "engine": self.engine,
                 "status": last["status"], "objective": last["objective"], "count": last["count"],
                 "runs": len(self.runs), "finished": all(r["finished"] for r in self.runs),
+                "over_limit": sum(bool(r["over_limit"]) for r in self.runs),
                 "median_seconds": round(statistics.median(secs), 4),
                 "min_seconds": round(min(secs), 4), "max_seconds": round(max(secs), 4),
                 "vars": last["vars"], "clauses": last["clauses"], "constraints": last["constraints"],
@@ -68,127 +66,67 @@ def _median(xs) -> int | None:
     return int(statistics.median(xs)) if xs else None
 
 
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
 def record(r: Result, seed: int | None, repeat: int) -> dict[str, Any]:
-    """The lab's record of one checked run."""
-    solver = r.engine.split(":")[0] in ("sat", "cpsat", "ext")  # effort figures of a solver only
-    m = SIZE.search(str(r.stats.get("model_size", "")))
-    vars_, n, unit = (int(m.group(1)), int(m.group(2)), m.group(3)) if m else (None, None, None)
-    return {"status": str(r.status), "objective": r.objective, "count": r.count,
-            "finished": r.finished(), "checked": r.checked, "seconds": round(r.seconds, 4),
-            "seed": seed, "repeat": repeat, "vars": vars_,
-            "clauses": n if unit == "clauses" else None, "constraints": n if unit == "cons" else None,
-            "conflicts": r.stats.get("conflicts") if solver else None,
-            "decisions": r.stats.get("sat_decisions", r.stats.get("decisions")
-                                     if isinstance(r.stats.get("decisions"), int) else None) if solver else None,
-            "branches": r.stats.get("branches") if solver else None, "nodes": r.stats.get("nodes"),
-            "reason": r.reason, "params": r.params}
+    """The lab's record of one checked run: its Result record (no solutions) plus the lab's
+    fields and the size and effort figures the engine reported."""
+    st = r.stats
+    solver = r.engine.split(":")[0] in SOLVER_HEADS
+    rec = r.to_record(max_solutions=0)
+    del rec["solutions"]
+    rec.update(finished=r.finished() and not r.over_limit(), checked=r.checked, seed=seed,
+               repeat=repeat, vars=_int(st.get("vars")), clauses=_int(st.get("clauses")),
+               constraints=_int(st.get("constraints")),
+               conflicts=_int(st.get("conflicts")) if solver else None,
+               decisions=_int(st.get("sat_decisions", st.get("decisions"))) if solver else None,
+               branches=_int(st.get("branches")) if solver else None, nodes=_int(st.get("nodes")))
+    return rec
 
 
-def lab_instance(fam: Family, inst: Any, configs: list[Config], task: Task | str, *, repeat: int = 1,
-                 seeds: list[int] | None = None, time_limit: float | None = None,
-                 options: dict[str, Any] | None = None, precheck: bool = True,
-                 on_run: Callable[[Config, dict], None] | None = None) -> dict[str, Any]:
-    """Every configuration on `inst`, `repeat` times per seed (seeds go to configurations whose
-    engine has a `seed` option; others just repeat), each run checked; verdict and best marked."""
-    task = Task(task)
-    runs = plan(fam, configs, task, options)  # every option error before any run
-    rows, named = [], []
-    for c, e, o in runs:
-        seeded = any(op.name == "seed" for op in e.options) and "seed" not in c.opts
-        row = ConfigRow(c, e.name)
+def lab_runs(runs: list[Run], *, repeat: int = 1, seeds: list[int] | None = None,
+             on_run: Callable[[Run, dict], None] | None = None, jobs: int = 1) -> dict[str, Any]:
+    """Every planned run (one instance), `repeat` times per seed (seeds go to runs whose engine
+    has a `seed` option and whose configuration does not set one; others just repeat), each run
+    checked; verdict and best marked. `jobs` > 1: that many runs side by side (their times then
+    share the cores: not comparable with one-at-a-time times)."""
+    first = runs[0]
+    units: list[tuple[int, Run, int | None, int]] = []  # (row, run, seed recorded, repeat)
+    rows = []
+    for k, run in enumerate(runs):
+        seeded = run.engine.option("seed") is not None and not re.search(r"[\[,]seed=", run.spec)
+        rows.append(ConfigRow(run.label, run.spec, run.engine.name))
         for seed in (seeds or [None]):
             for i in range(repeat):
-                oo = {**o, "seed": seed} if seeded and seed is not None else o
-                r = solve(fam, inst, e, task, time_limit=time_limit, options=oo, precheck=precheck,
-                          config=c.name)
-                rec = record(r, seed if seeded else None, i)
-                row.runs.append(rec)
-                named.append(dataclasses.replace(r, config=f"{c.name}#{len(row.runs)}"))
-                if on_run:
-                    on_run(c, rec)
-        rows.append(row)
-    verdict, reasons = judge(named, getattr(fam.puzzle, "SENSE", None), task)
+                r = run.with_options(seed=seed) if seeded and seed is not None else run
+                units.append((k, r, seed if seeded else None, i))
+    results = run_all([u[1] for u in units], jobs=jobs, on_each=None if on_run is None else (
+        lambda j, r: on_run(units[j][1], record(r, units[j][2], units[j][3]))))
+    named = []
+    for (k, run, seed, i), r in zip(units, results):
+        rows[k].runs.append(record(r, seed, i))
+        named.append(dataclasses.replace(r, config=f"{run.label}#{len(rows[k].runs)}"))
+    verdict, reasons = judge(named, first.family.sense, first.task)
     done = [row for row in rows if all(r["finished"] for r in row.runs)]
     if verdict is Verdict.AGREE or done and verdict is Verdict.INCOMPLETE:
         best = min(done, key=lambda row: statistics.median(r["seconds"] for r in row.runs), default=None)
         if best is not None:
             best.best = True
-    return {"instance": f"{fam.name}/{getattr(inst, 'name', '?')}", "task": str(task),
-            "verdict": str(verdict), "reasons": reasons, "repeat": repeat, "seeds": seeds,
-            "time_limit": time_limit, "configs": [row.summary() for row in rows],
-            "runs": {row.config.name: row.runs for row in rows}}
+    return {"instance": f"{first.family.name}/{getattr(first.instance, 'name', '?')}",
+            "task": str(first.task), "verdict": str(verdict), "reasons": reasons, "repeat": repeat,
+            "seeds": seeds, "time_limit": first.time_limit, "configs": [row.summary() for row in rows],
+            "runs": {row.config: row.runs for row in rows}}
 
 
-def _n(v) -> str:
-    return "" if v is None else f"{v:,}"
-
-
-def table(rep: dict[str, Any]):
-    """A rich table of one instance's lab report."""
-    from rich.table import Table
-    t = Table(title=f"{rep['instance']}  task={rep['task']}  verdict={rep['verdict']}",
-              title_justify="left")
-    for col, just in (("config", "left"), ("engine", "left"), ("status", "left"), ("obj", "right"),
-                      ("count", "right"), ("vars", "right"), ("clauses/cons", "right"),
-                      ("median s", "right"), ("spread s", "right"), ("conflicts", "right"),
-                      ("decisions/branches", "right"), ("best", "center")):
-        t.add_column(col, justify=just)
-    for s in rep["configs"]:
-        size = s["clauses"] if s["clauses"] is not None else s["constraints"]
-        effort = s["decisions"] if s["decisions"] is not None else s["branches"]
-        spread = f"{s['min_seconds']:.3f}–{s['max_seconds']:.3f}" if s["runs"] > 1 else ""
-        t.add_row(s["config"], s["engine"], s["status"], _n(s["objective"]), _n(s["count"]),
-                  _n(s["vars"]), _n(size), f"{s['median_seconds']:.3f}", spread, _n(s["conflicts"]),
-                  _n(effort), "*" if s["best"] else "")
-    return t
-
-
-@click.command("lab")
-@click.argument("instances", nargs=-1, required=True)
-@click.option("--configs", "config_list", required=True,
-              help="comma-separated configurations, e.g. 'seq=sat[encoding=seqcounter],tot=sat[encoding=totalizer]'")
-@click.option("--task", type=click.Choice([t.value for t in Task]), default="optimize", show_default=True)
-@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
-              help="runs per configuration (per seed)")
-@click.option("--seeds", default=None, help="comma-separated seeds for engines with a seed option")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="seconds per run; a run cut short is UNKNOWN")
-@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="option for every configuration whose engine has it (ENGINE.KEY=VALUE: one engine)")
-@click.option("--no-precheck", is_flag=True, help="skip the instant invariant checks")
-@click.option("--json", "as_json", is_flag=True, help="print the raw records: one JSON object per instance")
-def lab_cmd(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json) -> None:
-    """Every configuration on every INSTANCE, each run checked and cross-validated: size, time
-    (median and spread over repeats) and solver effort side by side, best per instance marked.
-
-    Exit status 1 when a verdict is DISAGREE, 2 on bad input.
-    """
-    import sys
-
-    from rich.console import Console
-    configs = parse_many(config_list)
-    try:
-        seed_list = [int(s) for s in seeds.split(",") if s.strip()] if seeds else None
-    except ValueError:
-        raise InputError(f"--seeds '{seeds}': expected comma-separated integers") from None
-    opts = parse_pairs(option_pairs)
-    loaded = [load_instance(i) for i in instances]
-    for fam, _ in loaded:  # every configuration error before any run
-        plan(fam, configs, task, opts)
-    out, err = Console(highlight=False, width=200), Console(stderr=True, highlight=False)
-    worst = 0
-    for fam, inst in loaded:
-        rep = lab_instance(fam, inst, configs, task, repeat=repeat, seeds=seed_list,
-                           time_limit=time_limit, options=opts, precheck=not no_precheck,
-                           on_run=None if as_json else (lambda c, r: err.print(
-                               f"{fam.name}/{inst.name} {c.name}: {r['status']} {r['seconds']:.3f} s",
-                               markup=False)))
-        if as_json:
-            print(json.dumps(rep, default=str))
-        else:
-            out.print(table(rep))
-            for reason in rep["reasons"]:
-                out.print(f"  - {reason}", markup=False)
-        if rep["verdict"] == "DISAGREE":
-            worst = 1
-    sys.exit(worst)
+def lab_instance(fam: Family, inst: Any, configs: list[Config | str], task: Task | str | None = None, *,
+                 repeat: int = 1, seeds: list[int] | None = None, time_limit: float | None = None,
+                 options: dict[str, Any] | None = None, precheck: bool = True,
+                 memory_limit_mb: Any = "default", jobs: int = 1,
+                 on_run: Callable[[Run, dict], None] | None = None) -> dict[str, Any]:
+    """Plan every configuration on `inst` (every option error before any run) and run the lab
+    (`lab_runs`). `task` defaults to the family's first."""
+    runs = plan(fam, inst, configs, task, options=options, time_limit=time_limit,
+                memory_limit_mb=memory_limit_mb, precheck=precheck)
+    return lab_runs(runs, repeat=repeat, seeds=seeds, on_run=on_run, jobs=jobs)

@@ -1,6 +1,6 @@
 """Run one engine on one instance, with hard time and memory limits, and check everything it returns.
 
-Each run happens in a forked worker process (compare/procs.py: its own process group, killed when
+Each run happens in a forked worker process (core/procs.py: its own process group, killed when
 puzzlesat dies, address space capped): the engine reports progress and streams solutions through
 a pipe, and the parent kills the worker's whole process group when the hard limit (time limit +
 grace) passes — this is what makes limits hold for solvers that ignore interrupts (python-sat's
@@ -11,80 +11,20 @@ dies is reported (ERROR / UNKNOWN with the reason); it never crashes the tool.
 """
 from __future__ import annotations
 
-import math
 import multiprocessing as mp
 import os
 import signal
 import time
-from array import array
 import traceback
-from dataclasses import dataclass, field
+from array import array
+from dataclasses import replace
 from typing import Any, Callable
 
-from puzzlesat.puzzles.core import CheckError, Context, InputError, Outcome, Status, Task
-
-from . import procs
-from .registry import Engine, Family, identity_options
-from .solutions import from_json
-
-
-@dataclass
-class Result:
-    """A checked engine result, as printed by `solve --json`."""
-
-    instance: str
-    family: str
-    engine: str
-    task: Task
-    status: Status
-    objective: int | None
-    count: int | None
-    solutions: list  # the family's solution objects, each passed the checker
-    seconds: float
-    params: dict[str, Any]
-    stats: dict[str, Any] = field(default_factory=dict)
-    reason: str | None = None
-    checked: int = 0  # how many solutions went through the checker
-    config: str | None = None  # the configuration's name when it is more than the engine name
-    fam: Family | None = field(default=None, repr=False, compare=False)
-    inst: Any = field(default=None, repr=False, compare=False)
-
-    @property
-    def label(self) -> str:
-        """The configuration name where one was given, else the engine name."""
-        return self.config or self.engine
-
-    def finished(self) -> bool:
-        """True when the engine proved its answer (nothing left to a limit)."""
-        if self.task is Task.FEASIBLE:
-            return self.status in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE)
-        return self.status in (Status.OPTIMAL, Status.INFEASIBLE)
-
-    def _repr_svg_(self) -> str | None:
-        """Jupyter: the instance with the first solution drawn."""
-        if self.inst is None:
-            return None
-        from puzzlesat.puzzles.draw import svg
-        return svg(self.inst, self.solutions[0] if self.solutions else None)
-
-    def to_outcome(self) -> Outcome:
-        """This result as an engine's Outcome (e.g. for an engine that wraps another)."""
-        return Outcome(self.status, self.objective, self.count, tuple(self.solutions),
-                       dict(self.stats), self.reason)
-
-    def to_json(self, fam: Family | None = None, inst: Any = None,
-                max_solutions: int | None = None) -> dict[str, Any]:
-        """The result as `solve --json` prints it (solutions in the family's JSON form)."""
-        fam, inst = fam or self.fam, inst if inst is not None else self.inst
-        sols = self.solutions if max_solutions is None else self.solutions[:max_solutions]
-        return {
-            "instance": self.instance, "family": self.family, "engine": self.engine,
-            "config": self.label,
-            "task": str(self.task), "status": str(self.status), "objective": self.objective,
-            "count": self.count, "solutions": [fam.puzzle.solution_json(inst, s) for s in sols],
-            "solutions_checked": self.checked, "seconds": round(self.seconds, 4),
-            "params": self.params, "stats": self.stats, "reason": self.reason,
-        }
+from ..core import procs
+from ..core.config import Config
+from ..core.family import Engine, Family
+from ..core.result import CheckError, Context, InputError, Outcome, Result, Status, Task
+from .plan import Run, plan_one
 
 
 def grace(time_limit: float) -> float:
@@ -92,36 +32,10 @@ def grace(time_limit: float) -> float:
     return 1.0 + 0.05 * time_limit
 
 
-def check_time_limit(time_limit: float | None) -> float | None:
-    """`time_limit` as a positive finite float (None: no limit), or InputError."""
-    if time_limit is None:
-        return None
-    try:
-        t = float(time_limit)
-    except (TypeError, ValueError):
-        raise InputError(f"time limit {time_limit!r}: expected a number of seconds") from None
-    if not math.isfinite(t) or t <= 0:
-        raise InputError(f"time limit {time_limit!r}: expected a positive finite number of seconds")
-    return t
-
-
-def check_memory_limit(memory_mb: float | None) -> float | None:
-    """`memory_mb` as a float of at least 64 MB (None: no cap), or InputError."""
-    if memory_mb is None:
-        return None
-    try:
-        m = float(memory_mb)
-    except (TypeError, ValueError):
-        raise InputError(f"memory limit {memory_mb!r}: expected megabytes") from None
-    if not math.isfinite(m) or m < 64:
-        raise InputError(f"memory limit {memory_mb!r}: expected at least 64 (megabytes)")
-    return m
-
-
 def validate(fam: Family, inst: Any, eng: Engine, options: dict[str, Any],
              task: Task | str | None = None) -> dict[str, Any]:
     """Every option of `eng` resolved and validated for `inst` and `task` (the engine's own check
-    included), before anything runs; InputError otherwise."""
+    and what the options need on this machine included), before anything runs; InputError."""
     opts = eng.resolve_options(options, None if task is None else Task(task))
     eng.check_available(opts)
     if eng.validate is not None:
@@ -129,92 +43,111 @@ def validate(fam: Family, inst: Any, eng: Engine, options: dict[str, Any],
     return opts
 
 
-def solve(fam: Family, inst: Any, engine: str | Engine, task: Task | str | None = None, *,
+def solve(fam: Family, inst: Any, engine: str | Engine | Config | Callable, task: Task | str | None = None, *,
           time_limit: float | None = None, options: dict[str, Any] | None = None,
           precheck: bool = True, progress: Callable[[dict], None] | None = None,
-          isolate: bool = True, memory_limit_mb: float | None = "default",  # type: ignore[assignment]
+          isolate: bool = True, memory_limit_mb: float | None | str = "default",
           config: str | None = None) -> Result:
-    """Run `engine` on `inst` and return a checked Result.
+    """Plan one run (`plan.plan_one`) and execute it: a checked Result.
 
     `task` defaults to the family's first task. `memory_limit_mb` caps the worker's address space
     (default: 80 % of physical memory; None: no cap); a run that hits it is UNKNOWN with reason
     'memory'. `config` names the configuration in results and tables.
 
-    >>> from puzzlesat.compare.instances import load_instance
+    >>> from puzzlesat.families.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers")
     >>> r = solve(fam, inst, "native", "optimize")
     >>> (r.status.value, r.objective)
     ('OPTIMAL', 7)
     """
-    task = Task(task) if task is not None else fam.tasks[0]
-    eng = engine if isinstance(engine, Engine) else fam.engine(engine)
-    if task not in eng.tasks:
-        raise InputError(f"engine {eng.name} does not do task '{task}' (it does: "
-                         + ", ".join(map(str, eng.tasks)) + ")")
-    time_limit = check_time_limit(time_limit)
-    if memory_limit_mb == "default":
-        memory_limit_mb = procs.default_memory_mb()
-    memory_limit_mb = check_memory_limit(memory_limit_mb)
-    opts = validate(fam, inst, eng, options or {}, task)
-    params = {**opts, "time_limit": time_limit, "memory_limit_mb": memory_limit_mb, "precheck": precheck}
-    if config is not None and config in (eng.name, *eng.aliases):
-        config = None
+    run = plan_one(fam, inst, engine, task, options=options, time_limit=time_limit,
+                   memory_limit_mb=memory_limit_mb, precheck=precheck)
+    if config is not None:
+        run = Run(run.family, run.instance, run.engine, run.task, run.options, run.time_limit,
+                  run.memory_limit_mb, run.precheck, config, run.spec)
+    return execute(run, progress=progress, isolate=isolate)
+
+
+def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate: bool = True) -> Result:
+    """Run `run`'s engine on its instance (a forked worker under the hard limits, unless
+    `isolate` is False) and return the checked Result."""
+    fam, inst, eng, task, opts = run.family, run.instance, run.engine, run.task, run.options
+    params = run.params()
+    config = run.config
     name = getattr(inst, "name", "?")
     t0 = time.perf_counter()
-    reason = fam.puzzle.infeasible_reason(inst) if precheck else None
+    reason = fam.infeasible_reason(inst) if run.precheck else None
     if reason is not None:
         return Result(name, fam.name, eng.name, task, Status.INFEASIBLE, None,
                       0 if task is Task.COUNT else None, [], time.perf_counter() - t0, params,
-                      {}, reason, 0, config, fam, inst)
-    tally = (_StreamCount(fam.puzzle, inst, identity_options(eng, opts))
-             if task is Task.COUNT and fam.extra.get("streamed_count") else None)
+                      {}, reason, 0, config, 0, fam, inst)
+    tally = (_StreamCount(fam, inst, eng.identity(opts))
+             if task is Task.COUNT and fam.streamed_count else None)
     if isolate:
-        out, streamed = _run_isolated(eng, inst, task, opts, time_limit, progress, memory_limit_mb,
-                                      tally)
+        out, streamed = _run_isolated(eng, inst, task, opts, run.time_limit, progress,
+                                      run.memory_limit_mb, tally)
     else:
         streamed = []
         sink = (lambda s: tally.extend([s])) if tally else streamed.append
-        ctx = Context(opts, time_limit, progress, sink)
+        ctx = Context(opts, run.time_limit, progress, sink)
         out = _call(eng, inst, task, ctx)
-    if tally is not None and not out.solutions:
-        res = _tallied(fam, inst, eng, task, out, tally, time.perf_counter() - t0, params)
-        res.config, res.fam, res.inst = config, fam, inst
-        return res
-    if tally is not None:
-        streamed = tally.kept  # the engine returned its solutions after all: check those
-    seconds = time.perf_counter() - t0
     stats = dict(out.stats) if isinstance(out.stats, dict) else {}
-    params.update(stats.pop("params", {}))
-    res = _checked(fam, inst, eng, task, out, streamed, seconds, params, stats)
+    params.update(stats.pop("params", {}))  # engines written before 0.3 put them in stats
+    params.update(out.params if isinstance(out.params, dict) else {})
+    if tally is not None and not out.solutions:
+        res = _tallied(fam, inst, eng, task, out, tally, time.perf_counter() - t0, params, stats)
+    else:
+        if tally is not None:
+            streamed = tally.kept  # the engine returned its solutions after all: check those
+        res = _checked(fam, inst, eng, task, out, streamed, time.perf_counter() - t0, params, stats)
     res.config, res.fam, res.inst = config, fam, inst
     return res
 
 
-def _call(eng: Engine, inst: Any, task: Task, ctx: Context) -> Outcome:
-    """The engine's outcome, with its own wall and CPU seconds (engine_seconds, cpu_seconds)."""
-    fn = eng.function()  # imported before the clock starts
+def _memory_outcome(what: str) -> Outcome:
+    return Outcome(Status.UNKNOWN, reason=f"memory: {what} (memory limit)", stats={"termination": "memory"})
+
+
+def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False,
+          fn: Any = None) -> Outcome:
+    """The engine's outcome, with its own wall and CPU seconds (engine_seconds, cpu_seconds).
+    `capped`: a memory limit holds, so a failure that names an allocation (MemoryError, a
+    library that cannot be mapped) is that limit (UNKNOWN 'memory'), never ERROR."""
+    try:
+        fn = fn or eng.function()  # imported before the clock starts
+    except InputError:
+        raise
+    except Exception as e:
+        if capped and (isinstance(e, MemoryError) or any(m in str(e) for m in procs.MEMORY_SIGNS)):
+            return _memory_outcome(f"the engine could not be loaded within the limit ({e})")
+        return Outcome(Status.ERROR, reason="engine could not be loaded: " + traceback.format_exc(limit=4))
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         out = fn(inst, task, ctx)
     except InputError:
         raise
     except MemoryError:
-        out = Outcome(Status.UNKNOWN, reason="memory: the engine ran out of memory (memory limit)",
-                      stats={"termination": "memory"})
-    except Exception:  # an engine failure is a result, not a crash of the tool
-        out = Outcome(Status.ERROR, reason="engine raised: " + traceback.format_exc(limit=6))
+        out = _memory_outcome("the engine ran out of memory")
+    except Exception as e:  # an engine failure is a result, not a crash of the tool
+        text = traceback.format_exc(limit=6)
+        if capped and any(m in str(e) or m in text for m in procs.MEMORY_SIGNS):
+            out = _memory_outcome(f"an allocation failed ({type(e).__name__}: {e})")
+        else:
+            out = Outcome(Status.ERROR, reason="engine raised: " + text)
     if not isinstance(out, Outcome):
         out = Outcome(Status.ERROR, reason=f"engine returned {type(out).__name__}, not an Outcome "
                       "(puzzlesat.engine.Outcome)")
     elif not isinstance(out.status, Status):
         try:
-            out = Outcome(Status(out.status), out.objective, out.count, tuple(out.solutions or ()),
-                          dict(out.stats or {}), out.reason)
+            out = replace(out, status=Status(out.status), solutions=tuple(out.solutions or ()),
+                          stats=dict(out.stats or {}))
         except (ValueError, TypeError):
             out = Outcome(Status.ERROR, reason=f"engine returned status {out.status!r}; one of "
                           + ", ".join(s.value for s in Status))
     if not isinstance(out.stats, dict):
-        out = Outcome(out.status, out.objective, out.count, out.solutions, {}, out.reason)
+        out = replace(out, stats={})
+    if not isinstance(out.params, dict):
+        out = replace(out, params={})
     out.stats.setdefault("engine_seconds", round(time.perf_counter() - t0, 4))
     out.stats.setdefault("cpu_seconds", round(time.process_time() - c0, 4))
     return out
@@ -251,8 +184,8 @@ class _StreamCount:
     of streamed solutions, all passed the checker, with distinct hashes; a true repeat always has
     an equal hash, and a hash collision can only reject a right count, never accept a wrong one."""
 
-    def __init__(self, puzzle, inst, ident: dict[str, Any], keep: int = 1000):
-        self.puzzle, self.inst, self.ident, self.keep = puzzle, inst, ident, keep
+    def __init__(self, fam: Family, inst, ident: dict[str, Any], keep: int = 1000):
+        self.fam, self.inst, self.ident, self.keep = fam, inst, ident, keep
         self.kept: list = []
         self.hashes = array("q")
         self.problems: list[str] = []
@@ -261,12 +194,12 @@ class _StreamCount:
     def extend(self, sols: list) -> None:
         for s in sols:
             try:
-                s = from_json(self.puzzle.KIND, s)
-                self.puzzle.check(self.inst, s)
+                s = self.fam.solution_from_json(self.inst, s)
+                self.fam.check(self.inst, s)
             except CheckError as e:
                 self.problems.append(f"solution {self.n} fails the checker: {e}")
             else:
-                self.hashes.append(hash(self.puzzle.solution_key(self.inst, s, **self.ident)))
+                self.hashes.append(hash(self.fam.solution_key(self.inst, s, **self.ident)))
                 if len(self.kept) < self.keep:
                     self.kept.append(s)
             self.n += 1
@@ -278,11 +211,16 @@ class _StreamCount:
 
 def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None,
            memory_mb: float | None, parent: int) -> None:
-    procs.become_worker(memory_mb, parent)
+    procs.become_worker(None, parent)
+    try:  # the engine's code is loaded before the memory cap: the cap is for its search
+        fn = eng.function()
+    except Exception:
+        fn = None  # _call reports it
+    procs.limit_memory(memory_mb)
     stream = _FoundStream(conn)
     ctx = Context(opts, time_limit, lambda f: conn.send(("progress", f)), stream)
     try:
-        out = _call(eng, inst, task, ctx)
+        out = _call(eng, inst, task, ctx, memory_mb is not None, fn)
         stream.flush()
         conn.send(("done", out))
     except InputError as e:
@@ -364,31 +302,33 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
 
 def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params, stats) -> Result:
     """Check every solution and every claim about them; an inconsistent claim becomes ERROR."""
-    puzzle = fam.puzzle
     status, objective, count, reason = out.status, out.objective, out.count, out.reason
     sols = list(out.solutions or ())
     if status in (Status.UNKNOWN, Status.ERROR) and not sols:
         sols = list(streamed)  # the run was cut short: keep what it had found
-    ident = identity_options(eng, params)
-    values, keys, problems = [], set(), []
+    ident = eng.identity(params)
+    values, keys, problems, passed = [], set(), [], []
     for i, s in enumerate(sols):
         try:
-            sols[i] = s = from_json(puzzle.KIND, s)
-            values.append(puzzle.check(inst, s))
+            sols[i] = s = fam.solution_from_json(inst, s)
+            values.append(fam.check(inst, s))
         except CheckError as e:
             problems.append(f"solution {i} fails the checker: {e}")
             continue
-        k = puzzle.solution_key(inst, s, **ident)
+        passed.append(s)
+        k = fam.solution_key(inst, s, **ident)
         if k in keys:
             problems.append(f"solution {i} repeats an earlier one")
         keys.add(k)
-    sense = getattr(puzzle, "SENSE", None)
+    sense = fam.sense
     if status is Status.INFEASIBLE and sols:
         problems.append("claims INFEASIBLE but returned a solution")
     if status in (Status.OPTIMAL, Status.FEASIBLE) and not sols:
         problems.append(f"claims {status} without a solution")
     if task is Task.COUNT and status is Status.OPTIMAL and count != len(sols):
         problems.append(f"claims count {count} but returned {len(sols)} solutions")
+    failed = len(sols) - len(passed)
+    sols = passed  # only solutions that passed the checker are reported
     if sense is not None and values and not problems:
         best = min(values) if sense == "min" else max(values)
         if status is Status.OPTIMAL and task is not Task.FEASIBLE:
@@ -415,13 +355,11 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
     if status in (Status.UNKNOWN, Status.INFEASIBLE) or sense is None:
         objective = None if status is not Status.ERROR else objective
     return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, status, objective, count,
-                  sols, seconds, params, stats, reason, len(sols))
+                  sols, seconds, params, stats, reason, len(sols), None, failed)
 
 
-def _tallied(fam, inst, eng, task, out: Outcome, tally: _StreamCount, seconds, params) -> Result:
+def _tallied(fam, inst, eng, task, out: Outcome, tally: _StreamCount, seconds, params, stats) -> Result:
     """The Result of a streamed count: the engine's claimed count against the checked tally."""
-    stats = dict(out.stats) if isinstance(out.stats, dict) else {}
-    params.update(stats.pop("params", {}))
     status, count, reason = out.status, out.count, out.reason
     distinct = tally.distinct()
     problems = list(tally.problems[:5])
@@ -438,10 +376,6 @@ def _tallied(fam, inst, eng, task, out: Outcome, tally: _StreamCount, seconds, p
         count = 0 if status is Status.INFEASIBLE else None
     if problems:
         status, reason = Status.ERROR, "; ".join(problems)
+    failed = tally.n - len(tally.hashes)
     return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, status, None, count,
-                  tally.kept, seconds, params, stats, reason, tally.n)
-
-
-def default_workers() -> int:
-    """CPU cores available to this process."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+                  tally.kept, seconds, params, stats, reason, len(tally.hashes), None, failed)

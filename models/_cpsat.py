@@ -10,7 +10,7 @@ from typing import Any, Iterator, Sequence
 
 from ortools.sat.python import cp_model
 
-from puzzlesat.puzzles.core import Context, InputError, Status
+from ..core.result import Context, InputError, Status
 
 _STATUS = {
     cp_model.OPTIMAL: Status.OPTIMAL,
@@ -47,10 +47,10 @@ def make_solver(p: dict[str, Any], ctx: Context) -> cp_model.CpSolver:
     return solver
 
 
-def model_size(model: cp_model.CpModel) -> str:
-    """'V vars, C cons' for reports."""
+def model_size(model: cp_model.CpModel) -> dict[str, int]:
+    """{"vars": V, "constraints": C} of the model, for reports."""
     proto = model.Proto()
-    return f"{len(proto.variables)} vars, {len(proto.constraints)} cons"
+    return {"vars": len(proto.variables), "constraints": len(proto.constraints)}
 
 
 def solve(model: cp_model.CpModel, p: dict[str, Any], ctx: Context,
@@ -94,10 +94,10 @@ class _Projector(cp_model.CpSolverSolutionCallback):
 
 def enumerate_projected(model: cp_model.CpModel, proj: Sequence[cp_model.IntVar], options: dict,
                         ctx: Context, limit: int | None = None,
-                        **extra: Any) -> tuple[Status, list[tuple], dict[str, Any]]:
+                        **extra: Any) -> tuple[Status, list[tuple], dict[str, Any], dict[str, Any]]:
     """All distinct value tuples of `proj` over the model's solutions (one worker).
 
-    Returns (status, projections, stats): OPTIMAL when the enumeration was complete, INFEASIBLE when
+    Returns (status, projections, stats, params): OPTIMAL when the enumeration was complete, INFEASIBLE when
     there is no solution, UNKNOWN when a limit stopped it (the projections found are partial).
     Solutions that differ only outside `proj` are counted once (stats['duplicates']).
     """
@@ -111,9 +111,9 @@ def enumerate_projected(model: cp_model.CpModel, proj: Sequence[cp_model.IntVar]
         st = Status.UNKNOWN
     elif st is Status.OPTIMAL and not sols:
         st = Status.INFEASIBLE
-    stats = {"duplicates": cb.duplicates, "model_size": model_size(model),
-             "branches": solver.num_branches, "conflicts": solver.num_conflicts, "params": {"cpsat": p}}
-    return st, sols, stats
+    stats = {"duplicates": cb.duplicates, **model_size(model),
+             "branches": solver.num_branches, "conflicts": solver.num_conflicts}
+    return st, sols, stats, p
 
 
 def iter_values(solver: cp_model.CpSolver, vs: Sequence[cp_model.IntVar]) -> Iterator[int]:

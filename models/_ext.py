@@ -29,10 +29,11 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
+from ..core.procs import find_program, preexec_for_child
+from ..core.result import Context, InputError, Outcome, Status, Task
 
 from .formulation import Cnf, Formulation, to_cnf
 
@@ -66,6 +67,7 @@ class Decision:
     step: int = 1
     value: Callable[[Any], int] | None = None
     objective: tuple[str, tuple[tuple[int, Key], ...], int] | None = None  # (min|max, terms, offset)
+    note: str | None = None  # e.g. a bound below the proved lower bound (export says so)
 
 
 def call_hook(target: str, inst: Any, task: Task, options: dict[str, Any], bound: int | None) -> Decision:
@@ -145,38 +147,13 @@ def parse_output(text: str) -> tuple[str, list[int]]:
     return status, lits
 
 
-def check_command_syntax(cmd: str, engine: str = "ext:dimacs") -> list[str]:
-    """`cmd` split into argv (pure: looks at nothing on the machine); InputError when it is empty
-    or not valid shell quoting."""
-    try:
-        argv = shlex.split(cmd)
-    except ValueError as e:
-        raise InputError(f"option cmd={cmd!r} of engine {engine}: {e}") from None
-    if not argv:
-        raise InputError(f"option cmd of engine {engine}: empty command")
-    return argv
-
-
 def check_command(cmd: str, engine: str = "ext:dimacs") -> None:
     """InputError unless `cmd`'s program exists on PATH (or as a path) and is executable."""
-    prog = check_command_syntax(cmd, engine)[0]
-    if os.sep in prog:
-        if not os.path.isfile(prog):
-            raise InputError(f"option cmd of engine {engine}: '{prog}' does not exist")
-        if not os.access(prog, os.X_OK):
-            raise InputError(f"option cmd of engine {engine}: '{prog}' is not executable")
-    elif shutil.which(prog) is None:
-        raise InputError(f"option cmd of engine {engine}: '{prog}' not found on PATH "
-                         "(install a DIMACS solver, e.g. apt-get install cadical)")
-
-
-def _die_with_parent() -> None:  # the external solver must not outlive a killed worker
     try:
-        import ctypes
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-    os.setsid()
+        find_program(cmd, f"option cmd of engine {engine}")
+    except InputError as e:
+        raise InputError(e.message + (" (install a DIMACS solver, e.g. apt-get install cadical)"
+                                      if "PATH" in e.message else "")) from None
 
 
 def run_external(cmd: str, cnf_path: str, timeout: float | None) -> tuple[str, list[int], dict]:
@@ -196,7 +173,7 @@ def run_external(cmd: str, cnf_path: str, timeout: float | None) -> tuple[str, l
     t0 = time.perf_counter()
     try:
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=_die_with_parent)
+                             preexec_fn=preexec_for_child)
     except OSError as e:
         raise ValueError(f"cannot run '{argv[0]}': {e.strerror or e}") from None
     try:
@@ -236,8 +213,8 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
     opts = ctx.options
     hook, cmd, enc = opts["formulation"], opts["cmd"], opts.get("encoding", "seqcounter")
     check_command(cmd)
-    stats: dict[str, Any] = {"params": {"cmd": cmd, "formulation": hook, "encoding": enc},
-                             "decisions": []}
+    params = {"cmd": cmd, "formulation": hook, "encoding": enc}
+    stats: dict[str, Any] = {"decisions": []}
     tmp = tempfile.mkdtemp(prefix="puzzlesat-ext-")
 
     def decide(bound: int | None) -> tuple[str, Any, Decision]:
@@ -251,7 +228,7 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         if rem is not None and rem <= 0:
             return UNKNOWN, None, d
         status, lits, info = run_external(cmd, path, rem)
-        stats["model_size"] = f"{cnf.pool.top} vars, {len(cnf.clauses)} clauses"
+        stats.update(vars=cnf.pool.top, clauses=len(cnf.clauses))
         stats["decisions"].append({"bound": d.bound_text, "result": status, **info})
         ctx.progress(bound=d.bound_text, result=status)
         if status != SAT:
@@ -264,11 +241,12 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         return SAT, sol, d
 
     try:
-        return _search(task, ctx, decide, call_hook(hook, inst, task, opts, None), stats)
+        out = _search(task, ctx, decide, call_hook(hook, inst, task, opts, None), stats)
     except (ValueError, _Lie) as e:
-        return Outcome(Status.ERROR, stats=stats, reason=str(e))
+        out = Outcome(Status.ERROR, stats=stats, reason=str(e))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    return replace(out, params=params)
 
 
 class _Lie(Exception):

@@ -21,7 +21,7 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import CNF, IDPool
 from pysat.solvers import NoSuchSolverError, Solver, SolverNames
 
-from puzzlesat.puzzles.core import Context, InputError
+from ..core.result import Context, InputError
 
 ENCODINGS: dict[str, int] = {
     name: getattr(EncType, name)
@@ -208,7 +208,7 @@ def enumerate_projected(s: Solver, proj: Sequence[int], ctx: Context, limit: int
         if not res:
             return
         model = s.get_model()
-        true = frozenset(v for v in proj if model[v - 1] > 0)
+        true = frozenset(true_in(model, proj))
         yield true
         n += 1
         if n % 64 == 0:
@@ -216,11 +216,19 @@ def enumerate_projected(s: Solver, proj: Sequence[int], ctx: Context, limit: int
         s.add_clause([-v if v in true else v for v in proj])
 
 
+def true_in(model: Sequence[int], variables: Iterable[int]) -> list[int]:
+    """The variables true in a solver model, in the order given. A model lists the variables up
+    to the largest one the solver has seen: one that occurs in no clause is missing and counts
+    as false (a blocking clause over it then lets the next call make it true)."""
+    n = len(model)
+    return [v for v in variables if v <= n and model[v - 1] > 0]
+
+
 def add_stats(into: dict[str, Any], s: Solver, cnf_vars: int, cnf_clauses: int) -> None:
     """Record the model size of the latest call and add its conflicts and decisions to the totals
     (`conflicts`, `sat_decisions`) over every call."""
     new = stats(s, cnf_vars, cnf_clauses)
-    into["model_size"] = new["model_size"]
+    into["vars"], into["clauses"] = new["vars"], new["clauses"]
     for k, key in (("conflicts", "conflicts"), ("decisions", "sat_decisions")):
         if k in new:
             into[key] = into.get(key, 0) + new[k]
@@ -229,7 +237,7 @@ def add_stats(into: dict[str, Any], s: Solver, cnf_vars: int, cnf_clauses: int) 
 
 def stats(s: Solver, cnf_vars: int, cnf_clauses: int) -> dict[str, Any]:
     """Model size and solver figures for reports."""
-    out: dict[str, Any] = {"model_size": f"{cnf_vars} vars, {cnf_clauses} clauses"}
+    out: dict[str, Any] = {"vars": cnf_vars, "clauses": cnf_clauses}
     try:
         acc = s.accum_stats() or {}
         out.update({k: acc[k] for k in ("conflicts", "decisions") if k in acc})
@@ -238,5 +246,5 @@ def stats(s: Solver, cnf_vars: int, cnf_clauses: int) -> dict[str, Any]:
     return out
 
 
-__all__ = ["CNF", "IDPool", "ENCODINGS", "SOLVERS", "NON_INCREMENTAL", "check_solver", "add_stats",
+__all__ = ["CNF", "IDPool", "ENCODINGS", "SOLVERS", "NON_INCREMENTAL", "check_solver", "add_stats", "true_in",
            "at_most", "at_least", "exactly", "exactly_one", "new_solver", "solve_limited", "enumerate_projected", "stats"]

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from puzzlesat.models.formulation import AtLeast, AtMost, Clause, ExactlyOne, Formulation
+from .formulation import AtLeast, AtMost, Clause, ExactlyOne, Formulation
 
-from puzzlesat.puzzles.pentomino import Cell, Tiling, placements
-from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
+from ..puzzles.pentomino import Cell, Tiling, placements
+from ..puzzles.pentomino_breaking import symmetry_plan
 
 
 X = "x"  # the domain key of a placement variable: (X, placement index)
@@ -78,7 +78,7 @@ def decision(inst: Tiling, task, options: dict, bound: int | None = None):
     """Formulation hook of sat:cover and cpsat:cover (export, stats, ext:dimacs, ps.model): the
     exact cover, with the symmetry-breaking clauses when counting up to symmetry with
     `symmetry_breaking`; no bound (tilings have no objective)."""
-    from puzzlesat.puzzles.core import Task
+    from ..core.result import Task
 
     from ._ext import Decision
     breaking = bool(options.get("up_to_symmetry")) and bool(options.get("symmetry_breaking", True)) \

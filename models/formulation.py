@@ -34,6 +34,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Iterable, Iterator, Sequence
 
+from ..core.result import InputError
+
 Key = Hashable                 # a variable's domain key, e.g. ('j', 3, 17)
 Lit = tuple[Key, bool]         # (key, polarity)
 
@@ -268,7 +270,8 @@ class Cnf:
             n = 0
             while (limit is None or n < limit) and s.solve():
                 m = s.get_model()
-                true = [v for v in proj if m[v - 1] > 0]
+                n = len(m)  # a variable in no clause is missing from the model: false
+                true = [v for v in proj if v <= n and m[v - 1] > 0]
                 yield {self.pool.obj(v) for v in true}
                 n += 1
                 s.add_clause([-v if v in true else v for v in proj])
@@ -389,3 +392,47 @@ def to_cpsat(f: Formulation) -> CpData:
 
 __all__ = ["Key", "Lit", "Clause", "ExactlyOne", "AtMostOne", "AtMost", "AtLeast", "Xor", "Linear",
            "Formulation", "Cnf", "CpData", "to_cnf", "to_cpsat", "keys_of"]
+
+
+def to_lp(f: Formulation, objective: tuple | None, fmt: str) -> tuple[str, dict[int, Any]]:
+    """The formulation as LP or MPS text through OR-tools' model builder (variables x<n>, n from
+    1), and n -> domain key; InputError for a constraint that is not linear."""
+    from ortools.linear_solver.python import model_builder as mb
+    m = mb.Model()
+    var: dict[Any, Any] = {}
+    numbers: dict[int, Any] = {}
+
+    def v(key):
+        x = var.get(key)
+        if x is None:
+            n = len(var) + 1
+            lb_ub = f.ints.get(key)
+            x = m.new_int_var(*lb_ub, f"x{n}") if lb_ub else m.new_bool_var(f"x{n}")
+            var[key], numbers[n] = x, key
+        return x
+
+    for k in f.bool_keys():
+        v(k)
+    for k in f.ints:
+        v(k)
+    for _, c in f.constraints():
+        if isinstance(c, Clause):
+            m.add(sum((v(k) if p else 1 - v(k)) for k, p in c.lits) >= 1)
+        elif isinstance(c, ExactlyOne):
+            m.add(sum(v(k) for k in c.keys) == 1)
+        elif isinstance(c, AtMostOne):
+            m.add(sum(v(k) for k in c.keys) <= 1)
+        elif isinstance(c, AtMost):
+            m.add(sum(v(k) for k in c.keys) <= c.k)
+        elif isinstance(c, AtLeast):
+            m.add(sum(v(k) for k in c.keys) >= c.k)
+        elif isinstance(c, Linear):
+            m.add_linear_constraint(sum(co * v(k) for co, k in c.terms), c.lo, c.hi)
+        else:
+            raise InputError(f"formulation {f.name}: {type(c).__name__} is not linear")
+    if objective is not None:
+        sense, terms, offset = objective
+        expr = sum(co * v(k) for co, k in terms) + offset
+        (m.minimize if sense == "min" else m.maximize)(expr)
+    text = m.export_to_lp_string(False) if fmt == "lp" else m.export_to_mps_string(False)
+    return text, numbers

@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 from ortools.sat.python import cp_model
 
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.maze import Maze, Walk
+from ..core.result import Context, InputError, Outcome, Status, Task
+from ..puzzles.maze import Maze
 
 from . import _cpsat
 
@@ -156,11 +156,10 @@ def block_loop(model: cp_model.CpModel, proj: list, ctx: Context):
             ctx.progress(solutions=len(projs))
             continue
         status = Status.OPTIMAL if st is Status.INFEASIBLE else Status.UNKNOWN
-        return status, projs, {"solve_calls": calls, "model_size": _cpsat.model_size(model),
-                               "params": {"cpsat": p}}
+        return status, projs, {"solve_calls": calls, **_cpsat.model_size(model)}, p
 
 
-def _count(build, m: Maze, best: int, ctx: Context, stats: dict, **kw: Any) -> Outcome:
+def _count(build, m: Maze, best: int, ctx: Context, stats: dict, params: dict, **kw: Any) -> Outcome:
     """Every walk scoring `best`: enumerate the model's solutions with objective == best,
     projected on the variables that define the walk, each expanded into the walks it stands for."""
     mod = build(m, **kw)
@@ -168,11 +167,11 @@ def _count(build, m: Maze, best: int, ctx: Context, stats: dict, **kw: Any) -> O
     mod.model.add(mod.objective == best)
     proj = mod.projection()
     if mod.unique_aux:
-        st, projs, est = _cpsat.enumerate_projected(mod.model, proj, ctx.options, ctx)
+        st, projs, est, ep = _cpsat.enumerate_projected(mod.model, proj, ctx.options, ctx)
     else:
-        st, projs, est = block_loop(mod.model, proj, ctx)
-    stats.update({k: v for k, v in est.items() if k != "params"})
-    stats["params"]["cpsat_enumerate"] = est["params"]["cpsat"]
+        st, projs, est, ep = block_loop(mod.model, proj, ctx)
+    stats.update(est)
+    params["cpsat_enumerate"] = ep
     walks = []
     for tup in projs:
         vals = dict(zip((v.index for v in proj), tup))
@@ -180,9 +179,9 @@ def _count(build, m: Maze, best: int, ctx: Context, stats: dict, **kw: Any) -> O
     stats["projected_solutions"] = len(projs)
     if st is Status.OPTIMAL:
         return Outcome(Status.OPTIMAL, objective=best, count=len(walks), solutions=tuple(walks),
-                       stats=stats)
+                       stats=stats, params=params)
     return Outcome(Status.UNKNOWN, objective=best, solutions=tuple(walks), stats=stats,
-                   reason="enumeration stopped by the limit")
+                   reason="enumeration stopped by the limit", params=params)
 
 
 def run(build: Callable, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcome:
@@ -191,12 +190,13 @@ def run(build: Callable, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcom
     .unique_aux. Scores past CP-SAT's range: UNKNOWN before building."""
     p = _cpsat.params(ctx.options)
     fp = free_part(m)
-    stats: dict[str, Any] = {"params": {"cpsat": p, **kw}, "score_bounds": [fp.low, fp.high]}
+    params: dict[str, Any] = {"cpsat": p, **kw}
+    stats: dict[str, Any] = {"score_bounds": [fp.low, fp.high]}
     why = fp.too_big()
     if why is not None:
-        return Outcome(Status.UNKNOWN, stats=stats, reason=why)
+        return Outcome(Status.UNKNOWN, stats=stats, reason=why, params=params)
     mod = build(m, **kw)
-    stats["model_size"] = _cpsat.model_size(mod.model)
+    stats.update(_cpsat.model_size(mod.model))
     stats["groups"] = {g: s["constraints"] for g, s in mod.cp.stats()["groups"].items()}
     if task in (Task.OPTIMIZE, Task.COUNT):
         mod.model.maximize(mod.objective)
@@ -207,23 +207,23 @@ def run(build: Callable, m: Maze, task: Task, ctx: Context, **kw: Any) -> Outcom
                  wall=round(solver.wall_time, 3), deterministic_time=round(solver.deterministic_time, 3))
     if st is Status.ERROR:
         return Outcome(Status.ERROR, stats=stats,
-                       reason="CP-SAT: model invalid: " + (mod.model.validate() or "no message"))
+                       reason="CP-SAT: model invalid: " + (mod.model.validate() or "no message"), params=params)
     if st in (Status.OPTIMAL, Status.FEASIBLE):
         walk = mod.decode(solver.value)
         if task is Task.FEASIBLE:
-            return Outcome(Status.FEASIBLE, solutions=(walk,), stats=stats)
+            return Outcome(Status.FEASIBLE, solutions=(walk,), stats=stats, params=params)
         if task is Task.COUNT:
             if st is not Status.OPTIMAL:
-                return Outcome(Status.UNKNOWN, solutions=(walk,), stats=stats, reason="optimum not proved")
-            return _count(build, m, solver.value(mod.objective), ctx, stats, **kw)
-        return Outcome(st, objective=solver.value(mod.objective), solutions=(walk,), stats=stats)
+                return Outcome(Status.UNKNOWN, solutions=(walk,), stats=stats, reason="optimum not proved", params=params)
+            return _count(build, m, solver.value(mod.objective), ctx, stats, params, **kw)
+        return Outcome(st, objective=solver.value(mod.objective), solutions=(walk,), stats=stats, params=params)
     if st is Status.INFEASIBLE and _reachable(m, fp):
         # OR-tools 9.15's presolve was seen to call a feasible maze model INFEASIBLE (a 10x11 maze,
         # scores ~1e11; feasible with presolve off): a reachable goal makes that claim false
         return Outcome(Status.UNKNOWN, stats=stats, reason="CP-SAT said INFEASIBLE but the goal is "
-                       "reachable over unused edges: not trusted (a CP-SAT presolve defect)")
+                       "reachable over unused edges: not trusted (a CP-SAT presolve defect)", params=params)
     return Outcome(st, count=0 if st is Status.INFEASIBLE and task is Task.COUNT else None, stats=stats,
-                   reason="no trail reaches the goal" if st is Status.INFEASIBLE else None)
+                   reason="no trail reaches the goal" if st is Status.INFEASIBLE else None, params=params)
 
 
 def _reachable(m: Maze, fp: Free) -> bool:
@@ -248,8 +248,8 @@ def decision(f, objective_key, decode: Callable, m: Maze, bound: int | None):
     maze models: a maximisation, so `bound` is a lower bound on the score (group "score bound");
     no bound: every walk. The fields for a sequence of minimising calls are unused (the maze
     family has no external-solver engine)."""
-    from puzzlesat.models._ext import Decision
-    from puzzlesat.models.formulation import Linear
+    from ._ext import Decision
+    from .formulation import Linear
     fp = free_part(m)
     why = fp.too_big()
     if why is not None:

@@ -1,6 +1,6 @@
 """Calculation maze, segment formulation (engine cpsat:segments).
 
-Source: puzzlesat's own formulation (issue 5), measured there to prove the 5x6 instance 11_56 in
+Source: puzzlesat's own formulation, measured there to prove the 5x6 instance 11_56 in
 seconds where the time-indexed model did not in minutes.
 
 The multiplications used split a walk into segments inside which only additions happen, so a
@@ -22,13 +22,13 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from puzzlesat.puzzles.core import Context, Outcome, Task
-from puzzlesat.puzzles.maze import Maze, Walk
+from ..core.result import Context, Outcome, Task
+from ..puzzles.maze import Maze, Walk
 
 from .formulation import AtMostOne, Clause, ExactlyOne, Formulation, Linear, to_cpsat
 from .maze_common import decision, free_part, limited, run
 
-SOURCE = ("segments between multiplications (puzzlesat's own, issue 5): Euler edge sets y[j][e] "
+SOURCE = ("segments between multiplications (puzzlesat's own): Euler edge sets y[j][e] "
           "(parity + flow), S_j = k_j*S_{j-1} + A_j")
 
 

@@ -2,7 +2,7 @@
 
 Source: the classic time-expanded path model (one arc per step, position one-hot per step),
 with the score as a state variable updated by an enforced linear equality per arc; puzzlesat's
-first maze model (issue 5).
+first maze model.
 
 Step t either walks one directed arc a (x[t][a]) or the walk has stopped (inactive steps are a
 suffix); pos[t][v] is the one-hot position, each edge is used at most once over all steps, and
@@ -14,14 +14,14 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from puzzlesat.puzzles.core import Context, Outcome, Task
-from puzzlesat.puzzles.maze import Maze, Walk
+from ..core.result import Context, Outcome, Task
+from ..puzzles.maze import Maze, Walk
 
 from .formulation import AtMostOne, Clause, ExactlyOne, Formulation, Linear, to_cpsat
 from .maze_common import affine, decision, free_part, limited, run
 
-SOURCE = ("time-indexed trail (classic time-expanded path model; puzzlesat's first maze model, "
-          "issue 5): x[t][arc], pos[t][v], s[t+1] = m*s[t] + c under x[t][arc]")
+SOURCE = ("time-indexed trail (classic time-expanded path model; puzzlesat's first maze model): "
+          "x[t][arc], pos[t][v], s[t+1] = m*s[t] + c under x[t][arc]")
 
 
 def formulation(m: Maze, steps: int = 0) -> Formulation:

@@ -18,8 +18,8 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.peg import PegInstance, moves, start_lower_bound
 
 from . import _cpsat
 from .formulation import to_cpsat
@@ -65,7 +65,7 @@ def search_params(opts: dict) -> dict[str, Any]:
     """The decision calls' CP-SAT parameters for these engine options (pinned, recorded):
     _cpsat.params plus `search_branching` (AUTOMATIC_SEARCH, or FIXED_SEARCH for search=fixed)
     and `cp_model_presolve`."""
-    from puzzlesat.puzzles.core import InputError
+    from ..core.result import InputError
     search = opts.get("search", "auto")
     if search not in SEARCHES:
         raise InputError(f"option search={search!r}: expected one of {', '.join(SEARCHES)}")
@@ -90,39 +90,40 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
     opts = ctx.options
     pm = build(inst, builder, **opts)
     p = search_params(opts)
-    stats: dict[str, Any] = {"model_size": _cpsat.model_size(pm.model), "params": {"cpsat": p}}
+    stats: dict[str, Any] = {**_cpsat.model_size(pm.model)}
+    params: dict[str, Any] = {"cpsat": p}
     if pm.tm.horizon == 0:
         ok = inst.solved_at_start
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
-                       1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats)
+                       1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats, params=params)
     if task is Task.FEASIBLE:
         st, solver = _solve(pm.model, p, ctx)
         stats.update(conflicts=solver.num_conflicts, branches=solver.num_branches)
         if st in (Status.OPTIMAL, Status.FEASIBLE):
-            return Outcome(Status.FEASIBLE, None, None, (pm.decode(solver),), stats)
-        return Outcome(st, stats=stats)
+            return Outcome(Status.FEASIBLE, None, None, (pm.decode(solver),), stats, params=params)
+        return Outcome(st, stats=stats, params=params)
     best, best_sol, proved = _minimise(pm, p, ctx, opts["strategy"], stats)
     if best is None:
-        return Outcome(Status.INFEASIBLE if proved else Status.UNKNOWN, stats=stats)
+        return Outcome(Status.INFEASIBLE if proved else Status.UNKNOWN, stats=stats, params=params)
     if not proved:
-        return Outcome(Status.FEASIBLE, best, None, (best_sol,), stats)
+        return Outcome(Status.FEASIBLE, best, None, (best_sol,), stats, params=params)
     if task is Task.OPTIMIZE:
-        return Outcome(Status.OPTIMAL, best, None, (best_sol,), stats)
+        return Outcome(Status.OPTIMAL, best, None, (best_sol,), stats, params=params)
     if count_builder is not None:
         pm = build(inst, count_builder, **opts)  # the enumeration's model_size is recorded below
     model = pm.bounded(best)
     proj = [model.get_bool_var_from_proto_index(pm.vars[k].index) for k in pm.tm.jump_vars]
-    st, projs, est = _cpsat.enumerate_projected(model, proj, opts, ctx)
-    stats.update({k: v for k, v in est.items() if k not in ("params", "conflicts", "branches")})
+    st, projs, est, ep = _cpsat.enumerate_projected(model, proj, opts, ctx)
+    stats.update({k: v for k, v in est.items() if k not in ("conflicts", "branches")})
     for k in ("conflicts", "branches"):  # totals over every solver call; the enumeration's own
         stats[f"enumeration_{k}"] = est[k]
         stats[k] = stats.get(k, 0) + est[k]
-    stats["params"] = {"cpsat": p, "cpsat_enumerate": est["params"]["cpsat"]}
+    params["cpsat_enumerate"] = ep
     keys = pm.tm.jump_vars
     sols = tuple(pm.tm.decode({keys[i] for i, v in enumerate(pr) if v}) for pr in projs)
     if st is Status.OPTIMAL:
-        return Outcome(Status.OPTIMAL, best, len(sols), sols, stats)
-    return Outcome(Status.UNKNOWN, best, None, sols, stats, reason="enumeration stopped by the limit")
+        return Outcome(Status.OPTIMAL, best, len(sols), sols, stats, params=params)
+    return Outcome(Status.UNKNOWN, best, None, sols, stats, reason="enumeration stopped by the limit", params=params)
 
 
 def _minimise(pm: PegCpModel, p: dict, ctx: Context, strategy: str, stats: dict):

@@ -4,7 +4,7 @@ Vocabulary:
   Merson region  a hole set R such that every jump line (a, b, c) with b in R has a or c in R.
                  While R is full, a jump that empties a hole of R must start in R (a jump over
                  b in R lands in c, which is empty, so c is outside R and a is inside). Every
-                 never-jumped-over hole (SPEC §1 corner) is a one-hole Merson region.
+                 never-jumped-over hole (a corner) is a one-hole Merson region.
   family         disjoint minimal Merson regions, derived from the board, the start and the finish
                  (`merson_family`): connected regions of at most `max_region` holes, chosen by a
                  small CP-SAT set packing that maximises first the regions full at the start that
@@ -34,8 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from puzzlesat.puzzles.core import Context, Outcome, Task
-from puzzlesat.puzzles.peg import Board, Hole, PegInstance
+from ..core.result import Context, Outcome, Task
+from ..puzzles.peg import Board, Hole, PegInstance
 
 from .formulation import AtMost, Clause
 from .peg_time import Key, TimeModel, build as build_time
@@ -203,7 +203,7 @@ def _builder(options: dict):
 
 def validate(inst: PegInstance, options: dict) -> None:
     """Refuse (InputError) a region size below 1, and a SAT encoding that cannot state at-most-K."""
-    from puzzlesat.puzzles.core import InputError
+    from ..core.result import InputError
     if int(options["max_region"]) < 1:
         raise InputError(f"option max_region={options['max_region']}: must be at least 1")
     if "encoding" in options:

@@ -24,8 +24,8 @@ to peg's move count.
 """
 from __future__ import annotations
 
-from puzzlesat.puzzles.core import Context, Outcome, Task
-from puzzlesat.puzzles.peg import PegInstance
+from ..core.result import Context, Outcome, Task
+from ..puzzles.peg import PegInstance
 
 from .formulation import Clause
 from .peg_merson import MAX_REGION, MersonModel, build as build_merson

@@ -1,7 +1,7 @@
 """Peg solitaire, the time model plus corner-resource constraints (formulation `peg:resource`).
 
 Formulation: models/peg_time.py (one jump per step, new-move literals m[t]) plus a redundant
-resource count derived from the board, the corner lower bound of SPEC §1 stated on every state:
+resource count derived from the board, the corner lower bound stated on every state:
 a peg on a never-jumped-over hole C (not kept by the finish) can only leave by jumping, and the
 jump that takes it out starts a new move, unless that peg is the one that has just landed there.
 So after step t the pegs on C, less the one jump t put there, each need their own new-move
@@ -14,15 +14,15 @@ given `moves <= K` (group "corner resource", added with the bound, as at-most-K 
 both backends take it). With the finish "one peg anywhere" no slack is needed either: a corner peg
 present after step t <= J-2 that never left would survive beside the peg the last jump lands. Implied by the rules: no solution with at most K moves is cut (tests:
 with and without, the same optimum and count on random small boards). Source: the corner bound
-used by native:iddfs (SPEC §1), as a per-state resource constraint in the manner of planning
+used by native:iddfs, as a per-state resource constraint in the manner of planning
 "resource" invariants; no native search result is fed in.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from puzzlesat.puzzles.core import Context, Outcome, Task
-from puzzlesat.puzzles.peg import PegInstance
+from ..core.result import Context, Outcome, Task
+from ..puzzles.peg import PegInstance
 
 from .formulation import AtMost, Clause
 from .peg_time import Key, TimeModel, build as build_time

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pysat.formula import IDPool
 
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.peg import PegInstance, moves, start_lower_bound
+from ..core.result import Context, InputError, Outcome, Status, Task
+from ..puzzles.peg import PegInstance, moves, start_lower_bound
 
 from ._ext import Decision
 
@@ -78,11 +77,12 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
     count enumerates over)."""
     opts = ctx.options
     pc = build(inst, builder, **opts)
-    stats: dict[str, Any] = {"params": {"sat_solver": opts["solver"], "encoding": opts["encoding"]}}
+    params = {"sat_solver": opts["solver"], "encoding": opts["encoding"]}
+    stats: dict[str, Any] = {}
     if pc.tm.horizon == 0:
         ok = inst.solved_at_start
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
-                       1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats)
+                       1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats, params=params)
 
     def decide(k: int | None):
         """(True/False/None, solution) for moves <= k (None: no bound)."""
@@ -95,15 +95,15 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
                           "conflicts": stats.get("conflicts", 0) - before})
             if res:
                 model = s.get_model()
-                return True, pc.decode({v for v in pc.jump_ids if model[v - 1] > 0})
+                return True, pc.decode(set(_sat.true_in(model, pc.jump_ids)))
             return res, None
 
     calls: list[dict] = []  # one entry per solver call, with that call's own conflicts
     if task is Task.FEASIBLE:
         res, sol = decide(None)
         if res:
-            return Outcome(Status.FEASIBLE, None, None, (sol,), stats)
-        return Outcome(Status.INFEASIBLE if res is False else Status.UNKNOWN, stats=stats)
+            return Outcome(Status.FEASIBLE, None, None, (sol,), stats, params=params)
+        return Outcome(Status.INFEASIBLE if res is False else Status.UNKNOWN, stats=stats, params=params)
     lb = start_lower_bound(inst)
     best, best_sol, k, proved = None, None, pc.tm.horizon, True
     while k >= lb:
@@ -119,11 +119,11 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
         k = best - 1
     stats["decisions"] = calls
     if best is None:
-        return Outcome(Status.INFEASIBLE if proved else Status.UNKNOWN, stats=stats)
+        return Outcome(Status.INFEASIBLE if proved else Status.UNKNOWN, stats=stats, params=params)
     if not proved:
-        return Outcome(Status.FEASIBLE, best, None, (best_sol,), stats)
+        return Outcome(Status.FEASIBLE, best, None, (best_sol,), stats, params=params)
     if task is Task.OPTIMIZE:
-        return Outcome(Status.OPTIMAL, best, None, (best_sol,), stats)
+        return Outcome(Status.OPTIMAL, best, None, (best_sol,), stats, params=params)
     sols = []
     if count_builder is not None:
         pc = build(inst, count_builder, **opts)
@@ -133,7 +133,7 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
                 sols.append(pc.decode(set(true)))
         except TimeoutError:
             return Outcome(Status.UNKNOWN, best, None, tuple(sols), stats,
-                           reason="enumeration stopped by the time limit")
+                           reason="enumeration stopped by the time limit", params=params)
         finally:
             _sat.add_stats(stats, s, pc.pool.top, len(pc.clauses))
-    return Outcome(Status.OPTIMAL, best, len(sols), tuple(sols), stats)
+    return Outcome(Status.OPTIMAL, best, len(sols), tuple(sols), stats, params=params)

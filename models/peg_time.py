@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Hashable
 
-from puzzlesat.puzzles.peg import Jump, PegInstance
+from ..puzzles.peg import Jump, PegInstance
 
 from .formulation import AtMost, Clause, ExactlyOne, Formulation, Xor
 

@@ -5,7 +5,7 @@ a 0-1 model), compiled by `models.formulation.to_cpsat`: x_p = 1 iff placement p
 on a set of cells) is used; every board cell is covered by exactly one chosen placement; each
 piece kind is chosen exactly its number of times. Because a
 variable stands for a piece *kind* on cells, copies of one piece are interchangeable and a tiling
-is one assignment (SPEC §2). Enumeration is projected on the x_p with one worker.
+is one assignment. Enumeration is projected on the x_p with one worker.
 
 Options: `search="fixed"` decides the placements in first-cell scan order (short side first),
 value 1 first — the native search's order — which is far faster than CP-SAT's default search
@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from puzzlesat.models import _cpsat
-from puzzlesat.models._tiling import X, cube_placements, formulation, scan_key
-from puzzlesat.models.formulation import to_cpsat
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
-from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
+from . import _cpsat
+from ._tiling import X, cube_placements, formulation, scan_key
+from .formulation import to_cpsat
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from ..puzzles.pentomino_breaking import symmetry_plan
 
 
 def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed"):
@@ -71,24 +71,25 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     if task is Task.FEASIBLE:
         p = _cpsat.params(o, **_extra(search))
         st, solver = _cpsat.solve(m, p, ctx)
-        stats = {"model_size": _cpsat.model_size(m), "branches": solver.num_branches,
-                 "conflicts": solver.num_conflicts, "params": {"cpsat": p}}
+        stats = {**_cpsat.model_size(m), "branches": solver.num_branches,
+                 "conflicts": solver.num_conflicts}
+        params: dict = {"cpsat": p}
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             sol = solution(i for i, v in enumerate(x) if solver.value(v))
             ctx.found(sol)
-            return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats)
-        return Outcome(st, stats=stats)
+            return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats, params=params)
+        return Outcome(st, stats=stats, params=params)
     cubes = cube_placements(inst, brk) if o["cubes"] == "piece" else [None]
     st, sols = Status.OPTIMAL, []
-    stats = {"duplicates": 0, "model_size": _cpsat.model_size(m), "branches": 0, "conflicts": 0}
+    stats = {"duplicates": 0, **_cpsat.model_size(m), "branches": 0, "conflicts": 0}
+    params = {}
     for q in cubes:
         m.clear_assumptions()
         if q is not None:
             m.add_assumptions([x[q]])
-        cst, projs, cstats = _cpsat.enumerate_projected(m, x, o, ctx, **_extra(search))
+        cst, projs, cstats, params["cpsat"] = _cpsat.enumerate_projected(m, x, o, ctx, **_extra(search))
         for k in ("duplicates", "branches", "conflicts"):
             stats[k] += cstats[k]
-        stats["params"] = cstats["params"]
         for t in projs:
             sols.append(solution(i for i, v in enumerate(t) if v))
             ctx.found(sols[-1])
@@ -97,7 +98,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
             st = Status.UNKNOWN
             break
     m.clear_assumptions()
-    stats["params"] = {**stats["params"], "symmetry_breaking_applied": brk, "search": search}
+    params.update(symmetry_breaking_applied=brk, search=search)
     stats["cubes"] = len(cubes)
     stats["breaking_constraints"] = added
     if st is Status.OPTIMAL and not sols:
@@ -107,7 +108,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if st is Status.OPTIMAL:
-        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats)
+        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats, params=params)
     if st is Status.INFEASIBLE:
-        return Outcome(Status.INFEASIBLE, count=0, stats=stats)
-    return Outcome(st, solutions=tuple(sols), stats=stats)
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params)
+    return Outcome(st, solutions=tuple(sols), stats=stats, params=params)

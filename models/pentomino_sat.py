@@ -4,7 +4,7 @@ Formulation: the exact cover of `models._tiling.formulation`, compiled by
 `models.formulation.to_cnf`: one variable per placement (a piece kind on a set of cells); for every board cell
 exactly one covering placement, and for every piece kind exactly `count` placements, each as a
 PySAT cardinality encoding chosen by name (`encoding=`). As in the CP-SAT model, copies of one
-piece are interchangeable, so a tiling is one model of the placement variables (SPEC §2).
+piece are interchangeable, so a tiling is one model of the placement variables.
 
 Enumeration adds one blocking clause per tiling. With `blocking="placements"` (default) the
 clause forbids the tiling's chosen placements together (¬x_1 ∨ … ∨ ¬x_12) — under exact cover
@@ -30,12 +30,12 @@ from __future__ import annotations
 
 from pysat.engines import Propagator
 
-from puzzlesat.models import _sat
-from puzzlesat.models._tiling import X, cube_placements, formulation, scan_key
-from puzzlesat.models.formulation import to_cnf
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
-from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
+from . import _sat
+from ._tiling import X, cube_placements, formulation, scan_key
+from .formulation import to_cnf
+from ..core.result import Context, InputError, Outcome, Status, Task
+from ..puzzles.pentomino import Solution, Tiling, one_per_orbit, placements
+from ..puzzles.pentomino_breaking import symmetry_plan
 
 SEARCHES = ("auto", "first-cell", "solver")
 DECIDER_SOLVERS = ("cadical195",)  # the python-sat solvers with IPASIR-UP (connect_propagator)
@@ -203,7 +203,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                     raise TimeoutError
                 if res:
                     model = s.get_model()
-                    sols.append(solution(v for v in x if model[v - 1] > 0))
+                    sols.append(solution(_sat.true_in(model, x)))
                     ctx.found(sols[0])
                 status = Status.FEASIBLE if sols else Status.INFEASIBLE
             else:
@@ -224,7 +224,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                             if not res:
                                 break
                             model = s.get_model()
-                            true = [v for v in x if model[v - 1] > 0]
+                            true = _sat.true_in(model, x)
                             sols.append(solution(true))
                             ctx.found(sols[-1])
                             if len(sols) % 64 == 0:
@@ -240,15 +240,14 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         if decider is not None:
             stats["first_cell_decisions"] = decider.decisions
             s.disconnect_propagator()
-    stats["params"] = params
     if task is Task.FEASIBLE:
-        return Outcome(status, solutions=tuple(sols), stats=stats)
+        return Outcome(status, solutions=tuple(sols), stats=stats, params=params)
     if up and not (brk and symmetry_plan(inst).leaves_exact()):
         kept = one_per_orbit(inst, sols)
         stats["canonical_dedup"] = len(sols) - len(kept)
         sols = kept
     if status is Status.OPTIMAL and not sols:
-        return Outcome(Status.INFEASIBLE, count=0, stats=stats)
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params)
     if status is Status.OPTIMAL:
-        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats)
-    return Outcome(status, solutions=tuple(sols), stats=stats)
+        return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats, params=params)
+    return Outcome(status, solutions=tuple(sols), stats=stats, params=params)

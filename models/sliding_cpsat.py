@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.sliding import Sliding
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.sliding import Sliding
 
 from .formulation import to_cpsat
 from .sliding_time import TimeModel, build, horizons, trivial
@@ -36,6 +36,7 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
         return out
     o = ctx.options
     tried = []
+    params: dict = {}  # the pinned solver parameters of the last call
     t0 = time.perf_counter()
     for T in horizons(inst, o):
         tm = build(inst, T, o["no_undo"], o["manhattan_bound"], o["parity_step"])
@@ -50,23 +51,25 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
         tried.append((T, {Status.OPTIMAL: True, Status.FEASIBLE: True, Status.INFEASIBLE: False}.get(st),
                       round(time.perf_counter() - t1, 3)))
         ctx.progress(horizon=T, result=str(st))
-        stats = {"model_size": _cpsat.model_size(model), "horizons": tried,
-                 "branches": solver.num_branches, "conflicts": solver.num_conflicts, "params": {"cpsat": p}}
+        stats = {**_cpsat.model_size(model), "horizons": tried,
+                 "branches": solver.num_branches, "conflicts": solver.num_conflicts}
+        params = {"cpsat": p}
         if st is Status.INFEASIBLE:
             continue
         if st not in (Status.OPTIMAL, Status.FEASIBLE):
             return Outcome(Status.UNKNOWN if st is Status.UNKNOWN else st, stats=stats,
-                           reason=f"CP-SAT {st} at horizon {T}")
+                           reason=f"CP-SAT {st} at horizon {T}", params=params)
         first = tm.decode({k for k in tm.moves if solver.BooleanValue(data.vars[k])})
         ctx.found(first)
         if task is not Task.COUNT:
             stats["seconds_to_optimum"] = round(time.perf_counter() - t0, 3)
-            return Outcome(Status.OPTIMAL, T, None, (first,), stats)
-        est, projs, estats = _cpsat.enumerate_projected(model, data.projection_vars(), o, ctx)
+            return Outcome(Status.OPTIMAL, T, None, (first,), stats, params=params)
+        est, projs, estats, ep = _cpsat.enumerate_projected(model, data.projection_vars(), o, ctx)
+        params["cpsat_enumerate"] = ep
         sols = tuple(tm.decode({k for k, val in zip(tm.moves, pr) if val}) for pr in projs)
         stats.update(estats)
         if est is not Status.OPTIMAL:
-            return Outcome(Status.UNKNOWN, T, None, sols, stats, reason="limit while counting")
-        return Outcome(Status.OPTIMAL, T, len(sols), sols, stats)
+            return Outcome(Status.UNKNOWN, T, None, sols, stats, reason="limit while counting", params=params)
+        return Outcome(Status.OPTIMAL, T, len(sols), sols, stats, params=params)
     return Outcome(Status.UNKNOWN, stats={"horizons": tried},
-                   reason=f"no plan within max_horizon={o['max_horizon']} moves")
+                   reason=f"no plan within max_horizon={o['max_horizon']} moves", params=params)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.sliding import Sliding
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.sliding import Sliding
 
 from .formulation import to_cnf
 from .sliding_time import build, horizons, trivial
@@ -27,6 +27,7 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     solver_name, enc = o["solver"], o["encoding"]
     bound_enc = enc if enc not in _sat.AMO_ONLY else "seqcounter"  # they encode at-most-one only
     tried = []
+    params: dict = {}  # the pinned solver parameters of the last call
     t0 = time.perf_counter()
     for T in horizons(inst, o):
         tm = build(inst, T, o["no_undo"], o["manhattan_bound"], o["parity_step"])
@@ -48,29 +49,29 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
             res = _sat.solve_limited(s, ctx)
             tried.append((T, None if res is None else bool(res), round(time.perf_counter() - t1, 3)))
             ctx.progress(horizon=T, result={None: "limit", True: "SAT", False: "UNSAT"}[res])
-            stats = {**_sat.stats(s, nv, len(clauses)), "horizons": tried,
-                     "params": {"sat": {"solver": solver_name, "encoding": enc,
-                                              "bound_encoding": bound_enc}}}
+            stats = {**_sat.stats(s, nv, len(clauses)), "horizons": tried}
+            params = {"sat": {"solver": solver_name, "encoding": enc, "bound_encoding": bound_enc}}
             if res is None:
-                return Outcome(Status.UNKNOWN, stats=stats, reason=f"time limit at horizon {T}")
+                return Outcome(Status.UNKNOWN, stats=stats, reason=f"time limit at horizon {T}", params=params)
             if not res:
                 continue
             proj = cnf.projection_ids()
             model = s.get_model()
-            first = tm.decode({k for k, v in zip(tm.moves, proj) if model[v - 1] > 0})
+            on = set(_sat.true_in(model, proj))
+            first = tm.decode({k for k, v in zip(tm.moves, proj) if v in on})
             ctx.found(first)
             if task is not Task.COUNT:
                 stats["seconds_to_optimum"] = round(time.perf_counter() - t0, 3)
-                return Outcome(Status.OPTIMAL, T, None, (first,), stats)
+                return Outcome(Status.OPTIMAL, T, None, (first,), stats, params=params)
             sols = []
             try:
                 for true in _sat.enumerate_projected(s, proj, ctx):
                     true = set(true)
                     sols.append(tm.decode({k for k, v in zip(tm.moves, proj) if v in true}))
             except TimeoutError:
-                return Outcome(Status.UNKNOWN, T, None, tuple(sols), stats, reason="time limit while counting")
-            return Outcome(Status.OPTIMAL, T, len(sols), tuple(sols), stats)
+                return Outcome(Status.UNKNOWN, T, None, tuple(sols), stats, reason="time limit while counting", params=params)
+            return Outcome(Status.OPTIMAL, T, len(sols), tuple(sols), stats, params=params)
         finally:
             s.delete()
     return Outcome(Status.UNKNOWN, stats={"horizons": tried},
-                   reason=f"no plan within max_horizon={o['max_horizon']} moves")
+                   reason=f"no plan within max_horizon={o['max_horizon']} moves", params=params)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from puzzlesat.puzzles.sliding import Sliding, manhattan, neighbours
+from ..puzzles.sliding import Sliding, manhattan, neighbours
 
 from .formulation import AtMost, Clause, ExactlyOne, Formulation
 
@@ -154,13 +154,13 @@ def horizons(inst: Sliding, options: dict) -> range:
 
 def trivial(inst: Sliding, task):
     """The outcome without a model: unsolvable by parity, or already at the goal (else None)."""
-    from puzzlesat.puzzles.core import Outcome, Status, Task
-    from puzzlesat.puzzles.sliding import infeasible_reason
+    from ..core.result import Outcome, Status, Task
+    from ..puzzles.sliding import infeasible_reason
     reason = infeasible_reason(inst)
     if reason is not None:
         return Outcome(Status.INFEASIBLE, count=0 if task is Task.COUNT else None, reason=reason)
     if inst.start == inst.goal:
-        return Outcome(Status.OPTIMAL, 0, 1 if task is Task.COUNT else None, ((),), {"model_size": "0"})
+        return Outcome(Status.OPTIMAL, 0, 1 if task is Task.COUNT else None, ((),), {"vars": 0, "clauses": 0})
     return None
 
 

@@ -40,8 +40,8 @@ from typing import Iterator
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.maze import Maze, Walk
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.maze import Maze, Walk
 
 WORD = 62          # used-edge set: bits per int64 word (kept positive for plain-Python runs)
 TT_WORDS = 3       # memory yardstick: the table never holds more than 2^tt_bits x 3 words of keys
@@ -642,7 +642,7 @@ def run_dfs(m: Maze, task: Task, ctx: Context) -> Outcome:
                               on_chunk=on_chunk)
     stats = {"nodes": st["nodes"], "kernel": st.get("kernel"), "tt_bits_used": st.get("tt_bits_used"),
              "warm_nodes": st.get("warm", (0, None))[0],
-             "probes": [list(p) for p in st["probes"]], "params": dict(o)}
+             "probes": [list(p) for p in st["probes"]]}  # the options are the run's params
     if walk is None:
         if st.get("complete", True) and not st["probes"]:
             return Outcome(Status.INFEASIBLE, stats=stats, reason="goal unreachable over unused edges")
@@ -674,7 +674,7 @@ def _count(m: Maze, ctx: Context) -> Outcome:
     stop = lambda s: (ctx.progress(nodes=s.nodes, counted=s.counted), ctx.expired())[1]  # noqa: E731
     best, walk, st = optimize(m, tt_bits=o["tt_bits"], warm=o["warm"], probe=o["probe"],
                               growth=o["growth"], on_chunk=stop, **kw)
-    stats = {"nodes": st["nodes"], "params": dict(o)}
+    stats = {"nodes": st["nodes"]}
     if walk is None:
         return Outcome(Status.INFEASIBLE, count=0, stats=stats, reason="no trail reaches the goal")
     if not st.get("complete"):

@@ -17,8 +17,8 @@ import time
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.peg import PegInstance, start_lower_bound
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.peg import PegInstance, start_lower_bound
 
 MEMO_BITS = 22  # failed-state table: 4M slots (64 MiB); when full, it stops recording (still exact)
 
@@ -232,14 +232,10 @@ def run_auto(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
 
     Chosen by measurement: on the English central game (ipc-p20) native:iddfs had not finished
     after 120 s, native:bfs proves 18 in seconds; only iddfs enumerates every optimal sequence."""
-    from puzzlesat.compare.registry import family
-    from puzzlesat.puzzles.core import Outcome as O
     from . import peg_bfs
     if task is Task.COUNT:
         out, name = run(inst, task, ctx), "native:iddfs"
     else:
-        sub = Context(family("peg").engine("native:bfs").resolve_options({}), ctx.time_limit,
-                      ctx._progress, ctx._found)
-        out, name = peg_bfs.run(inst, task, sub), "native:bfs"
-    return O(out.status, out.objective, out.count, out.solutions, {**out.stats, "engine": name},
-             out.reason)
+        out, name = peg_bfs.run(inst, task, ctx.sub(dict(peg_bfs.OPTION_DEFAULTS))), "native:bfs"
+    return Outcome(out.status, out.objective, out.count, out.solutions, {**out.stats, "engine": name},
+                   out.reason, out.params)

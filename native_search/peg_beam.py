@@ -23,7 +23,7 @@ import time
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.peg import PegInstance, Solution
+from ..puzzles.peg import PegInstance, Solution
 
 from . import peg_bfs
 from .peg_bfs import Space, _bits, _unique

@@ -36,8 +36,8 @@ from typing import Iterator
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.peg import Jump, PegInstance, Solution
+from ..core.result import Context, InputError, Outcome, Status, Task
+from ..puzzles.peg import Jump, PegInstance, Solution
 
 from . import peg_disk
 from .peg_bound import NO_BOUND, Bound, backward_bound, bound_of, forward_bound
@@ -374,20 +374,23 @@ def _union(seen: np.ndarray, new: np.ndarray) -> np.ndarray:
 
 
 def next_layer(space: Space, done: list[np.ndarray], backward: bool, counters: dict, store: Store,
-               name: str, bound: Bound | None, K: int | None) -> np.ndarray:
-    """Layer len(done) after layers `done` (with a bound and K: depth + bound <= K kept)."""
+               name: str, bound: Bound | None, K: int | None, expander=None) -> np.ndarray:
+    """Layer len(done) after layers `done` (with a bound and K: depth + bound <= K kept).
+    `expander`: a function with Space.expand's signature, the space first (e.g. chunks on a
+    cluster, compare/campaign/peg_layers.py); default the space's own expand."""
+    expand = (lambda *a, **k: expander(space, *a, **k)) if expander is not None else space.expand
     if bound is None or K is None:
-        return space.expand(done[-1], backward, done, counters, store=store, name=name)
+        return expand(done[-1], backward, done, counters, store=store, name=name)
     hmax = K - len(done)
     if hmax < 0:
         return store.commit(name, np.empty(0, np.uint64))
-    return space.expand(done[-1], backward, done, counters, store=store, name=name, bound=bound,
-                        hmax=hmax)
+    return expand(done[-1], backward, done, counters, store=store, name=name, bound=bound,
+                  hmax=hmax)
 
 
 def layers(space: Space, root: np.ndarray, backward: bool, counters: dict | None = None,
            limit: int | None = None, *, store: Store | None = None, prefix: str = "",
-           bound: Bound | None = None, K: int | None = None) -> Iterator[np.ndarray]:
+           bound: Bound | None = None, K: int | None = None, expander=None) -> Iterator[np.ndarray]:
     """BFS layers from `root` (a sorted canonical array): root first, then each next layer, ending
     with the first empty one (or after layer `limit`). counters["nodes"] counts successors. With a
     store, layer d is named prefix + d (a layer the store already holds is read back, not
@@ -409,7 +412,7 @@ def layers(space: Space, root: np.ndarray, backward: bool, counters: dict | None
         name = f"{prefix}{depth:03d}"
         new = store.saved(name) if store.persistent else None
         if new is None:
-            new = next_layer(space, done, backward, counters, store, name, bound, K)
+            new = next_layer(space, done, backward, counters, store, name, bound, K, expander)
         done.append(new)
         yield new
 
@@ -477,7 +480,7 @@ def search_key(inst: PegInstance, sp: Space, **extra) -> dict:
 def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = True,
            exhaust: bool = False, direction: str = "forward", ctx: Context | None = None,
            memory: int | None = None, work_dir: str | None = None, disk_limit: int | None = None,
-           prune: bool = False, max_moves: int | None = None) -> Result:
+           prune: bool = False, max_moves: int | None = None, expander=None) -> Result:
     """Minimum moves from inst.start to inst.finish by layered BFS, with one optimal solution.
 
     `exhaust` searches one way to the end and still reports the optimum: forward (`direction`
@@ -493,7 +496,7 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
     with `work_dir` every finished layer is kept there and a search started again with the same
     folder resumes from its last complete layer. Past `disk_limit` bytes (or on a full disk), or
     past the context's time limit, the search stops: `moves` None, `lower` what its complete layers
-    proved.
+    proved. `expander`: how layers are expanded (next_layer; e.g. chunks on a cluster).
     """
     ctx = ctx or Context()
     if prune and exhaust:
@@ -525,7 +528,7 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
         store = Store(work_dir, search_key(inst, sp, bidirectional=bidirectional, exhaust=exhaust),
                       memory, disk_limit)
         try:
-            _bidir(inst, sp, res, store, ctx, t0, bidirectional, exhaust)
+            _bidir(inst, sp, res, store, ctx, t0, bidirectional, exhaust, expander=expander)
         finally:
             _store_figures(res, store)
             store.close()
@@ -543,7 +546,8 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
                                            bound=[fb.description, bb.description]), memory, disk_limit)
         one = Result(None, None, group_order=len(group))
         try:
-            _bidir(inst, sp, one, store, ctx, t0, bidirectional, False, K=k, fb=fb, bb=bb)
+            _bidir(inst, sp, one, store, ctx, t0, bidirectional, False, K=k, fb=fb, bb=bb,
+                   expander=expander)
         finally:
             _store_figures(one, store)
             store.close()
@@ -572,7 +576,7 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
 
 def _bidir(inst: PegInstance, sp: Space, res: Result, store: Store, ctx: Context, t0: float,
            bidirectional: bool, exhaust: bool, K: int | None = None, fb: Bound | None = None,
-           bb: Bound | None = None) -> None:
+           bb: Bound | None = None, expander=None) -> None:
     """The bidirectional layered search (module docstring) from inst.start to inst.finish into
     `res`, with one optimal solution rebuilt; with K, layers pruned by the bounds fb (forward) and
     bb (backward) and stopped once the depths reach K."""
@@ -585,7 +589,8 @@ def _bidir(inst: PegInstance, sp: Space, res: Result, store: Store, ctx: Context
         a, c = inst.first_jump
         first_line = next(l for l in sp.lines[False] if l[0] == a and l[2] == c)
         roots.append(_unique(sp.canon([q for q, _ in sp.chains(start, False, first_line)])))
-    fwd, bwd, meeting = meet(sp, roots, targets, res, store, ctx, t0, bidirectional, exhaust, K, fb, bb)
+    fwd, bwd, meeting = meet(sp, roots, targets, res, store, ctx, t0, bidirectional, exhaust, K, fb, bb,
+                             expander)
     if meeting is not None:
         d, e, m = meeting
         res.solution = _reconstruct(sp, fwd, bwd, d, e, m, first_line)
@@ -593,15 +598,15 @@ def _bidir(inst: PegInstance, sp: Space, res: Result, store: Store, ctx: Context
 
 def meet(sp: Space, roots: list[np.ndarray], targets: np.ndarray, res: Result, store: Store,
          ctx: Context, t0: float, bidirectional: bool = True, exhaust: bool = False,
-         K: int | None = None, fb: Bound | None = None, bb: Bound | None = None
+         K: int | None = None, fb: Bound | None = None, bb: Bound | None = None, expander=None
          ) -> tuple[list[np.ndarray], list[np.ndarray], tuple[int, int, int] | None]:
     """Layers from the forward roots (layer 0, and layer 1 too when a first jump is fixed) and
     from the backward `targets`, the smaller frontier grown first, until they meet: returns the
     layers and (d, e, a common canonical position) with d + e the least distance, or None (then
     `res` says what is proved: `lower`, or infeasible when an unpruned side ran out). With K the
     layers keep depth + bound <= K (fb forward, bb backward) and the search stops at depth sum K.
-    Layers live in `store` (resumed from it when it persists); `res` gets the layer sizes,
-    seconds, nodes, meet, moves and lower."""
+    Layers live in `store` (resumed from it when it persists), expanded by `expander` (next_layer);
+    `res` gets the layer sizes, seconds, nodes, meet, moves and lower."""
     counters = {"nodes": 0}
 
     def root(ps: np.ndarray, bound: Bound | None, depth: int) -> np.ndarray:
@@ -659,7 +664,7 @@ def meet(sp: Space, roots: list[np.ndarray], targets: np.ndarray, res: Result, s
             spilled = counters.get("spilled", 0)
             try:
                 new = next_layer(sp, side, not forward, counters, store, name,
-                                 fb if forward else bb, K)
+                                 fb if forward else bb, K, expander)
             except DiskFull as e:
                 res.out_of_disk = True
                 res.reason = (f"{e}: layers to forward depth {A}, backward depth {E} searched")
@@ -866,15 +871,20 @@ def default_store() -> Store:
     return _DEFAULT_STORE
 
 
+# the engine's options and their defaults (families/peg.py declares the same; a test checks)
+OPTION_DEFAULTS = {"exhaust": False, "direction": "forward", "symmetry": True, "bidirectional": True,
+                   "prune": "none", "max_moves": 0, "memory_mb": 0, "work_dir": "",
+                   "disk_limit_mb": 0}
+
+
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `native:bfs`: the optimum and one optimal jump sequence (task feasible: the same)."""
-    opts = ctx.options
+    opts = {**OPTION_DEFAULTS, **ctx.options}
     t0 = time.monotonic()
     memory = opts.get("memory_mb", 0) * 2**20 or None
     disk = opts.get("disk_limit_mb", 0) * 2**20 or None
     prune = opts.get("prune", "none") == "merson"
     if prune and opts["exhaust"]:
-        from puzzlesat.puzzles.core import InputError
         raise InputError("native:bfs: prune=merson cannot be combined with exhaust")
     res = search(inst, symmetry=opts["symmetry"], bidirectional=opts["bidirectional"],
                  exhaust=opts["exhaust"], direction=opts["direction"], ctx=ctx, memory=memory,

@@ -37,7 +37,7 @@ from typing import Iterable
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.peg import Board
+from ..puzzles.peg import Board
 
 MAX_REGION = 4      # largest region enumerated (holes)
 TABLE_BITS = 20     # a connected group of up to this many larger regions gets an exact table;

@@ -23,8 +23,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
-from puzzlesat.puzzles.core import Status
-from puzzlesat.puzzles.peg import Board, Hole, PegInstance, Solution, board, hole_label
+from ..core.result import Status
+from ..puzzles.peg import Board, Hole, PegInstance, Solution, board, hole_label
 
 Pair = tuple[Hole, Hole]          # (vacate, finish)
 ALL, SAME = "all", "same"         # the --vacate / --finish keywords
@@ -88,7 +88,7 @@ def problem_instance(b: Board, v: Hole, f: Hole) -> PegInstance:
                        frozenset(range(b.n)) - {v}, frozenset({f}))
 
 
-METHODS = ("table", "bfs")
+METHODS = ("table", "bfs")  # bfs: one runner call per problem (the compare layer)
 
 
 def problems(b: Board, vacate: Sequence[Hole] | str = ALL, finish: Sequence[Hole] | str = ALL,
@@ -98,16 +98,13 @@ def problems(b: Board, vacate: Sequence[Hole] | str = ALL, finish: Sequence[Hole
     `time_limit` is per problem (method table: times the number of problems searched, for all of
     them together); `table_options` go to peg_table.solve_table."""
     pairs = orbit_pairs(b, vacate, finish)[:limit]
-    if method == "table":
-        yield from _by_table(b, pairs, time_limit, progress, table_options)
-        return
-    if method != "bfs":
-        raise ValueError(f"method {method!r}: one of {METHODS}")
-    yield from _by_bfs(b, pairs, time_limit, table_options.get("options"))
+    if method != "table":  # bfs: each problem through the runner (compare/campaign/peg_problems.py)
+        raise ValueError(f"method {method!r}: the native layer solves method 'table'")
+    yield from _by_table(b, pairs, time_limit, progress, table_options)
 
 
 def _by_table(b: Board, pairs, time_limit, progress, options) -> Iterator[Problem]:
-    from puzzlesat.puzzles.peg import check, infeasible_reason
+    from ..puzzles.peg import check, infeasible_reason
     from .peg_table import solve_table
     t0 = time.perf_counter()
     rest = [p for p, _ in pairs if infeasible_reason(problem_instance(b, *p)) is None]
@@ -137,28 +134,6 @@ def _by_table(b: Board, pairs, time_limit, progress, options) -> Iterator[Proble
         else:
             yield Problem(v, f, Status.UNKNOWN, None, a.solution, a.how, share, size, {},
                           a.lower, a.upper)
-
-
-def _by_bfs(b: Board, pairs, time_limit, options: dict | None = None) -> Iterator[Problem]:
-    """Each problem by native:bfs through the runner (`options`: the engine's, e.g. prune)."""
-    from puzzlesat.compare.registry import family
-    from puzzlesat.compare.runner import solve
-    fam = family("peg")
-    for (v, f), size in pairs:
-        inst = problem_instance(b, v, f)
-        t0 = time.perf_counter()
-        r = solve(fam, inst, "native:bfs", "optimize", time_limit=time_limit,
-                  isolate=time_limit is not None, options=options or {})
-        sec = time.perf_counter() - t0
-        if r.status is Status.OPTIMAL:
-            yield Problem(v, f, r.status, r.objective, tuple(map(tuple, r.solutions[0])), "search",
-                          sec, size, r.stats)
-        elif r.status is Status.INFEASIBLE:
-            proof = "search" if r.stats else "position class"
-            yield Problem(v, f, r.status, None, None, proof, sec, size, r.stats)
-        else:
-            yield Problem(v, f, r.status, None, None, r.reason or str(r.status), sec, size, r.stats,
-                          r.stats.get("lower_bound") if r.stats else None)
 
 
 def minimum(rows: Sequence[Problem]) -> int | None:

@@ -40,8 +40,8 @@ from typing import Callable, Sequence
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.core import Status
-from puzzlesat.puzzles.peg import Board, Hole, PegInstance, Solution, moves
+from ..core.result import Status
+from ..puzzles.peg import Board, Hole, PegInstance, Solution, moves
 
 from . import peg_bfs
 from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, gallop, merge_unique
@@ -561,7 +561,7 @@ def _walk(sp: Space, fwd: list, bwd: list, beams: dict, d: int, e: int, m: int, 
 def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 0,
                    beam_levels: int = 4, memory: int | None = None, work_dir: str | None = None,
                    disk_limit: int | None = None, progress: Callable[[str], None] | None = None,
-                   time_limit: float | None = None) -> Least:
+                   time_limit: float | None = None, expander=None) -> Least:
     """The least minimum over all single-vacancy -> single-survivor problems by pruned searches
     (native_search/peg_bound.py): for K = `max_moves`, or ascending from the least bound of any
     start, one bidirectional search (peg_bfs.meet) between the set of all single-vacancy starts
@@ -573,8 +573,9 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     peg_beam score, `beam_levels` levels on, met with every backward layer) may find a solution;
     one of K + 1 moves settles the minimum. Layers as peg_bfs.search: within `memory`, else on
     disk; with `work_dir` resumable; past `disk_limit` or `time_limit` the answer is the proved
-    lower bound (moves None)."""
-    from puzzlesat.puzzles.core import Context
+    lower bound (moves None); `expander` expands the layers (peg_bfs.next_layer: e.g. chunk jobs
+    on a cluster)."""
+    from ..core.result import Context
     from .peg_bound import backward_bound, forward_bound
     from .peg_disk import Store
     say = progress or (lambda s: None)
@@ -607,7 +608,7 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
         res = peg_bfs.Result(None, None, group_order=len(group))
         try:
             fwd, bwd, meeting = peg_bfs.meet(sp, [starts], pegs, res, store, ctx, t0, True, False,
-                                             K=k, fb=fb, bb=bb)
+                                             K=k, fb=fb, bb=bb, expander=expander)
             lf, lb = res.layers_forward, res.layers_backward
             stats["nodes"] += res.nodes
             stats["layers_on_disk"] += res.spilled

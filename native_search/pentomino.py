@@ -8,7 +8,7 @@ to that first position, and the kernel tests it against the 64 positions from th
 empty cell on (a window): one word per test whatever the board's size (90 cells for one-sided
 6x15); a placement spanning more than a window falls back to the multi-word search `_dfs`. Each
 tiling is produced once: the search picks placements per piece *kind* with a count of copies
-left, so swapping identical copies never yields a second tiling (SPEC §2).
+left, so swapping identical copies never yields a second tiling.
 
 Counting up to symmetry either follows the symmetry-breaking plan of `puzzles.pentomino_breaking`
 (exact orbit counts, derived from the problem's group) or, with breaking off, keeps the first
@@ -42,10 +42,9 @@ from typing import Callable, Iterator
 import numba
 import numpy as np
 
-from puzzlesat.puzzles.core import Context, Outcome, Status, Task
-from puzzlesat.puzzles.pentomino import (Solution, Sym, Tiling, canonical, placements,
-                                         symmetries, transform)
-from puzzlesat.puzzles.pentomino_breaking import PlanNode, placement_orbits, symmetry_plan
+from ..core.result import Context, Outcome, Status, Task
+from ..puzzles.pentomino import Solution, Sym, Tiling, canonical, placements, symmetries, transform
+from ..puzzles.pentomino_breaking import PlanNode, placement_orbits, symmetry_plan
 
 SCANS = ("short", "long")
 BRANCHINGS = ("auto", "first-cell", "fewest")
@@ -1002,10 +1001,9 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                             progress=prog))
         for s in sols:
             ctx.found(s)
-        stats["params"] = {"scan": scan, "branching": how,
-                           "fewest_options": _use_fewest(inst, how)}
+        params = {"scan": scan, "branching": how, "fewest_options": _use_fewest(inst, how)}
         return Outcome(Status.FEASIBLE if sols else Status.INFEASIBLE, solutions=tuple(sols),
-                       stats=stats)
+                       stats=stats, params=params)
     orb = brk and not up and use_orbits(inst, _use_fewest(inst, how))
     if procs > 1 or parts > 1:
         gen = tilings_parallel(inst, procs, up_to_symmetry=up, symmetry_breaking=brk,
@@ -1018,12 +1016,11 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     for s in gen:
         ctx.found(s)
         n += 1
-    stats["params"] = {"symmetry_breaking_applied": up and brk, "orbit_images": orb,
-                       "scan": scan,
-                       "processes": procs, "branching": how,
-                       "fewest_options": _use_fewest(inst, how), "part": part, "parts": parts}
+    params = {"symmetry_breaking_applied": up and brk, "orbit_images": orb, "scan": scan,
+              "processes": procs, "branching": how, "fewest_options": _use_fewest(inst, how),
+              "part": part, "parts": parts}
     if n == 0 and parts > 1:  # this part of the search holds no tiling: its count is 0
-        return Outcome(Status.OPTIMAL, count=0, solutions=(), stats={**stats, "streamed": True})
+        return Outcome(Status.OPTIMAL, count=0, solutions=(), stats={**stats, "streamed": True}, params=params)
     if n == 0:
-        return Outcome(Status.INFEASIBLE, count=0, stats=stats)
-    return Outcome(Status.OPTIMAL, count=n, solutions=(), stats={**stats, "streamed": True})
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params)
+    return Outcome(Status.OPTIMAL, count=n, solutions=(), stats={**stats, "streamed": True}, params=params)

@@ -6,8 +6,8 @@ from ctx.options (the registry fills every default) and turns results into Outco
 """
 from __future__ import annotations
 
-from puzzlesat.puzzles.core import Context, InputError, Outcome, Status, Task
-from puzzlesat.puzzles.sliding import Sliding
+from ..core.result import Context, InputError, Outcome, Status, Task
+from ..puzzles.sliding import Sliding
 
 from .sliding_bfs import bfs, bidir
 from .sliding_ida import deepen

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from puzzlesat.puzzles.core import InputError, Status
-from puzzlesat.puzzles.sliding import Sliding, default_goal, infeasible_reason
+from ..core.result import InputError, Status
+from ..puzzles.sliding import Sliding, default_goal, infeasible_reason
 
 from .sliding_tables import popcount_table, tables
 

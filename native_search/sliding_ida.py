@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, objmode
 
-from puzzlesat.puzzles.core import Context, Status
-from puzzlesat.puzzles.sliding import Sliding, infeasible_reason
+from ..core.result import Context, Status
+from ..core.procs import die_with_parent
+from ..puzzles.sliding import Sliding, infeasible_reason
 
 from .sliding_tables import pc16, tables
 
@@ -479,7 +480,7 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
             code = 0
             try:
                 os.close(r)
-                _die_with_parent()
+                die_with_parent()
                 with os.fdopen(w, "wb") as out:
                     while True:
                         with counter.get_lock():
@@ -530,16 +531,6 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
         for f in pipes:
             f.close()
     return sols, nodes, nxt, expired
-
-
-def _die_with_parent() -> None:
-    """Linux: this process gets SIGKILL when its parent dies (no stray worker)."""
-    try:
-        import ctypes
-        import signal
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 # ---------------------------------------------------------------- the driver

@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +38,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, objmode
 
+from ..core.files import write_atomic
 from .sliding_tables import partial_count, pc16, tables
 
 VERSION = 2
@@ -361,17 +360,12 @@ def write(key: Key, db: np.ndarray, seconds: float) -> Path:
     """Write the database atomically (a temporary file renamed into place)."""
     f = path(key)
     f.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=f.parent, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
+
+    def fill(tmp: str) -> None:
+        with open(tmp, "wb") as fh:
             fh.write((json.dumps(_header(key, db, seconds)) + "\n").encode("utf-8"))
             db.tofile(fh)
-        os.replace(tmp, f)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    return f
+    return write_atomic(f, fill, "pattern database")
 
 
 _LOADED: dict[Key, np.ndarray] = {}

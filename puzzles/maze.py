@@ -20,7 +20,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
-from .core import CheckError, InputError, Instance, Source, require
+from ..core.result import CheckError, InputError
+from ..core.inputs import Instance, Source, require, json_ints
 
 Node = int                 # intersection id y*W + x, 0 at the top left
 Op = tuple[str, int]       # ("+", k), ("-", k) or ("*", k), k >= 0
@@ -66,7 +67,6 @@ class Maze(Instance):
         return self.prefix if self.prefix else (self.start,)
 
     def _repr_svg_(self) -> str:
-        from .draw import svg
         return svg(self)
 
 
@@ -382,6 +382,19 @@ def check(m: Maze, walk) -> int:
 
 def solution_json(m: Maze, walk) -> dict:
     return {"walk": list(walk), "score": check(m, walk)}
+
+
+def solution_from_json(m: Maze, data: dict) -> Walk:
+    """The walk of `{"walk": [node, ...]}`; CheckError when malformed."""
+    if not isinstance(data.get("walk"), list):
+        raise CheckError('maze solution JSON needs "walk": [node, node, ...]')
+    return json_ints(data["walk"], "walk")
+
+
+def svg(inst, solution=None) -> str:
+    """The instance (and a checked solution) drawn as an SVG document (puzzles/draw/maze.py)."""
+    from .draw.maze import draw
+    return draw(inst, solution)
 
 
 def solution_key(m: Maze, walk, up_to_symmetry: bool = False):

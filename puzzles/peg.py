@@ -1,4 +1,4 @@
-"""Peg solitaire: boards as lattice holes + directions, instances, rules and the checker (SPEC §1).
+"""Peg solitaire: boards as lattice holes + directions, instances, rules and the checker.
 
 A jump moves the peg in `a` over the peg in `b` into the empty hole `c`, where b = a + d and
 c = a + 2d for one of the board's directions d. A *move* is a maximal run of jumps by one peg;
@@ -19,7 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from .core import CheckError, InputError, Instance, Source, int_list, require
+from ..core.result import CheckError, InputError
+from ..core.inputs import Instance, Source, int_list, require, json_ints
 
 # ---- vocabulary -------------------------------------------------------------------------------
 Hole = int                       # 0..n-1, numbered as the board lists its coordinates
@@ -121,7 +122,6 @@ class PegInstance(Instance):
         return done and self.first_jump is None
 
     def _repr_svg_(self) -> str:
-        from .draw import svg
         return svg(self)
 
 
@@ -168,8 +168,28 @@ def solution_json(inst: PegInstance, solution: Solution) -> dict:
     return {"jumps": [list(j) for j in solution], "moves": moves(solution)}
 
 
+def solution_from_json(inst: PegInstance, data: dict) -> Solution:
+    """The jump sequence of `{"jumps": [[from, over, to], ...]}`; CheckError when malformed."""
+    jumps = data.get("jumps")
+    if not isinstance(jumps, list):
+        raise CheckError('peg solution JSON needs "jumps": [[from, over, to], ...]')
+    out = []
+    for i, j in enumerate(jumps):
+        t = json_ints(j, f"jump {i}")
+        if len(t) != 3:
+            raise CheckError(f"jump {i}: expected [from, over, to], got {j!r}")
+        out.append(t)
+    return tuple(out)
+
+
+def svg(inst, solution=None) -> str:
+    """The instance (and a checked solution) drawn as an SVG document (puzzles/draw/peg.py)."""
+    from .draw.peg import draw
+    return draw(inst, solution)
+
+
 def solution_key(inst: PegInstance, solution: Solution, up_to_symmetry: bool = False) -> Hashable:
-    """A solution is its ordered jump sequence (SPEC §1)."""
+    """A solution is its ordered jump sequence."""
     return tuple(tuple(j) for j in solution)
 
 
@@ -287,7 +307,7 @@ TRIANGLE_SIDES = range(4, 11)  # triangle4 … triangle10 are listed; triangle(n
 
 
 def named_boards() -> dict[str, Callable[[], Board]]:
-    """The built-in boards by name (SPEC §1); `triangle(n)` / `triangleN` (N ≤ 10) are also accepted
+    """The built-in boards by name; `triangle(n)` / `triangleN` (N ≤ 10) are also accepted
     by board()."""
     hoppers = [(0, 0), (2, 0), (4, 0), (1, 1), (3, 1), (0, 2), (2, 2), (4, 2), (1, 3), (3, 3), (0, 4),
                (2, 4), (4, 4)]

@@ -1,5 +1,5 @@
 """Polyomino and polycube tiling: boards, pieces, placements, the problem's symmetry group,
-canonical forms and the independent checker (SPEC §2, issue 14). The symmetry-breaking plan the
+canonical forms and the independent checker (Polyform Puzzler's catalogue). The symmetry-breaking plan the
 engines use lives in `pentomino_breaking`.
 
 A tiling covers every board cell exactly once with the instance's pieces, each used its number of
@@ -32,7 +32,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from .core import CheckError, Instance, Source, load_toml, require
+from ..core.result import CheckError
+from ..core.inputs import Instance, Source, load_toml, require, json_ints
 
 # ---- vocabulary -------------------------------------------------------------------------------
 Cell = tuple[int, ...]                     # (row, col) in 2D, (layer, row, col) in 3D
@@ -44,7 +45,7 @@ Iso = tuple[tuple[int, ...], tuple[int, ...]]  # signed permutation: x -> (s[i] 
 KIND = "pentomino"
 SENSE = None  # no objective: tasks are feasible and count
 
-# The 12 free pentominoes (SPEC §2), in any one orientation: '#' = a cell.
+# The 12 free pentominoes, in any one orientation: '#' = a cell.
 PENTOMINOES: dict[str, str] = {
     "F": ".##\n##.\n.#.",
     "I": "#####",
@@ -205,7 +206,6 @@ class Tiling(Instance):
         return {p.name: p for p in self.pieces}
 
     def _repr_svg_(self) -> str:
-        from .draw import svg
         return svg(self)
 
 
@@ -406,7 +406,7 @@ def _chk_key(pts) -> tuple:
 
 # ---- identity, JSON, description, rendering ---------------------------------------------------
 def solution_key(inst: Tiling, solution: Solution, up_to_symmetry: bool = False) -> Hashable:
-    """A tiling is its set of placements (SPEC §2); up to symmetry, the canonical form of its orbit."""
+    """A tiling is its set of placements; up to symmetry, the canonical form of its orbit."""
     if up_to_symmetry:
         try:  # every image is sorted afresh: no need to normalise first
             return canonical(inst, solution)
@@ -448,6 +448,26 @@ class _Box2:
 def solution_json(inst: Tiling, solution: Solution) -> dict:
     return {"grid": grid(inst, solution),
             "placements": [[name, [list(x) for x in cells]] for name, cells in solution]}
+
+
+def solution_from_json(inst: Tiling, data: dict) -> Solution:
+    """The tiling of `{"placements": [[piece, [[r, c], ...]], ...]}`; CheckError when malformed."""
+    pls = data.get("placements")
+    if not isinstance(pls, list):
+        raise CheckError('tiling solution JSON needs "placements": [[piece, [[r, c], ...]], ...]')
+    out = []
+    for i, p in enumerate(pls):
+        if not (isinstance(p, (list, tuple)) and len(p) == 2 and isinstance(p[0], str)
+                and isinstance(p[1], (list, tuple))):
+            raise CheckError(f"placement {i}: expected [piece, [[r, c], ...]], got {p!r}")
+        out.append((p[0], tuple(sorted(json_ints(x, f"placement {i} cell") for x in p[1]))))
+    return tuple(sorted(out))
+
+
+def svg(inst, solution=None) -> str:
+    """The instance (and a checked solution) drawn as an SVG document (puzzles/draw/pentomino.py)."""
+    from .draw.pentomino import draw
+    return draw(inst, solution)
 
 
 def describe(inst: Tiling) -> dict:

@@ -2,7 +2,7 @@
 
 An r×c board holds tiles 1..rc-1 and one blank (0), listed row-major. A move slides a tile that is
 next to the blank into it; a solution is the list of tiles moved, in order, and its objective is
-its length (SPEC §3). A start reaches the goal iff the permutation-parity invariant agrees.
+its length. A start reaches the goal iff the permutation-parity invariant agrees.
 
 >>> inst = catalogue()["8-hardest"]()
 >>> infeasible_reason(inst) is None, manhattan(inst)
@@ -19,7 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from .core import CheckError, InputError, Instance, Source, int_list, require
+from ..core.result import CheckError, InputError
+from ..core.inputs import Instance, Source, int_list, require, json_ints
 
 Cell = int                 # a board cell, row-major index r*cols + c
 Tile = int                 # 1..rows*cols-1; 0 is the blank
@@ -49,7 +50,6 @@ class Sliding(Instance):
         return self.rows * self.cols
 
     def _repr_svg_(self) -> str:
-        from .draw import svg
         return svg(self)
 
 
@@ -73,7 +73,7 @@ def neighbours(rows: int, cols: int, cell: Cell) -> list[Cell]:
     return out
 
 
-# ---------------------------------------------------------------- solvability (SPEC §3)
+# ---------------------------------------------------------------- solvability
 
 def _inversions(board: Board) -> int:
     tiles = [t for t in board if t != 0]
@@ -145,6 +145,19 @@ def check(inst: Sliding, solution) -> int:
 def solution_json(inst: Sliding, solution) -> dict:
     """{"moves": [tiles moved in order], "length": n}."""
     return {"moves": [int(t) for t in solution], "length": len(solution)}
+
+
+def solution_from_json(inst: Sliding, data: dict) -> tuple[int, ...]:
+    """The tiles moved, in order, of `{"moves": [tile, ...]}`; CheckError when malformed."""
+    if not isinstance(data.get("moves"), list):
+        raise CheckError('sliding solution JSON needs "moves": [tile, tile, ...]')
+    return json_ints(data["moves"], "moves")
+
+
+def svg(inst, solution=None) -> str:
+    """The instance (and a checked solution) drawn as an SVG document (puzzles/draw/sliding.py)."""
+    from .draw.sliding import draw
+    return draw(inst, solution)
 
 
 def solution_key(inst: Sliding, solution, up_to_symmetry: bool = False):
@@ -313,9 +326,9 @@ def catalogue() -> dict[str, Callable[[], Sliding]]:
     g3 = default_goal(3, 3)
     out: dict[str, Callable[[], Sliding]] = {
         "8-hardest": lambda: Sliding("8-hardest", 3, 3, (8, 6, 7, 2, 5, 4, 3, 0, 1), g3, 31,
-                                     "one of the two 8-puzzle positions farthest from the goal (SPEC §3)"),
+                                     "one of the two 8-puzzle positions farthest from the goal"),
         "8-hardest-2": lambda: Sliding("8-hardest-2", 3, 3, (6, 4, 7, 8, 5, 0, 3, 2, 1), g3, 31,
-                                       "the other 31-move 8-puzzle antipode (SPEC §3)"),
+                                       "the other 31-move 8-puzzle antipode"),
         "8-goal": lambda: Sliding("8-goal", 3, 3, g3, g3, 0,
                                   "the 8-puzzle goal itself: the root for exploring its state space"),
         "8-easy": lambda: Sliding("8-easy", 3, 3, (1, 2, 3, 4, 0, 6, 7, 5, 8), g3, 2),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import signal
 import sqlite3
 import subprocess
@@ -15,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from puzzlesat.compare.instances import load_instance
+from puzzlesat.families.instances import load_instance
 from puzzlesat.compare.runner import solve
+from helpers import boards, rows, spec
 
 CONFIGS = {"native": ("native", {}), "cpsat": ("cpsat", {}), "tot": ("sat:time", {"encoding": "totalizer"})}
 
@@ -26,40 +26,10 @@ def cli(*args: str, cwd=None, timeout=600) -> subprocess.CompletedProcess:
                           timeout=timeout, cwd=cwd)
 
 
-def boards(folder: Path, n: int, seed: int = 13) -> list[Path]:
-    """n small sliding boards (2x3 and 3x3), each a random walk of 4-8 moves from the goal."""
-    rng = random.Random(seed)
-    folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    for i in range(n):
-        rows, cols = (2, 3) if i % 2 else (3, 3)
-        s, b, prev = list(range(1, rows * cols)) + [0], rows * cols - 1, None
-        for _ in range(4 + i % 5):
-            r, c = divmod(b, cols)
-            nb = [(r + dr) * cols + c + dc for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
-                  if 0 <= r + dr < rows and 0 <= c + dc < cols and (r + dr) * cols + c + dc != prev]
-            nxt = rng.choice(nb)
-            s[b], s[nxt] = s[nxt], 0
-            prev, b = b, nxt
-        p = folder / f"s{i:02d}.toml"
-        p.write_text(f'kind = "sliding"\nrows = {rows}\ncols = {cols}\nstart = {s}\n')
-        out.append(p)
-    return out
 
 
-def spec(folder: Path, text: str, name: str = "campaign.toml") -> Path:
-    p = folder / name
-    p.write_text(text)
-    return p
 
 
-def rows(db: Path) -> list[dict]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    con.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in con.execute("SELECT * FROM runs")]
-    finally:
-        con.close()
 
 
 def stored(db: Path) -> int:
@@ -79,9 +49,9 @@ def digest(*paths: Path) -> str:
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory):
-    """A 2-worker local campaign: 20 small instances x 3 configurations, task count."""
+    """A 2-worker local campaign: 8 small instances x 3 configurations, task count."""
     d = tmp_path_factory.mktemp("grid")
-    boards(d / "boards", 20)
+    boards(d / "boards", 8)
     sp = spec(d, 'name = "grid"\ninstances = ["boards/*.toml"]\ntask = "count"\ntime_limit = 60\n'
                  '[configs]\nnative = "native"\ncpsat = "cpsat"\ntot = "sat:time[encoding=totalizer]"\n')
     p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(d / "grid.db"))
@@ -92,7 +62,7 @@ def grid(tmp_path_factory):
 def test_campaign_gives_the_answers_of_each_job_alone(grid):
     d, _, db = grid
     got = {(Path(r["instance"]).name, r["config"]): r for r in rows(db)}
-    assert len(got) == 60
+    assert len(got) == 24
     for f in sorted((d / "boards").glob("*.toml")):
         fam, inst = load_instance(str(f))
         for cname, (engine, opts) in CONFIGS.items():
@@ -110,7 +80,7 @@ def test_second_run_executes_nothing(grid):
     before = rows(db)
     p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db))
     assert p.returncode == 0, p.stderr
-    assert "60 already stored, 0 to run" in p.stderr
+    assert "24 already stored, 0 to run" in p.stderr
     assert rows(db) == before
 
 
@@ -121,11 +91,11 @@ def test_report_json_and_table(grid):
     rep = json.loads(p.stdout)
     assert set(rep["configs"]) == set(CONFIGS)
     for c in rep["configs"].values():
-        assert (c["jobs"], c["solved"], c["unknown"], c["errors"]) == (20, 20, 0, 0)
+        assert (c["jobs"], c["solved"], c["unknown"], c["errors"]) == (8, 8, 0, 0)
         assert c["par2"] > 0 and c["median_seconds"] > 0
-    assert len(rep["instances"]) == 20 and {i["verdict"] for i in rep["instances"]} == {"AGREE"}
+    assert len(rep["instances"]) == 8 and {i["verdict"] for i in rep["instances"]} == {"AGREE"}
     p = cli("campaign", "report", "--store", str(db))
-    assert p.returncode == 0 and "PAR-2" in p.stdout and "verdicts: AGREE 20, INCOMPLETE 0, DISAGREE 0" in p.stdout
+    assert p.returncode == 0 and "PAR-2" in p.stdout and "verdicts: AGREE 8, INCOMPLETE 0, DISAGREE 0" in p.stdout
 
 
 def test_report_disagree_first_and_exit_1(grid, tmp_path):
@@ -157,11 +127,11 @@ def test_plots_and_export(grid, tmp_path):
     assert p.returncode == 2 and "no configuration 'nope'" in p.stderr
     p = cli("campaign", "export", "--store", str(db), "--format", "csv")
     lines = p.stdout.strip().splitlines()
-    assert p.returncode == 0 and len(lines) == 61 and lines[0].startswith("key,campaign,instance,")
+    assert p.returncode == 0 and len(lines) == 25 and lines[0].startswith("key,campaign,instance,")
     p = cli("campaign", "export", "--store", str(db), "--format", "json")
-    assert p.returncode == 0 and len(json.loads(p.stdout)) == 60
+    assert p.returncode == 0 and len(json.loads(p.stdout)) == 24
     p = cli("campaign", "status", "--store", str(db))
-    assert p.returncode == 0 and "60 of 60 planned jobs stored" in p.stdout
+    assert p.returncode == 0 and "24 of 24 planned jobs stored" in p.stdout
 
 
 @pytest.mark.parametrize("body, message", [

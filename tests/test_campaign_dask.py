@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from test_campaign import boards, rows, spec  # noqa: E402
+from helpers import boards, rows, spec  # noqa: E402
 
 DASK = str(Path(sys.executable).parent / "dask")
 

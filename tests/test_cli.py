@@ -103,3 +103,77 @@ def test_generate_into_a_missing_folder_is_one_line(family, args, tmp_path):
     p = run("generate", family, *args, "-o", str(out))
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "does not exist" in p.stderr, p.stderr
     assert not out.parent.exists()
+
+
+# ---- daily use ------------------------------------------------------------------------------------
+def test_version_and_one_error_format(tmp_path):
+    import puzzlesat
+    p = run("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"puzzlesat {puzzlesat.__version__}"
+    cases = [(("solve",), "Missing argument 'INSTANCE'"),                          # click's usage error
+             (("solve", "peg/hoppers", "--time-limit", "-3"), "'-3' is not a positive"),
+             (("nosuchcommand",), "No such command 'nosuchcommand'"),
+             (("solve", str(tmp_path)), "is a directory"),
+             (("compare", "peg/hoppers", "--engines", ""), "none given"),
+             (("explore", "1x3"), "at least 2"),
+             (("export", "peg/hoppers", "-e", "sat", "--bound", "-3", "--format", "dimacs", "-o",
+               str(tmp_path / "x.cnf")), "expected an objective bound of 0 or more")]
+    for args, words in cases:
+        p = run(*args)
+        assert p.returncode == 2, (args, p.stderr)
+        assert p.stderr.startswith("puzzlesat: error: ") and p.stderr.count("\n") == 1, (args, p.stderr)
+        assert words in p.stderr and "Traceback" not in p.stderr, (args, p.stderr)
+    assert not (tmp_path / "x.cnf").exists()
+
+
+def test_bound_below_the_lower_bound_is_written_with_a_note(tmp_path):
+    p = run("export", "peg/hoppers", "-e", "sat", "--bound", "2", "--format", "dimacs", "-o",
+            str(tmp_path / "h.cnf"))
+    assert p.returncode == 0 and "below the proved lower bound 4" in p.stderr, p.stderr
+
+
+def test_default_time_limit_is_recorded_and_none_lifts_it():
+    d = json.loads(run("solve", "peg/ipc-p01", "--json").stdout)
+    assert d["params"]["time_limit"] == 60.0
+    d = json.loads(run("solve", "peg/ipc-p01", "--json", "--time-limit", "none").stdout)
+    assert d["params"]["time_limit"] is None and d["status"] == "OPTIMAL"
+
+
+def test_engine_names_print_as_written_not_as_emoji(tmp_path):
+    (tmp_path / "buggy.py").write_text("def boom(inst, task, ctx):\n    raise RuntimeError('x')\n")
+    p = run("solve", "peg/ipc-p01", "-e", str(tmp_path / "buggy.py") + ":boom", cwd=tmp_path)
+    assert p.returncode == 1 and "buggy.py:boom" in p.stdout and "💥" not in p.stdout
+
+
+def test_a_memory_limit_too_small_to_start_is_unknown_memory():
+    p = run("solve", "peg/english33", "-e", "native:bfs", "--exhaust", "--memory-limit", "300", "--json")
+    d = json.loads(p.stdout)
+    assert (d["status"], d["reason"].split(":")[0]) == ("UNKNOWN", "memory"), d["reason"]
+
+
+def test_compare_jobs_runs_engines_side_by_side_with_the_same_verdict():
+    p = run("compare", "peg/hoppers-first06", "--task", "count", "--jobs", "3", "--json",
+            "--max-solutions", "0")
+    d = json.loads(p.stdout)
+    assert d["verdict"] == "AGREE" and [r["count"] for r in d["results"]] == [18, 18, 18]
+    assert [r["engine"] for r in d["results"]] == ["native:auto", "cpsat:time", "sat:time"]
+
+
+def test_engines_verbose_lists_allowed_values():
+    d = json.loads(run("engines", "sliding", "--json").stdout)
+    ida = next(e for e in d if e["name"] == "native:ida")
+    assert ida["allowed"]["heuristic"] == "auto | linear | manhattan"
+    assert "allowed values" in run("engines", "peg", "--verbose").stdout
+
+
+def test_compare_refuses_an_identity_option_an_engine_does_not_declare(tmp_path):
+    """A user engine without `up_to_symmetry` would count every tiling while the others count
+    orbits (a false DISAGREE): refused before anything runs, naming the engine; solve refuses too."""
+    (tmp_path / "mine.py").write_text("def run(inst, task, ctx):\n    raise RuntimeError('never run')\n")
+    eng = str(tmp_path / "mine.py") + ":run"
+    for args in (("compare", "pentomino/3x20", "--engines", f"native,{eng}"),
+                 ("solve", "pentomino/3x20", "-e", eng)):
+        p = run(*args, "--up-to-symmetry", cwd=tmp_path)
+        assert p.returncode == 2 and "up_to_symmetry" in p.stderr, p.stderr
+    p = run("compare", "pentomino/3x20", "--engines", f"native,{eng}", cwd=tmp_path)
+    assert "never run" in p.stdout or p.returncode == 1   # without the option it does run

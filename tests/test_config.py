@@ -1,8 +1,8 @@
 """compare/config.py: the configuration grammar, its canonical form and its errors."""
 import pytest
 
-from puzzlesat.compare.config import Config, parse, parse_many
-from puzzlesat.puzzles.core import InputError
+from puzzlesat.core.config import Config, parse, parse_many
+from puzzlesat.core.result import InputError
 
 
 def test_unnamed_config_is_named_by_its_canonical_spec():

@@ -15,11 +15,11 @@ from typing import Any, Callable
 import pytest
 
 from puzzlesat.compare.crossval import Verdict, compare
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.puzzles import maze as M
 from puzzlesat.puzzles import peg as G
 from puzzlesat.puzzles import pentomino as P
-from puzzlesat.puzzles.core import Status, Task
+from puzzlesat.core.result import Status, Task
 from puzzlesat.puzzles.sliding import Sliding
 
 
@@ -316,7 +316,7 @@ def run_case(c: Case, time_limit: float = 60.0) -> list[str]:
 
 def describe(c: Case) -> str:
     fam = family(c.family)
-    text = fam.puzzle.to_text(c.instance) if c.family == "maze" else repr(c.instance)
+    text = fam.module.to_text(c.instance) if c.family == "maze" else repr(c.instance)
     return f"{c.family} {c.task} {c.note}\n{text}"
 
 

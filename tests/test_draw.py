@@ -11,8 +11,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from puzzlesat.puzzles import maze, peg, pentomino, sliding
-from puzzlesat.puzzles.core import InputError
-from puzzlesat.puzzles.draw import save, svg
+from puzzlesat.core.result import InputError
+from puzzlesat import svg  # the family's picture, found through the family
+from puzzlesat.puzzles.draw import save
 from puzzlesat.puzzles.draw.pentomino import Frame, outline
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -193,7 +194,7 @@ def test_repr_svg_is_the_instance_picture(fam, name):
 
 
 def test_unknown_type_is_an_input_error():
-    with pytest.raises(InputError, match="no picture"):
+    with pytest.raises(InputError, match="not a puzzlesat instance"):
         svg(object())
 
 

@@ -130,7 +130,7 @@ def test_register_engine_and_cli():
         c = ps.compare(ps.load("maze/sample1"), ["native", "example:circuit"], "count")
         assert c.verdict.value == "AGREE" and [r["count"] for r in c.table()] == [1, 1]
     finally:
-        from puzzlesat.compare.registry import unregister_engine
+        from puzzlesat.families.registry import unregister_engine
         unregister_engine("maze", "example:circuit")
     p = subprocess.run([sys.executable, "-m", "puzzlesat", "compare", "peg/hoppers", "--engines",
                         f"native,{spec('peg_moves')}", "--json"], capture_output=True, text=True,

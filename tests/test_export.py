@@ -17,9 +17,9 @@ import pytest
 from pysat.formula import CNF
 from pysat.solvers import Solver
 
-from puzzlesat.compare.config import parse
+from puzzlesat.core.config import parse
 from puzzlesat.compare.export import export, model_stats
-from puzzlesat.compare.instances import load_instance
+from puzzlesat.families.instances import load_instance
 from puzzlesat.compare.runner import solve
 from puzzlesat.puzzles import peg
 

@@ -13,12 +13,13 @@ import sys
 
 import pytest
 
-from puzzlesat.compare.instances import load_instance
-from puzzlesat.compare.registry import SAT_SOLVERS, family
+from puzzlesat.families.instances import load_instance
+from puzzlesat.families.options import SAT_SOLVERS
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.models import _sat
 from puzzlesat.models._ext import parse_output
-from puzzlesat.puzzles.core import InputError, Status
+from puzzlesat.core.result import InputError, Status
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -11,8 +11,8 @@ import stat
 import subprocess
 import sys
 
-from puzzlesat.compare.config import parse_many
-from puzzlesat.compare.instances import load_instance
+from puzzlesat.core.config import parse_many
+from puzzlesat.families.instances import load_instance
 from puzzlesat.compare.crossval import compare
 from puzzlesat.compare.lab import lab_instance
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from puzzlesat.compare.instances import load_instance
+from puzzlesat.families.instances import load_instance
 from puzzlesat.puzzles import maze as M
-from puzzlesat.puzzles.core import CheckError, InputError, Source
+from puzzlesat.core.result import CheckError, InputError
+from puzzlesat.core.inputs import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 OPTIMA = {"sample1": 36, "sample2": 198, "sample3": 854, "11_56": 452, "12_57": 924, "12_66": 15535}

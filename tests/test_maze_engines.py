@@ -2,19 +2,17 @@
 oracle, CP-SAT formulations agreeing with the native search on random tiny mazes."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import maze as N
 from puzzlesat.puzzles import maze as M
-from puzzlesat.puzzles.core import Status, Task
+from puzzlesat.core.result import Status, Task
+from oracles import maze_snake
 
 ROOT = Path(__file__).resolve().parents[1]
 MAZE = family("maze")
@@ -195,18 +193,6 @@ def test_exact_integers_beyond_int64():
     _agree(big, _want(big), ("native:dfs", "native:brute"))
 
 
-# ---- grids of any size (issue 17: the used-edge set had a fixed 3 words = 186 edges) ------------
-def _snake(W, H, keep):
-    """A pre-walked path snaking through rows 0..H-3, then zig-zagging down the last two rows,
-    leaving a 2 x `keep` block (and dead-end columns) free: a big grid with a tiny search."""
-    assert (H - 3) % 2 == 1
-    p = []
-    for y in range(H - 2):
-        p += [y * W + x for x in (range(W) if y % 2 == 0 else range(W - 1, -1, -1))]
-    for x in range(W - keep):
-        col = [(H - 2) * W + x, (H - 1) * W + x]
-        p += col if x % 2 == 0 else col[::-1]
-    return tuple(p)
 
 
 @pytest.mark.parametrize("H,W", [(10, 11), (64, 64)])
@@ -214,7 +200,7 @@ def test_native_on_grids_beyond_186_edges(H, W):
     """Edge ids past 186 (the old fixed 3-word edge set) are walked in the prefix and searched:
     optimum and count equal the brute force (10x11: 199 edges; 64x64: 8064, scores past int64)."""
     g = M.generate(H, W, seed=3)
-    m = M.Maze("big", W, H, g.ops, 0, W * H - 1, _snake(W, H, 6))
+    m = M.Maze("big", W, H, g.ops, 0, W * H - 1, maze_snake(W, H, 6))
     b, _, n, complete = N.brute(m)
     assert complete and len(m.ops) > 186
     best = [s for _, s in N.trails(m)]
@@ -232,17 +218,14 @@ def test_native_on_a_generated_64x64_maze_stops_at_its_limit():
     assert r.stats["tt_bits_used"] < 20  # 131-word keys: a smaller table of the same memory
 
 
-def test_big_grid_kernel_runs_without_jit():
+def test_big_grid_kernel_runs_without_jit(no_jit):
     """The 10x11 case as plain Python (NUMBA_DISABLE_JIT=1): IndexError there before the fix."""
     code = ("from puzzlesat.puzzles import maze as M\nfrom puzzlesat.native_search import maze as N\n"
-            "import sys; sys.path.insert(0, 'tests')\nfrom test_maze_engines import _snake\n"
-            "g = M.generate(10, 11, seed=3)\nm = M.Maze('big', 11, 10, g.ops, 0, 109, _snake(11, 10, 6))\n"
+            "import sys; sys.path.insert(0, 'tests')\nfrom oracles import maze_snake\n"
+            "g = M.generate(10, 11, seed=3)\nm = M.Maze('big', 11, 10, g.ops, 0, 109, maze_snake(11, 10, 6))\n"
             "b, w, s = N.optimize(m)\nprint(b == N.brute(m)[0], M.check(m, w) == b, s['complete'])")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=300, cwd=ROOT)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["True", "True", "True"]
+    stdout = no_jit(code)
+    assert stdout.split() == ["True", "True", "True"]
 
 
 # ---- CP-SAT score bounds (issue 17: ERROR when the bound passed int64) -----------------------------
@@ -276,7 +259,7 @@ def test_cpsat_scores_past_int64_are_unknown_with_the_reason(m, engine):
     for task in (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE):
         r = solve(MAZE, m, engine, task, isolate=False, time_limit=30)
         assert r.status is Status.UNKNOWN and "int64" in r.reason, (r.status, r.reason)
-        assert "model_size" not in r.stats
+        assert "vars" not in r.stats and "constraints" not in r.stats  # no model was built
 
 
 def test_compare_with_scores_past_int64_is_incomplete_not_disagree():
@@ -333,15 +316,12 @@ def test_brute_counts_all_trails_of_sample1():
     assert n == sum(1 for _ in N.trails(M.catalogue()["sample1"]()))
 
 
-def test_kernel_runs_without_jit():
+def test_kernel_runs_without_jit(no_jit):
     """The numba kernels run as plain Python under NUMBA_DISABLE_JIT=1 (same optimum)."""
     code = ("from puzzlesat.puzzles.maze import catalogue\nfrom puzzlesat.native_search.maze import optimize\n"
             "b, w, s = optimize(catalogue()['sample2']())\nprint(b, len(w) - 1, s['complete'])")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=300, cwd=ROOT)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["198", "16", "True"]
+    stdout = no_jit(code)
+    assert stdout.split() == ["198", "16", "True"]
 
 
 # ---- random tiny mazes: every engine agrees ------------------------------------------------------
@@ -444,12 +424,12 @@ def test_models_are_formulations_for_stats_and_export(config, group):
     """Named groups summing to the model's totals; a decision model at the optimum 36 of sample1
     is solved and its decoded walk scores at least 36; above it, infeasible."""
     from puzzlesat import model
-    from puzzlesat.compare.config import parse
+    from puzzlesat.core.config import parse
     from puzzlesat.compare.export import model_stats
     m = M.catalogue()["sample1"]()
     s = model_stats(MAZE, m, parse(config))
     assert group in s["groups"] and sum(g["constraints"] for g in s["groups"].values()) == s["constraints"]
-    assert s["formulation"].startswith("maze:") and "issue 5" in s["source"]
+    assert s["formulation"].startswith("maze:") and "puzzlesat's" in s["source"]  # its source named
     if "segments=2" in config:  # one multiplication at most: 36 (two of them) is out of reach
         assert model(m, config, bound=36).solve().status is Status.INFEASIBLE
         r = model(m, config).solve()
@@ -458,7 +438,7 @@ def test_models_are_formulations_for_stats_and_export(config, group):
         r = model(m, config, bound=36).solve()
         assert r.status is Status.FEASIBLE and M.check(m, r.solutions[0]) >= 36
         assert model(m, config, bound=37).solve().status is Status.INFEASIBLE
-    from puzzlesat.puzzles.core import InputError
+    from puzzlesat.core.result import InputError
     with pytest.raises(InputError, match="int64"):
         model_stats(MAZE, _maze(2, 2, "*100000 *100000 *100000 *100000", 0, 3), parse(config))
 
@@ -469,7 +449,7 @@ def test_models_leave_out_dead_end_edges():
     multiplier): edges no walk to the goal can use are not modelled; both models prove the
     brute-force optimum and count."""
     g = M.generate(10, 11, seed=4, mul_rate=0.5)
-    walk = _snake(11, 10, 5)
+    walk = maze_snake(11, 10, 5)
     walked = {(min(a, b), max(a, b)) for a, b in zip(walk, walk[1:])}
     ops = tuple(("+", 1) if ab in walked else op for ab, op in zip(g.edges, g.ops))
     m = M.Maze("big", 11, 10, ops, 0, 109, walk)

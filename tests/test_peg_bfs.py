@@ -1,9 +1,6 @@
 """native:bfs for peg solitaire: published optima, Bell's layer counts, brute-force oracles."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections import deque
 
 import numpy as np
@@ -11,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import peg_bfs
-from puzzlesat.puzzles.core import Context, Status, Task
+from puzzlesat.core.result import Context, Status, Task
 from puzzlesat.puzzles.peg import PegInstance, catalogue, check, infeasible_reason
 
 CAT = catalogue()
@@ -224,18 +221,13 @@ def test_random_instances_match_brute_force(inst, symmetry, bidirectional):
 
 
 # ---- numba off -------------------------------------------------------------------------------
-def test_runs_as_plain_python():
+def test_runs_as_plain_python(no_jit):
     code = ("from puzzlesat.puzzles.peg import catalogue, check\n"
             "from puzzlesat.native_search.peg_bfs import search\n"
-            "from numba.core import config; assert config.DISABLE_JIT\n"
             "i = catalogue()['hoppers-first06']()\n"
             "r = search(i)\n"
             "print(r.moves, check(i, r.solution), r.layers_forward[:4])\n")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=300, cwd=os.path.dirname(os.path.dirname(__file__)))
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["7", "7", "[1,", "1,", "2,", "9]"]
+    assert no_jit(code).split() == ["7", "7", "[1,", "1,", "2,", "9]"]
 
 
 # ---- the full-size results (minutes; the benchmark's territory) --------------------------------

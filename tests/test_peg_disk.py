@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import peg_bfs, peg_bound, peg_disk
 from puzzlesat.native_search.peg_disk import LayerBuilder, Store
-from puzzlesat.puzzles.core import Context, Status
+from puzzlesat.core.result import Context, Status
 from puzzlesat.puzzles.peg import PegInstance, board, catalogue, check
 
 CAT = catalogue()

@@ -7,24 +7,20 @@ ordering keeps the optimum but not the count (it does cut sequences: the engines
 """
 from __future__ import annotations
 
-import sys
 from itertools import combinations
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.models import peg_merson, peg_ordered
 from puzzlesat.models.formulation import to_cnf
-from puzzlesat.puzzles import peg
-from puzzlesat.puzzles.core import InputError, Status
+from puzzlesat.core.result import InputError, Status
 from puzzlesat.puzzles.peg import PegInstance, board, catalogue, check
+from oracles import peg_oracle
+from strategies import peg_small, peg_solvable, peg_tiny
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_peg import oracle, tiny_instances  # noqa: E402  (the brute-force oracle of the peg tests)
-from test_peg_resource import small_instances  # noqa: E402
 
 PEG = family("peg")
 
@@ -54,7 +50,7 @@ def _connected(b, r):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tiny_instances())
+@given(peg_tiny())
 def test_minimal_regions_are_the_connected_minimal_merson_sets(inst):
     b = inst.board
     want = {r for r in _brute_minimal(b, 4) if _connected(b, r)}
@@ -73,33 +69,13 @@ def test_english_regions_and_start_count():
     assert len(peg_merson.maximal_packings(tuple(regs))) == 79
 
 
-@st.composite
-def solvable_instances(draw):
-    """A random board (holes of a 5x5 orthogonal or triangular patch, at least 9) and a start made
-    by 3..6 random unjumps from a one-peg finish, so that it is solvable and has regions and moves
-    to count; the finish is that peg or (drawn) one peg anywhere."""
-    kind = draw(st.sampled_from(["orthogonal", "triangular", "hoppers"]))
-    w = 5 if kind == "orthogonal" else 9
-    pts = [(x, y) for y in range(5) for x in range(w) if kind == "orthogonal" or (x + y) % 2 == 0]
-    holes = draw(st.lists(st.sampled_from(pts), min_size=9, max_size=16, unique=True))
-    b = peg.Board("rnd", tuple(sorted(holes, key=lambda p: (p[1], p[0]))), peg.DIRECTION_SETS[kind])
-    last = draw(st.sampled_from(sorted({c for _, _, c in b.lines}) or [0]))
-    pegs = {last}
-    for _ in range(draw(st.integers(3, 7))):
-        back = [(a, bb, c) for a, bb, c in b.lines if c in pegs and a not in pegs and bb not in pegs]
-        if not back:
-            break
-        a, bb, c = back[draw(st.integers(0, len(back) - 1))]
-        pegs = pegs - {c} | {a, bb}
-    assume(len(pegs) >= 4)
-    return peg.PegInstance("rnd", b, frozenset(pegs), draw(st.sampled_from([None, frozenset({last})])))
 
 
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(st.one_of(tiny_instances(), solvable_instances()))
+@given(st.one_of(peg_tiny(), peg_solvable()))
 def test_merson_and_ordered_engines_agree_with_brute_force(inst):
-    best, count = oracle(inst)
+    best, count = peg_oracle(inst)
     for engine, opts in (("cpsat:merson", {}), ("sat:merson", {"families": "best"}),
                          ("cpsat:ordered", {"families": "best"}), ("sat:ordered", {})):
         r = solve(PEG, inst, engine, "count", options=opts, time_limit=60, isolate=False, precheck=False)
@@ -110,7 +86,7 @@ def test_merson_and_ordered_engines_agree_with_brute_force(inst):
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(small_instances())
+@given(peg_small())
 def test_merson_counts_never_cut_a_solution(inst):
     a = solve(PEG, inst, "cpsat:time", "count", isolate=False, precheck=False)
     assert a.status in (Status.OPTIMAL, Status.INFEASIBLE)

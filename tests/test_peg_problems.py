@@ -8,48 +8,21 @@ from collections import deque
 import pytest
 from click.testing import CliRunner
 
-from puzzlesat.compare.cli import cli
-from puzzlesat.compare.registry import family
+from puzzlesat.cli import cli
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import peg_bfs
-from puzzlesat.native_search.peg_problems import minimum, orbit_pairs, problem_instance, problems
+from puzzlesat.compare.campaign.peg_problems import problems  # table (native) and bfs (runner)
+from puzzlesat.native_search.peg_problems import minimum, orbit_pairs, problem_instance
 from puzzlesat.native_search.peg_table import least_by_bound, least_over_all, solve_table
-from puzzlesat.puzzles.core import InputError, Status
+from puzzlesat.core.result import InputError, Status
 from puzzlesat.puzzles.peg import board, catalogue, check, hole_label, infeasible_reason, parse_hole
+from oracles import brute_table
 
 A127500 = {4: 5, 5: 9, 6: 9, 7: 12, 8: 13, 9: 16, 10: 18}  # OEIS A127500 (G. Bell)
 BELL_BACKWARD = [1, 1, 16, 979, 14115]  # G. Bell: positions n moves from the English central finish
 
 
-def brute_table(b, vacates=None) -> dict:
-    """{(v, f): min moves or None} for every vacate v (or those given) and finish f: plain BFS by
-    moves over bitmask positions from each single-vacancy start (every prefix of a jump chain is
-    one move)."""
-    lines = [(1 << a, 1 << m, 1 << c, c) for a, m, c in b.lines]
-    by_from: dict = {}
-    for a, m, c in b.lines:
-        by_from.setdefault(a, []).append((1 << a, 1 << m, 1 << c, c))
-    full = (1 << b.n) - 1
-    out = {}
-    for v in (range(b.n) if vacates is None else vacates):
-        start = full ^ (1 << v)
-        dist = {start: 0}
-        queue = deque([start])
-        while queue:
-            p = queue.popleft()
-            d = dist[p] + 1
-            stack = [(p ^ (A | M | C), c) for A, M, C, c in lines if p & A and p & M and not p & C]
-            while stack:
-                r, h = stack.pop()
-                if r not in dist:
-                    dist[r] = d
-                    queue.append(r)
-                for A, M, C, c in by_from.get(h, ()):
-                    if r & M and not r & C:
-                        stack.append((r ^ (A | M | C), c))
-        for f in range(b.n):
-            out[(v, f)] = dist.get(1 << f)
-    return out
 
 
 def check_table(n: int, method: str = "table", all_vacates: bool = True) -> None:
@@ -132,23 +105,17 @@ def test_problems_settled_by_the_beam():
             assert check(problem_instance(b, r.vacate, r.finish), r.solution) == r.min_moves
 
 
-def test_table_kernels_run_as_plain_python():
+def test_table_kernels_run_as_plain_python(no_jit):
     """The table's kernels (peg_table, peg_beam) also run with numba's JIT off."""
-    import os
-    import subprocess
-    import sys
     code = ("from puzzlesat.puzzles.peg import board\n"
             "from puzzlesat.native_search.peg_table import solve_table\n"
             "t = solve_table(board('triangle4'), [(0, 0), (1, 1), (4, 4)], forward_depth=2,"
             " backward_depth=1, stream=1, beam_width=5, beam_depth=1)\n"
             "print(sorted((p, a.status.value, a.moves, a.lower) for p, a in t.items()))")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr
+    stdout = no_jit(code)
     jit = solve_table(board("triangle4"), [(0, 0), (1, 1), (4, 4)], forward_depth=2,
                       backward_depth=1, stream=1, beam_width=5, beam_depth=1)
-    assert out.stdout.strip() == str(sorted((p, a.status.value, a.moves, a.lower)
+    assert stdout.strip() == str(sorted((p, a.status.value, a.moves, a.lower)
                                             for p, a in jit.items()))
 
 

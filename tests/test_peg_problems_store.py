@@ -10,8 +10,8 @@ import sys
 
 from puzzlesat.compare.campaign.store import COLUMNS, Store
 from puzzlesat.puzzles.peg import board
+from oracles import brute_table
 
-from test_peg_problems import brute_table
 
 
 def _cli(*args, timeout=600):
@@ -46,9 +46,10 @@ def test_store_a_tampered_solution_is_an_error(tmp_path):
     assert _cli("triangle4", "--store", str(db)).returncode == 0
     con = sqlite3.connect(db)
     key, sol = con.execute("SELECT key, solution FROM runs WHERE solution IS NOT NULL").fetchone()
-    jumps = json.loads(sol)
+    sol = json.loads(sol)  # the solution's JSON form, {"jumps": [[a, b, c], ...], ...}
+    sol["jumps"] = sol["jumps"][:-1]
     with con:
-        con.execute("UPDATE runs SET solution = ? WHERE key = ?", (json.dumps(jumps[:-1]), key))
+        con.execute("UPDATE runs SET solution = ? WHERE key = ?", (json.dumps(sol), key))
     con.close()
     out = _cli("triangle4", "--store", str(db), "--json")
     assert out.returncode == 0, out.stderr

@@ -2,17 +2,16 @@
 running, a required first jump when no jump is needed, the default native engine."""
 from __future__ import annotations
 
-import json
 
 import pytest
 from click.testing import CliRunner
 from pysat.solvers import Solver
 
-from puzzlesat.compare.cli import cli
-from puzzlesat.compare.registry import family
+from puzzlesat.cli import cli
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.models import peg_sat
-from puzzlesat.puzzles.core import CheckError, InputError, Status
+from puzzlesat.core.result import CheckError, InputError, Status
 from puzzlesat.puzzles.peg import PegInstance, catalogue, check, infeasible_reason
 
 PEG = family("peg")
@@ -54,7 +53,7 @@ ENGINES = ("native", "native:iddfs", "native:bfs", "cpsat:time", "sat:time")
 
 @pytest.mark.parametrize("first", [(1, 6), (6, 0)])  # possible, impossible from the start
 def test_first_jump_when_no_jump_is_needed_is_infeasible(first):
-    """Decided (README, peg): a required first jump on an instance that needs no jump makes it
+    """Decided (docs/peg.md): a required first jump on an instance that needs no jump makes it
     INFEASIBLE, whether that jump is possible from the start or not."""
     h = CAT["hoppers"]()
     inst = PegInstance("none-needed", h.board, h.start, h.start, first)

@@ -2,30 +2,22 @@
 the resource constraints the same optimum and the same count, on random small boards."""
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.models import peg_resource
-from puzzlesat.puzzles.core import Status
-from puzzlesat.puzzles.peg import PegInstance, board, catalogue
+from puzzlesat.core.result import Status
+from puzzlesat.puzzles.peg import catalogue
+from strategies import peg_small
 
 PEG = family("peg")
 
 
-@st.composite
-def small_instances(draw):
-    b = board(draw(st.sampled_from(["hoppers", "triangle4", "triangle5", "triangle6"])))
-    k = draw(st.integers(3, min(8, b.n - 1)))
-    pegs = frozenset(draw(st.lists(st.integers(0, b.n - 1), min_size=k, max_size=k, unique=True)))
-    finish = None
-    if draw(st.booleans()):
-        finish = frozenset({draw(st.sampled_from(sorted(b.corners) + [draw(st.integers(0, b.n - 1))]))})
-    return PegInstance("random", b, pegs, finish)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(small_instances())
+@given(peg_small())
 def test_resource_constraints_never_cut_a_solution(inst):
     for plain, res in (("cpsat:time", "cpsat:resource"), ("sat:time", "sat:resource")):
         a = solve(PEG, inst, plain, "count", isolate=False, precheck=False)

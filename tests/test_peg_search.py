@@ -7,31 +7,28 @@ bound below the optimum INFEASIBLE in order; the parameters are recorded.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.puzzles.core import InputError, Status
+from puzzlesat.core.result import InputError, Status
 from puzzlesat.puzzles.peg import catalogue, start_lower_bound
+from oracles import peg_oracle
+from strategies import peg_solvable, peg_tiny
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_peg import oracle, tiny_instances  # noqa: E402  (the brute-force oracle of the peg tests)
-from test_peg_merson import solvable_instances  # noqa: E402
 
 PEG = family("peg")
 FAST = {"strategy": "ascend", "search": "fixed", "presolve": False}  # the documented triangle21 setting
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(tiny_instances(), solvable_instances()),
+@given(st.one_of(peg_tiny(), peg_solvable()),
        st.sampled_from(["cpsat:time", "cpsat:resource", "cpsat:merson", "cpsat:ordered"]),
        st.sampled_from(["ascend", "descend"]), st.sampled_from(["auto", "fixed"]), st.booleans())
 def test_search_options_agree_with_brute_force(inst, engine, strategy, search, presolve):
-    best, count = oracle(inst)
+    best, count = peg_oracle(inst)
     opts = {"strategy": strategy, "search": search, "presolve": presolve}
     r = solve(PEG, inst, engine, "count", options=opts, time_limit=60, isolate=False, precheck=False)
     if best is None:

@@ -3,28 +3,24 @@ the problem's symmetry group, published counts, brute-force oracles, bad input, 
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 
-from puzzlesat.compare.instances import load_instance
-from puzzlesat.compare.registry import family
+from puzzlesat.families.instances import load_instance
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search.pentomino import tilings, tilings_parallel
 from puzzlesat.puzzles import pentomino as P
-from puzzlesat.puzzles.core import InputError, Source
+from puzzlesat.core.result import InputError
+from oracles import PUBLISHED_TILINGS as PUBLISHED, oracle_forms, tiling_oracle_count as oracle_count
+from strategies import tilings_small
+from helpers import proved_count
 
 FAM = family("pentomino")
-# Published unique counts (Polyform Puzzler, D. Goodger; 3x4x5 also Bouwkamp 1981; Soma: 240
-# unique, 11,520 in all), with the totals our engines find (all = Σ orbit sizes, tested below).
-PUBLISHED = {"soma": (11520, 240), "2x3x10": (96, 12), "8x8-holes-2-5": (168, 21),
-             "8x8-holes-1-6": (1504, 188), "one-sided-3x30": (184, 46), "8x8-corners": (17360, 2170),
-             "3x4x5": (31520, 3940)}
 
 
 def inst(name):
@@ -37,65 +33,10 @@ def toml_instance(tmp_path, text, name="t.toml"):
     return load_instance(str(f))[1]
 
 
-# ---- an oracle sharing no code with the package -----------------------------------------------
-def rotations3():
-    """The 24 proper rotations of the cube as integer matrices: the closure of the quarter turns
-    about x and z (numpy)."""
-    rx = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]])
-    rz = np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1]])
-    seen = {np.eye(3, dtype=int).tobytes(): np.eye(3, dtype=int)}
-    todo = [np.eye(3, dtype=int)]
-    while todo:
-        m = todo.pop()
-        for g in (rx, rz):
-            n = g @ m
-            if n.tobytes() not in seen:
-                seen[n.tobytes()] = n
-                todo.append(n)
-    return list(seen.values())
 
 
-def oracle_forms(cells, one_sided=False):
-    """The allowed fixed orientations: 2D all 8 (rotations only when one-sided), 3D the 24
-    rotations, each translated to the origin."""
-    cells = [tuple(x) for x in cells]
-    if len(cells[0]) == 3:
-        mats = rotations3()
-    else:
-        mats = [np.array(m) for m in ([[1, 0], [0, 1]], [[0, -1], [1, 0]], [[-1, 0], [0, -1]],
-                                      [[0, 1], [-1, 0]])]
-        if not one_sided:
-            mats += [m @ np.array([[1, 0], [0, -1]]) for m in mats]
-    out = set()
-    for m in mats:
-        pts = [tuple(int(v) for v in m @ np.array(x)) for x in cells]
-        lo = [min(p[k] for p in pts) for k in range(len(pts[0]))]
-        out.add(frozenset(tuple(a - b for a, b in zip(p, lo)) for p in pts))
-    return out
 
 
-def oracle_count(board, pieces):
-    """Count the sets of placements covering `board`; pieces {name: (cells, count, one_sided)}."""
-    forms = {n: oracle_forms(c, o) for n, (c, _, o) in pieces.items()}
-    left = {n: k for n, (_, k, _) in pieces.items()}
-
-    def rec(empty):
-        if not empty:
-            return 1
-        first = min(empty)
-        total = 0
-        for n in left:
-            if not left[n]:
-                continue
-            for f in forms[n]:
-                anchor = min(f)
-                cells = {tuple(a - b + c for a, b, c in zip(x, anchor, first)) for x in f}
-                if cells <= empty:
-                    left[n] -= 1
-                    total += rec(empty - cells)
-                    left[n] += 1
-        return total
-    return rec(frozenset(board))
 
 
 # ---- orientations and named sets --------------------------------------------------------------
@@ -222,65 +163,23 @@ def test_multiword_search_for_placements_wider_than_a_window():
     assert len(list(tilings(t))) == 5
 
 
-def test_numba_disabled_3d_and_parallel_run_as_python():
+def test_numba_disabled_3d_and_parallel_run_as_python(no_jit):
     code = ("from puzzlesat.puzzles.pentomino import catalogue\n"
             "from puzzlesat.native_search.pentomino import tilings, tilings_parallel\n"
             "t = catalogue()['soma']()\n"
             "print(len(list(tilings(t, up_to_symmetry=True))),"
             " len(list(tilings_parallel(t, 2, up_to_symmetry=True))))\n")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["240", "240"]
+    stdout = no_jit(code)
+    assert stdout.split() == ["240", "240"]
 
 
-# ---- random small instances: 3D boards, one-sided sets ------------------------------------------
-def _random_instances():
-    from hypothesis import strategies as st
-    shapes2 = {"L": "##\n#.", "I": "###", "S": ".##\n##.", "J": "###\n#.."}
-    shapes3 = {"V": ["##\n#."], "A": ["##\n.#", "..\n.#"], "B": ["##\n#.", "..\n#."],
-               "P": ["##\n#.", "#.\n.."], "D": ["##"]}
-
-    @st.composite
-    def make(draw):
-        three = draw(st.booleans())
-        src = Source("h")
-        if three:
-            ext = (draw(st.integers(1, 2)), draw(st.integers(2, 3)), draw(st.integers(2, 3)))
-            names = draw(st.lists(st.sampled_from(sorted(shapes3)), min_size=1, max_size=3,
-                                  unique=True))
-            shapes = {n: P.parse_shape(shapes3[n], src, n) for n in names}
-            one_sided = False
-        else:
-            ext = (draw(st.integers(2, 4)), draw(st.integers(2, 5)))
-            names = draw(st.lists(st.sampled_from(sorted(shapes2)), min_size=1, max_size=3,
-                                  unique=True))
-            shapes = {n: P.parse_shape(shapes2[n], src, n) for n in names}
-            one_sided = draw(st.booleans())
-        cells = set(itertools.product(*(range(e) for e in ext)))
-        holes = draw(st.sets(st.sampled_from(sorted(cells)), max_size=2))
-        cells -= holes
-        left = len(cells)
-        counts = {}
-        for n in names:
-            k = draw(st.integers(0, left // len(shapes[n])))
-            counts[n] = k
-            left -= k * len(shapes[n])
-        pieces = [P.Piece(n, shapes[n], counts[n], one_sided) for n in names if counts[n]]
-        if left:
-            pieces.append(P.Piece("m", frozenset({(0,) * len(ext)}), left))
-        if not cells or not pieces:
-            return None
-        return P.Tiling("h", P.normalise(cells), tuple(pieces))
-    return make()
 
 
 def test_random_3d_and_one_sided_instances_agree_with_the_oracle():
     from hypothesis import HealthCheck, given, settings
 
     @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(_random_instances())
+    @given(tilings_small())
     def check(t):
         if t is None:
             return
@@ -291,10 +190,10 @@ def test_random_3d_and_one_sided_instances_agree_with_the_oracle():
         assert len(list(tilings(t, up_to_symmetry=True))) == canon
         for engine in ("cpsat", "sat"):
             r = solve(FAM, t, engine, "count", time_limit=60, isolate=False)
-            assert (r.count or 0) == want, (engine, r.status, r.reason)
+            assert proved_count(r) == want
             r = solve(FAM, t, engine, "count", time_limit=60, isolate=False,
                       options={"up_to_symmetry": True})
-            assert (r.count or 0) == canon, (engine, r.status, r.reason)
+            assert proved_count(r) == canon
     check()
 
 
@@ -363,7 +262,7 @@ def test_one_sided_unique_counts_use_reflections_that_swap_chiral_partners():
 def _lying_engine(inst_, task, ctx):
     """Streams the 12 tilings of 2x3x10 up to symmetry, then the first one mirrored (a repeat up
     to symmetry) or with two placements' names swapped (a broken tiling), per ctx.options."""
-    from puzzlesat.puzzles.core import Outcome, Status
+    from puzzlesat.core.result import Outcome, Status
     sols = list(tilings(inst_, up_to_symmetry=True))
     for s in sols:
         ctx.found(s)
@@ -378,8 +277,8 @@ def _lying_engine(inst_, task, ctx):
 
 @pytest.mark.parametrize("lie,reason", [("repeat", "repeat earlier"), ("broken", "fails the checker")])
 def test_streamed_count_rejects_repeats_and_broken_tilings(lie, reason):
-    from puzzlesat.compare.registry import Engine, Option
-    from puzzlesat.puzzles.core import Task
+    from puzzlesat.core.family import Engine, Option
+    from puzzlesat.core.result import Task
     eng = Engine("lying", f"{__name__}:_lying_engine", (Task.COUNT,),
                  (Option("up_to_symmetry", False, identity=True), Option("lie", "repeat")))
     r = solve(FAM, inst("2x3x10"), eng, "count", options={"up_to_symmetry": True, "lie": lie},

@@ -6,10 +6,11 @@ import time
 import pytest
 
 from puzzlesat.compare.crossval import Verdict, judge
-from puzzlesat.compare.instances import load_instance
-from puzzlesat.compare.registry import Engine, Option, family
+from puzzlesat.families.instances import load_instance
+from puzzlesat.core.family import Engine, Option
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.puzzles.core import InputError, Outcome, Status, Task
+from puzzlesat.core.result import InputError, Outcome, Status, Task
 
 PEG = family("peg")
 FAM, HOP = load_instance("peg/hoppers-first06")

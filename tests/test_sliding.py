@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections import deque
 from pathlib import Path
 
@@ -12,13 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzlesat.compare.instances import load_instance
-from puzzlesat.compare.registry import family
+from puzzlesat.families.instances import load_instance
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.puzzles.core import CheckError, InputError, Status
-from puzzlesat.puzzles.sliding import (EASY15, Sliding, catalogue, check, default_goal, describe,
-                                       infeasible_reason, korf100, manhattan, parse_inline, render,
-                                       solution_json, solvable)
+from puzzlesat.core.result import CheckError, InputError, Status
+from puzzlesat.puzzles.sliding import (EASY15, Sliding, catalogue, check, default_goal, describe, infeasible_reason, korf100, manhattan, parse_inline, render, solution_json, solvable)
+from oracles import sliding_walk
 
 FAM = family("sliding")
 HARDEST = (8, 6, 7, 2, 5, 4, 3, 0, 1)
@@ -171,7 +167,8 @@ def test_bfs_finds_both_antipodes():
 def test_explore_command():
     from click.testing import CliRunner
 
-    from puzzlesat.compare.engines.sliding import explore
+    from puzzlesat.cli import cli
+    from puzzlesat.cli.sliding import explore
     res = CliRunner().invoke(explore, ["2x3", "--json"])
     assert res.exit_code == 0
     d = json.loads(res.output)
@@ -179,11 +176,12 @@ def test_explore_command():
     for args, words in ((["1x3"], "at least 2"), (["4x4"], "at most 12 cells"), (["7x2"], "at most 12"),
                         (["2x2", "--root", "1,2,3,3"], "exactly once"), (["2x3", "--root", "1,x"], "tile numbers"),
                         (["axb"], "ROWSxCOLS")):
-        res = CliRunner().invoke(explore, args)
+        res = CliRunner().invoke(cli, ["explore", *args])         # through the command line
         assert res.exit_code == 2, args
-        assert res.output.count("\n") == 1 and res.output.startswith("error: ") and words in res.output, args
+        assert res.output.count("\n") == 1 and res.output.startswith("puzzlesat: error: ") \
+            and words in res.output, args
         assert "Traceback" not in res.output
-    assert FAM.extra["commands"][0] == "puzzlesat.compare.engines.sliding:explore"
+    assert FAM.commands[0] == "puzzlesat.cli.sliding:explore"
 
 
 def test_bfs_proves_unsolvable_by_exhaustion():
@@ -292,38 +290,20 @@ def test_engines_agree_with_bfs_oracle(shape, data):
 
 # ------------------------------------------------------------------ numba-free run
 
-def test_kernels_run_as_plain_python():
+def test_kernels_run_as_plain_python(no_jit):
     code = (
         "from puzzlesat.puzzles.sliding import parse_inline\n"
         "from puzzlesat.native_search import sliding_bfs as B, sliding_ida as S\n"
         "i = parse_inline(2, 3, [4, 5, 0, 1, 2, 3])\n"
         "print(len(B.bfs(i, True)[1]), len(S.deepen(i, 'linear', True)[1][0]),"
         " len(S.deepen(i, 'none', False)[1][0]), len(B.bidir(i, True)[1]))\n")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
+    stdout = no_jit(code)
     best, ways = oracle(2, 3, (4, 5, 0, 1, 2, 3), default_goal(2, 3))
-    assert out.stdout.split() == [str(ways), str(best), str(best), str(ways)] == ["4", "21", "21", "4"]
+    assert stdout.split() == [str(ways), str(best), str(best), str(ways)] == ["4", "21", "21", "4"]
 
 
 # ------------------------------------------------------------------ other board shapes
 
-def _walk(rows, cols, seed, length, goal=None):
-    import random
-    rng = random.Random(seed)
-    goal = default_goal(rows, cols) if goal is None else tuple(goal)
-    b = list(goal)
-    prev = None
-    for _ in range(length):  # a random walk of the blank that never steps straight back
-        z = b.index(0)
-        r, c = divmod(z, cols)
-        opts = [y for y, ok in ((z - cols, r > 0), (z + cols, r < rows - 1), (z - 1, c > 0),
-                                (z + 1, c < cols - 1)) if ok and y != prev]
-        y = rng.choice(opts)
-        b[z], b[y] = b[y], 0
-        prev = z
-    return Sliding(f"{rows}x{cols}", rows, cols, tuple(b), goal)
 
 
 @pytest.mark.parametrize("rows, cols, seed, engines", [
@@ -333,7 +313,7 @@ def _walk(rows, cols, seed, length, goal=None):
     (6, 6, 4, ["native:ida", "sat"]),
 ])
 def test_wider_boards_agree(rows, cols, seed, engines):
-    inst = _walk(rows, cols, seed, 24)
+    inst = sliding_walk(rows, cols, seed, 24)
     got = set()
     for eng in engines:
         # 5x5 pattern databases take minutes to build: that case is the benchmark's (bench/sliding.py)
@@ -378,7 +358,7 @@ def test_pdb_on_other_4x4_goals(seed):
     in_corner = tuple(tiles[:corner] + [0] + tiles[corner:])
     inside = tuple(tiles[:5] + [0] + tiles[5:])
     for goal in (in_corner, inside):
-        inst = _walk(4, 4, seed, 26, goal)
+        inst = sliding_walk(4, 4, seed, 26, goal)
         ref = solve(FAM, inst, "native:bidir", "count", time_limit=60)
         r = solve(FAM, inst, "native", "count", options={"pdb": "555"}, time_limit=60)
         assert ref.status is Status.OPTIMAL and ref.objective >= 16
@@ -389,7 +369,7 @@ def test_pdb_on_other_4x4_goals(seed):
 def test_generate_round_trips_and_is_solvable(tmp_path):
     from click.testing import CliRunner
 
-    from puzzlesat.compare.engines.sliding import generate as gen_cmd
+    from puzzlesat.cli.sliding import generate as gen_cmd
     from puzzlesat.puzzles.sliding import generate, to_toml
     for r, c in ((2, 2), (3, 3), (2, 5), (4, 4)):
         for seed in range(5):

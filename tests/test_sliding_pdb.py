@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import json
 import random
-import os
-import subprocess
-import sys
 from collections import deque
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import sliding_ida as I
 from puzzlesat.native_search import sliding_pdb as P
-from puzzlesat.puzzles.core import Context, InputError, Status
-from puzzlesat.puzzles.sliding import (KF24_GOAL, catalogue, korf_felner24,
-                                       manhattan, solvable)
+from puzzlesat.core.result import Context, InputError, Status
+from puzzlesat.puzzles.sliding import KF24_GOAL, catalogue, korf_felner24, manhattan, solvable
+from oracles import sliding_walk
 
 FAM = family("sliding")
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,7 +125,6 @@ def test_cache_rejects_missing_truncated_damaged_and_other_versions(cache):
     assert info[key.filename()]["source"] == "cache"
 
 
-from test_sliding import _walk  # noqa: E402  (the random walk of the sliding tests)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -137,7 +133,7 @@ def test_8_puzzle_pdb_ida_counts_like_bfs(cache, seed):
     for goals with the blank in any corner."""
     goal = [[1, 2, 3, 4, 5, 6, 7, 8, 0], list(range(9)), [2, 1, 0, 3, 4, 5, 6, 7, 8],
             [7, 8, 6, 4, 5, 3, 0, 2, 1]][seed]
-    inst = _walk(3, 3, seed, 30, goal)
+    inst = sliding_walk(3, 3, seed, 30, goal)
     ref = solve(FAM, inst, "native:bfs", "count", isolate=False)
     for mirror in (True, False):
         r = solve(FAM, inst, "native:ida", "count", options={"pdb": "44", "mirror": mirror}, isolate=False)
@@ -153,7 +149,7 @@ def test_8_puzzle_pdb_any_goal_blank(cache, blank):
     tiles = list(range(1, 9))
     rng.shuffle(tiles)
     goal = tiles[:blank] + [0] + tiles[blank:]
-    inst = _walk(3, 3, 100 + blank, 30, goal)
+    inst = sliding_walk(3, 3, 100 + blank, 30, goal)
     ref = solve(FAM, inst, "native:bfs", "count", isolate=False)
     r = solve(FAM, inst, "native:ida", "count", options={"pdb": "44"}, isolate=False)
     assert (r.status, r.objective, r.count) == (Status.OPTIMAL, ref.objective, ref.count)
@@ -166,7 +162,7 @@ def test_24_puzzle_frame_with_small_patterns(cache, monkeypatch):
     linear conflicts."""
     tiny = tuple(tuple(range(i, min(i + 3, 24))) for i in range(0, 24, 3))
     monkeypatch.setitem(P.PARTITIONS, (5, 5), {**P.PARTITIONS[(5, 5)], "t3": tiny})
-    inst = _walk(5, 5, 11, 26, KF24_GOAL)
+    inst = sliding_walk(5, 5, 11, 26, KF24_GOAL)
     a = I.deepen(inst, "auto", True, pdb="t3")
     b = I.deepen(inst, "linear", True, pdb="none")
     assert a[0] is b[0] is Status.OPTIMAL and a[2]["heuristic"] == "pdb-t3+mirror"
@@ -230,7 +226,7 @@ def test_korf_felner_24_catalogue():
         assert inst.goal == tuple(range(25)) and solvable(inst) and manhattan(inst) == r["manhattan"]
 
 
-def test_pdb_build_runs_as_plain_python(tmp_path):
+def test_pdb_build_runs_as_plain_python(tmp_path, no_jit):
     """The database build and the PDB kernel also run without numba (NUMBA_DISABLE_JIT)."""
     code = (
         "from puzzlesat.puzzles.sliding import parse_inline\n"
@@ -238,11 +234,8 @@ def test_pdb_build_runs_as_plain_python(tmp_path):
         "i = parse_inline(3, 3, [0, 1, 3, 4, 2, 5, 7, 8, 6])\n"
         "r = S.deepen(i, 'auto', True, pdb='44')\n"
         "print(r[2]['heuristic'], len(r[1]), len(r[1][0]))\n")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "XDG_CACHE_HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["pdb-44+mirror", "1", "4"]
+    stdout = no_jit(code, env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert stdout.split() == ["pdb-44+mirror", "1", "4"]
     assert list((tmp_path / "puzzlesat" / "sliding").glob("pdb-3x3-*.bin"))
 
 

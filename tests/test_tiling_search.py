@@ -3,7 +3,6 @@ the same tilings as first-cell branching, published counts, brute-force oracles 
 instances, plain Python under NUMBA_DISABLE_JIT, and a count split into campaign jobs."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -12,14 +11,14 @@ import pytest
 
 from puzzlesat.compare.campaign.report import merge_parts
 from puzzlesat.compare.campaign.spec import load_spec
-from puzzlesat.compare.registry import family
+from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search.pentomino import (orbit_piece, tilings, tilings_parallel,
-                                               use_orbits)
+from puzzlesat.native_search.pentomino import orbit_piece, tilings, tilings_parallel, use_orbits
 from puzzlesat.puzzles import pentomino as P
-from puzzlesat.puzzles.core import InputError
+from puzzlesat.core.result import InputError
+from oracles import PUBLISHED_TILINGS as PUBLISHED, tiling_oracle_count as oracle_count
+from strategies import tilings_small
 
-from test_pentomino_3d import PUBLISHED, _random_instances, oracle_count
 
 FAM = family("pentomino")
 # Solid pentominoes in a 2x5x6 box: 264 up to the box's 8 symmetries — Polyform Puzzler
@@ -85,7 +84,7 @@ def test_fewest_options_on_random_instances_agrees_with_the_oracle():
     from hypothesis import HealthCheck, given, settings
 
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(_random_instances())
+    @given(tilings_small())
     def check(t):
         if t is None:
             return
@@ -141,7 +140,7 @@ def test_orbit_branches_only_where_they_pay():
         ("OPTIMAL", 168, 168, True)
 
 
-def test_numba_disabled_fewest_options_runs_as_python():
+def test_numba_disabled_fewest_options_runs_as_python(no_jit):
     code = ("from puzzlesat.puzzles.pentomino import catalogue, make\n"
             "from puzzlesat.native_search.pentomino import tilings, tilings_parallel\n"
             "t = catalogue()['soma']()\n"
@@ -150,11 +149,8 @@ def test_numba_disabled_fewest_options_runs_as_python():
             " len(list(tilings_parallel(t, 2, up_to_symmetry=True, branching='fewest'))),"
             " len(list(tilings(s, branching='fewest'))),"
             " len(list(tilings(t, orbits=True, branching='fewest'))))\n")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["240", "240", "2", "11520"]
+    stdout = no_jit(code)
+    assert stdout.split() == ["240", "240", "2", "11520"]
 
 
 # ---- a count split into parts -------------------------------------------------------------------

@@ -21,18 +21,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ...core.procs import MEMORY_SIGNS  # signs, in an error's text, that an allocation failed
 from .job import PARENT_ENV
 
 # Termination reasons recorded with every job.
 DONE, TIME, MEMORY, KILLED, ERROR = "done", "time", "memory", "killed", "error"
 TERMINATIONS = (DONE, TIME, MEMORY, KILLED, ERROR)
-# Signs, in an engine's error or the job's stderr, that an allocation failed under RLIMIT_AS.
-MEMORY_SIGNS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory", "OutOfMemory")
 
 
 def outer_limit(time_limit: float) -> float:
     """Seconds after which the supervisor kills the job's process group (runner limit + grace + slack)."""
-    from puzzlesat.compare.runner import grace
+    from ..runner import grace
     return time_limit + grace(time_limit) + 10.0 + 0.1 * time_limit
 
 
@@ -79,7 +78,7 @@ def _killpg(pid: int) -> None:
 def execute(job: dict[str, Any], cancel: threading.Event | None = None,
             worker: str | None = None) -> dict[str, Any] | None:
     """The store record of `job` (a Job.payload()), or None if `cancel` was set while it ran."""
-    from puzzlesat import __version__
+    from ...core import __version__
     started, t0 = _now(), time.monotonic()
     hard = t0 + outer_limit(job["time_limit"])
     with tempfile.TemporaryDirectory(prefix="puzzlesat-job-") as tmp:
@@ -170,8 +169,8 @@ def _outcome(result: dict | None, why: str, exit_code: int, stderr_tail: str, wa
            "solutions_checked": result["solutions_checked"], "seconds": round(result["seconds"], 4),
            "reason": result["reason"], "stats": json.dumps(stats, sort_keys=True, default=str),
            "params": json.dumps(result.get("params") or {}, sort_keys=True, default=str),
-           "solution": (None if result.get("solution") is None
-                        else json.dumps(result["solution"], default=str))}
+           "solution": (json.dumps(result["solutions"][0], default=str) if result.get("solutions")
+                        else None)}
     reason = result["reason"] or ""
     term = stats.get("termination")  # the runner's own: time, memory, killed, error
     if term in (TIME, MEMORY, KILLED) and result["status"] != "ERROR":

@@ -13,7 +13,7 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any, Iterator
 
-from puzzlesat.puzzles.core import InputError
+from ...core.result import InputError
 
 from .execute import KILLED, execute
 
@@ -104,7 +104,7 @@ class DaskExecutor:
 
 def _killed(p: dict[str, Any], reason: str) -> dict[str, Any]:
     """The record of a job lost with its workers (re-run by a later `run`)."""
-    from puzzlesat import __version__
+    from ...core import __version__
     rec = {k: p[k] for k in ("key", "campaign", "instance", "instance_hash", "family", "config",
                              "config_spec", "engine", "options", "task", "repeat", "seed",
                              "time_limit", "memory_limit_mb", "precheck")}

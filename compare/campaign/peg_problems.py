@@ -20,8 +20,8 @@ import pickle
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from puzzlesat.puzzles.core import Status
-from puzzlesat.puzzles.peg import Board, check
+from ...core.result import Status
+from ...puzzles.peg import Board, check, solution_from_json
 
 ENGINE = "native:bfs"
 TASK = "optimize"
@@ -36,19 +36,18 @@ def campaign_name(b: Board) -> str:
 def problem_jobs(b: Board, pairs: Sequence[tuple[tuple[int, int], int]], time_limit: float,
                  memory_limit_mb: int) -> list[dict[str, Any]]:
     """One job payload per problem (the campaign layer's Job fields), keyed like a spec's jobs."""
-    from puzzlesat.compare.registry import family
-    from puzzlesat.native_search.peg_problems import problem_instance
-
-    from .spec import content_hash, make_job
+    from ...families.registry import family
+    from ...native_search.peg_problems import problem_instance
+    from ..plan import plan_one
+    from .spec import content_hash, job_of
     fam = family("peg")
-    eng = fam.engine(ENGINE)
-    opts = eng.resolve_options({})
     out = []
     for (v, f), _ in pairs:
         inst = problem_instance(b, v, f)
-        job = make_job(campaign_name(b), inst.name, content_hash(fam, inst), fam.name, "bfs",
-                       ENGINE, eng.name, opts, TASK, 0, None, time_limit, memory_limit_mb, True,
-                       base64.b64encode(pickle.dumps(inst)).decode())
+        run = plan_one(fam, inst, f"bfs={ENGINE}", TASK, time_limit=time_limit,
+                       memory_limit_mb=memory_limit_mb, machine=False)
+        job = job_of(campaign_name(b), inst.name, content_hash(fam, inst), run, 0, None,
+                     memory_limit_mb, base64.b64encode(pickle.dumps(inst)).decode())
         out.append(job.payload())
     return out
 
@@ -88,7 +87,7 @@ def run_problems(b: Board, pairs, store_path: str | Path, executor, time_limit: 
 
 def as_problem(b: Board, v: int, f: int, size: int, row: dict | None):
     """A stored job record as a `Problem`; a stored solution is replayed by the checker again."""
-    from puzzlesat.native_search.peg_problems import Problem, problem_instance
+    from ...native_search.peg_problems import Problem, problem_instance
     if row is None:  # interrupted before this job ran
         return Problem(v, f, Status.UNKNOWN, None, None, "not run", 0.0, size)
     sec = float(row["wall_seconds"] or 0.0)
@@ -99,9 +98,11 @@ def as_problem(b: Board, v: int, f: int, size: int, row: dict | None):
         if sol is None:
             return Problem(v, f, Status.ERROR, None, None, "stored without its solution", sec,
                            size, stats)
-        sol = tuple(tuple(j) for j in sol)
-        try:
-            got = check(problem_instance(b, v, f), sol)
+        inst = problem_instance(b, v, f)
+        try:  # the JSON form ({"jumps": ...}); stores written before 0.3 kept the jump list
+            sol = (solution_from_json(inst, sol) if isinstance(sol, dict)
+                   else tuple(tuple(j) for j in sol))
+            got = check(inst, sol)
         except Exception as e:  # the checker's verdict is final
             got = f"fails the checker: {e}"
         if got != row["objective"]:
@@ -116,3 +117,44 @@ def as_problem(b: Board, v: int, f: int, size: int, row: dict | None):
     return Problem(v, f, status if status is Status.ERROR else Status.UNKNOWN, None, None,
                    row.get("reason") or str(status), sec, size, stats)
 
+
+def problems(b: Board, vacate="all", finish="all", time_limit: float | None = None,
+             limit: int | None = None, method: str = "table", progress=None,
+             **table_options) -> Iterator[Any]:
+    """Every single-vacancy problem of `b` (one per orbit) by `method`: table (the native shared
+    layers, `native_search.peg_problems.problems`) or bfs (one runner call per problem)."""
+    from ...native_search import peg_problems as native
+    if method == "table":
+        yield from native.problems(b, vacate, finish, time_limit, limit, "table", progress,
+                                   **table_options)
+        return
+    if method != "bfs":
+        raise ValueError(f"method {method!r}: one of {native.METHODS}")
+    yield from by_runner(b, native.orbit_pairs(b, vacate, finish)[:limit], time_limit,
+                         table_options.get("options"))
+
+
+def by_runner(b: Board, pairs, time_limit, options: dict | None = None) -> Iterator[Any]:
+    """Method bfs: each problem by `native:bfs` through the runner (a forked worker under a hard
+    limit when a time limit is given), in `pairs` order; `options`: the engine's (e.g. prune)."""
+    import time
+
+    from ...families.registry import family
+    from ...native_search.peg_problems import Problem, problem_instance
+    from ..runner import solve
+    fam = family("peg")
+    for (v, f), size in pairs:
+        inst = problem_instance(b, v, f)
+        t0 = time.perf_counter()
+        r = solve(fam, inst, "native:bfs", "optimize", time_limit=time_limit,
+                  isolate=time_limit is not None, options=options or {})
+        sec = time.perf_counter() - t0
+        if r.status is Status.OPTIMAL:
+            yield Problem(v, f, r.status, r.objective, tuple(map(tuple, r.solutions[0])), "search",
+                          sec, size, r.stats)
+        elif r.status is Status.INFEASIBLE:
+            proof = "search" if r.stats else "position class"
+            yield Problem(v, f, r.status, None, None, proof, sec, size, r.stats)
+        else:
+            yield Problem(v, f, r.status, None, None, r.reason or str(r.status), sec, size, r.stats,
+                          r.stats.get("lower_bound") if r.stats else None)

@@ -13,11 +13,11 @@ import statistics
 from collections import defaultdict
 from typing import Any
 
-from puzzlesat.puzzles.core import Status, Task
+from ...core.result import Status, Task
 
 from ..crossval import Verdict, judge
-from ..registry import families
-from ..runner import Result
+from ...families.registry import families
+from ...core.result import Result
 from .store import loads
 
 VERDICT_ORDER = {Verdict.DISAGREE: 0, Verdict.INCOMPLETE: 1, Verdict.AGREE: 2}
@@ -80,7 +80,7 @@ def verdicts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for (inst, task_name), rs in by.items():
         fam = families().get(rs[0]["family"])
-        sense = getattr(fam.puzzle, "SENSE", None) if fam else None
+        sense = fam.sense if fam else None
         task = Task(rs[0]["task"])
         results = []
         for r in rs:
@@ -176,7 +176,7 @@ def cell(r: dict[str, Any]) -> str:
     if r["status"] == "FEASIBLE":
         if r["task"] == "optimize" and r["objective"] is not None:  # a bound on the optimum
             fam = families().get(r["family"])
-            sense = getattr(fam.puzzle, "SENSE", None) if fam else None
+            sense = fam.sense if fam else None
             return f"{'≤' if sense == 'min' else '≥'}{r['objective']} (feasible)"
         return "found" if r["task"] == "feasible" else "feasible"
     if r.get("count_lower_bound"):
@@ -198,7 +198,7 @@ def plot(rows: list[dict[str, Any]], meta: dict[str, str], kind: str, path: str,
     try:
         import matplotlib
     except ImportError:
-        from puzzlesat.puzzles.core import InputError
+        from ...core.result import InputError
         raise InputError("plots need matplotlib: pip install 'puzzlesat[plot]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

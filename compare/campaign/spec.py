@@ -31,11 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from puzzlesat.puzzles.core import InputError, Task, key_line, load_toml
+from ...core.result import InputError, Task
+from ...core.inputs import key_line, load_toml
 
-from ..config import Config, parse
-from ..instances import load_instance
-from ..registry import Family, families
+from ...core.config import Config, parse
+from ...families.instances import load_instance
+from ...core.family import Family
+from ...families.registry import families
+from ..plan import Run, plan
 
 KEYS = ("name", "instances", "task", "time_limit", "memory_limit_mb", "repeat", "seeds", "precheck",
         "split", "configs")
@@ -90,7 +93,7 @@ class Spec:
         names = {o.name for o in eng.options}
         if self.split == 1 or not set(SPLIT_OPTIONS) <= names:
             return [{}]
-        return [{"parts": str(self.split), "part": str(i)} for i in range(self.split)]
+        return [{"parts": self.split, "part": i} for i in range(self.split)]
 
     def check_available(self) -> None:
         """InputError when a configuration needs something this machine lacks (an external
@@ -105,23 +108,32 @@ class Spec:
                                      line=key_line(self.text, cfg.name), field=f"configs.{cfg.name}") from None
 
     def jobs(self) -> list[Job]:
-        """Every job, instance-major, in a stable order."""
+        """Every job, instance-major, in a stable order: each configuration planned on each
+        instance (`plan`: options resolved and validated), then one job per repeat (seed) and
+        per part of a split count."""
         out = []
         for label, fam, inst, h in self.instances:
             blob = base64.b64encode(pickle.dumps(inst)).decode()
-            for cfg in self.configs:
-                eng = fam.engine(cfg.engine)
-                for (rep, seed), part in itertools.product(self.repeats, self.parts(eng)):
-                    given = {**cfg.opts, **part}
-                    has_seed = any(o.name == "seed" for o in eng.options)
+            runs = plan(fam, inst, self.configs, self.task, time_limit=self.time_limit,
+                        memory_limit_mb=self.memory_limit_mb, precheck=self.precheck, machine=False)
+            for run in runs:
+                has_seed = run.engine.option("seed") is not None
+                for (rep, seed), part in itertools.product(self.repeats, self.parts(run.engine)):
+                    changes = dict(part)
                     if seed is not None and has_seed:
-                        given["seed"] = str(seed)
-                    opts = eng.resolve_options(given)
-                    job_seed = seed if has_seed else None
-                    out.append(make_job(self.name, label, h, fam.name, cfg.name, cfg.spec, eng.name,
-                                        opts, str(self.task), rep, job_seed, self.time_limit,
-                                        self.memory_limit_mb, self.precheck, blob))
+                        changes["seed"] = seed
+                    r = run.with_options(**changes) if changes else run
+                    out.append(job_of(self.name, label, h, r, rep, seed if has_seed else None,
+                                      self.memory_limit_mb, blob))
         return out
+
+
+def job_of(campaign: str, label: str, h: str, run: Run, rep: int, seed: int | None,
+           memory_limit_mb: int, blob: str) -> Job:
+    """The Job of a planned run (one repeat) in a campaign; keyed by `make_job`."""
+    return make_job(campaign, label, h, run.family.name, run.label, run.spec, run.engine.name,
+                    run.options, str(run.task), rep, seed, float(run.time_limit), memory_limit_mb,
+                    run.precheck, blob)
 
 
 def make_job(campaign: str, label: str, h: str, family: str, config: str, config_spec: str,
@@ -272,7 +284,7 @@ def _expand(entry: str, base: Path) -> list[tuple[str, str]]:
     fam_name, slash, pattern = entry.partition("/")
     out: list[tuple[str, str]] = []
     if slash and fam_name in families():
-        names = families()[fam_name].puzzle.catalogue()
+        names = families()[fam_name].catalogue()
         out = [(f"{fam_name}/{n}", f"{fam_name}/{n}") for n in names if fnmatch.fnmatchcase(n, pattern)]
     if not out:
         pat = entry if Path(entry).is_absolute() else str(base / entry)

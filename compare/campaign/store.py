@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from puzzlesat.puzzles.core import InputError
+from ...core.result import InputError
 
 SCHEMA_VERSION = "1"
 # (column, SQL type, meaning) — the README's schema table is this list.

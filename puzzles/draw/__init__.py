@@ -1,39 +1,28 @@
-"""Pictures: every family's instance and solution as a standalone SVG document (pure Python).
-
-`svg(instance, solution=None)` dispatches on the instance's type to the family's drawer in this
-package; `save(path, text)` writes an SVG (or, with the optional `cairosvg`, a PNG) atomically.
-Drawers trust that a solution has passed the family's checker; they never solve anything.
+"""Pictures: the built-in families' instances and solutions as standalone SVG documents (pure
+Python), one drawer module per family (`draw(instance, solution=None) -> str`), reached through the
+family (`puzzles/<family>.py` `svg`, the family contract's optional member); `save(path, text)`
+writes an SVG (or, with the optional `cairosvg`, a PNG) atomically. Drawers trust that a solution
+has passed the family's checker; they never solve anything.
 
 >>> from puzzlesat.puzzles import peg
->>> text = svg(peg.catalogue()["hoppers"]())
+>>> text = peg.svg(peg.catalogue()["hoppers"]())
 >>> text.startswith("<svg") and text.rstrip().endswith("</svg>")
 True
 """
 from __future__ import annotations
 
-import importlib
 import os
 from pathlib import Path
 
-from ..core import InputError, writable, write_atomic
+from ...core.result import InputError
+from ...core.files import writable, write_atomic
 from .canvas import Canvas
 
-__all__ = ["svg", "save", "check_target", "Canvas", "FORMATS", "FAMILIES"]
+__all__ = ["save", "check_target", "Canvas", "FORMATS"]
 
 # ---- vocabulary -------------------------------------------------------------------------------
 FORMATS = (".svg", ".png")   # picture file suffixes `save` writes
 PNG_SCALE = 2.0              # PNG pixels per SVG unit (crisp on high-density screens)
-# the families drawn: (module in puzzles/ and here, its instance class)
-FAMILIES = (("peg", "PegInstance"), ("pentomino", "Tiling"), ("sliding", "Sliding"), ("maze", "Maze"))
-
-
-def svg(instance, solution=None) -> str:
-    """The instance (and, given one, a checked solution in the family's own type) as an SVG text."""
-    for fam, cls in FAMILIES:  # by class and module name, so a subclass is drawn like its base
-        if any(k.__name__ == cls and k.__module__.rpartition(".")[2] == fam
-               for k in type(instance).__mro__):
-            return importlib.import_module(f".{fam}", __name__).draw(instance, solution)
-    raise InputError(f"no picture for a {type(instance).__name__}")
 
 
 def check_target(path: str | os.PathLike) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..core import InputError
+from ...core.result import InputError
 from ..maze import Maze, op_apply, op_str, reference_optimum
 from .canvas import INK, MUTED, Canvas
 

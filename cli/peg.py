@@ -1,4 +1,4 @@
-"""Peg solitaire engines; plus the `peg problems` command (every single-vacancy problem of a board)."""
+"""`puzzlesat peg problems`: every single-vacancy problem of a board (native searches)."""
 from __future__ import annotations
 
 import json
@@ -6,103 +6,12 @@ import time
 
 import click
 
-from puzzlesat.puzzles.core import InputError, Status, Task
-
-from ..registry import CPSAT_OPTIONS, SAT_OPTIONS, Engine, Family, Option
-
-ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
-INVARIANTS = Option("invariants", True, "add the board's GF(2) position-class parities on every "
-                    "intermediate state (redundant, prunes)")
-
-DESCEND = Option("strategy", "descend", "descend: decision calls moves<=K below the best; ascend: "
-                 "calls moves<=K upward from the corner bound, the first feasible one is the optimum "
-                 "(the resource counts need K: no minimize)", ("descend", "ascend"))
-SEARCH = (Option("search", "auto", "auto: CP-SAT's default search; fixed: depth-first in time order "
-                 "(FIXED_SEARCH over the jump literals, step by step, lines in board order)",
-                 ("auto", "fixed")),
-          Option("presolve", True, "CP-SAT cp_model_presolve for the decision calls"))
-NATIVE_LAYER_OPTIONS = (
-    Option("prune", "none", "merson: layers bounded by K moves, a position kept only if its depth "
-           "plus its Merson-region move bound is at most K (native_search/peg_bound.py); K ascends "
-           "from the start's bound (or is max_moves) until the layers meet", ("none", "merson")),
-    Option("max_moves", 0, "with prune=merson: search only for solutions of at most this many "
-           "moves (0: ascend from the start's bound); none proves a lower bound of max_moves + 1"),
-    Option("memory_mb", 0, "memory for layers in MiB (0: 75% of the memory available); layers "
-           "past it are built and kept on disk"),
-    Option("work_dir", "", "folder for the layers on disk: every finished layer is kept there and "
-           "a run with the same folder resumes from its last complete layer (empty: a temporary "
-           "folder, removed)"),
-    Option("disk_limit_mb", 0, "disk the layers may use in MiB (0: all but 1 GiB of free space); "
-           "past it the answer is UNKNOWN with the bound the complete layers prove"),
-)
-MERSON_OPTIONS = (
-    Option("families", "all", "Merson-region families counted: all = every maximal disjoint family "
-           "of the minimal regions, one constraint each; best = one family (most regions full at "
-           "the start)", ("all", "best")),
-    Option("max_region", 4, "largest Merson region enumerated (holes)"),
-)
-
-FAMILY = Family(
-    name="peg",
-    module="puzzlesat.puzzles.peg",
-    description="peg solitaire: minimum moves (a multi-jump is one move), optimal sequence counts",
-    engines=(
-        Engine("native:iddfs", "puzzlesat.native_search.peg:run", ALL,
-               description="iterative deepening on moves, corner lower bound, failed-state table"),
-        Engine("native:bfs", "puzzlesat.native_search.peg_bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
-               options=(
-                   Option("exhaust", False, "one-sided BFS to the end (see direction); reports the "
-                          "layer sizes up to symmetry (stats `layers`) and their total", flag=True),
-                   Option("direction", "forward", "with exhaust: forward = every position reachable "
-                          "from the start, by moves; backward = every position that can reach the "
-                          "finish, by the moves it needs", ("forward", "backward"), flag=True),
-                   Option("symmetry", True, "reduce positions by the board's symmetry group"),
-                   Option("bidirectional", True, "grow forward and backward layers, the smaller side first"),
-                   *NATIVE_LAYER_OPTIONS,
-               ),
-               description="breadth-first search by moves over symmetry-reduced bitboard layers"),
-        Engine("native:auto", "puzzlesat.native_search.peg:run_auto", ALL, aliases=("native",),
-               description="native:bfs for optimize/feasible, native:iddfs for count (by measurement: "
-                           "iddfs does not finish the English central game)"),
-        Engine("cpsat:time", "puzzlesat.models.peg_cpsat:run", ALL, aliases=("cpsat",),
-               options=(*CPSAT_OPTIONS, INVARIANTS,
-                        Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
-                               "ascend: upward from the corner bound; minimize: CP-SAT's objective",
-                               ("descend", "ascend", "minimize")), *SEARCH),
-               description="time-indexed peg states, one jump per step, clause-style move counting",
-               formulation="puzzlesat.models.peg_sat:decision"),
-        Engine("sat:time", "puzzlesat.models.peg_sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
-               validate="puzzlesat.models.peg_sat:validate",
-               description="the same time-indexed model as CNF; moves<=K by a cardinality encoding",
-               formulation="puzzlesat.models.peg_sat:decision"),
-        Engine("cpsat:resource", "puzzlesat.models.peg_resource:run_cpsat", ALL,
-               options=(*CPSAT_OPTIONS, INVARIANTS,
-                        DESCEND, *SEARCH),
-               description="the time model plus the corner lower bound as a resource count on every state",
-               formulation="puzzlesat.models.peg_resource:decision"),
-        Engine("sat:resource", "puzzlesat.models.peg_resource:run_sat", ALL,
-               options=(*SAT_OPTIONS, INVARIANTS), validate="puzzlesat.models.peg_sat:validate",
-               description="the resource formulation as CNF (at-most-K in the chosen encoding)",
-               formulation="puzzlesat.models.peg_resource:decision"),
-        *(Engine(f"{be}:{name}", f"puzzlesat.models.peg_{name}:run_{be}", ALL,
-                 options=(*(CPSAT_OPTIONS + (DESCEND, *SEARCH) if be == "cpsat" else SAT_OPTIONS), INVARIANTS,
-                          *MERSON_OPTIONS),
-                 validate="puzzlesat.models.peg_merson:validate", description=text + (
-                     "" if be == "cpsat" else " (CNF; at-most-K in the chosen encoding)"),
-                 formulation=f"puzzlesat.models.peg_{name}:decision")
-          for name, text in (
-              ("merson", "the time model plus Merson-region resource counts (board-derived) on every state"),
-              ("ordered", "peg:merson plus commuting jumps in line order (symmetry breaking valid for "
-                          "minimum moves; counts run over peg:merson)"))
-          for be in ("cpsat", "sat")),
-    ),
-    extra={"commands": ["puzzlesat.compare.engines.peg:peg"]},
-)
+from ..core.result import InputError, Status
 
 
 def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
     """A --vacate/--finish value: a keyword alone, or hole ids/labels (comma or space separated)."""
-    from puzzlesat.puzzles.peg import parse_hole
+    from ..puzzles.peg import parse_hole
     words = [w for g in given for w in g.replace(",", " ").split()]
     if not words:
         return keywords[0]
@@ -184,8 +93,9 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     BOARD is a board name (english33, french37, diamond41, triangle4 ... triangle10, triangle(n),
     hoppers, triangle15, triangle21). Holes are ids, or on square grids names like d4 (column a..,
     row 1.. from the top left)."""
-    from puzzlesat.native_search.peg_problems import minimum, minimum_proved, problems as solve_all
-    from puzzlesat.puzzles.peg import board, hole_label
+    from ..compare.campaign.peg_problems import problems as solve_all
+    from ..native_search.peg_problems import minimum, minimum_proved
+    from ..puzzles.peg import board, hole_label
     b = board(board_name)
     if store_path is not None and (least or method == "table"):
         raise InputError("--store runs each problem as its own campaign job (method bfs); it "
@@ -221,7 +131,7 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
         click.echo(f"{'vacate':>6} {'finish':>6} {'moves':>10}  {'proof':<15} {'orbit':>5} {'seconds':>8}")
     opts = {} if method == "bfs" else {"stream": stream, "backward_depth": backward_depth,
                                        "forward_depth": forward_depth, "beam_width": beam_width}
-    if method == "bfs":
+    if method == "bfs":  # native:bfs options for every problem
         engine_opts = {"prune": "merson" if prune else "none", "max_moves": max_moves or 0,
                        "memory_mb": layer_memory_mb or 0, "work_dir": work_dir or "",
                        "disk_limit_mb": disk_limit_mb or 0}
@@ -234,10 +144,10 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
             click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
 
     if store_path is not None:
-        from puzzlesat.compare.campaign.cli import _executor
-        from puzzlesat.compare.campaign.peg_problems import run_problems
-        from puzzlesat.compare.runner import default_workers
-        from puzzlesat.native_search.peg_problems import orbit_pairs
+        from .campaign import _executor
+        from ..compare.campaign.peg_problems import run_problems
+        from ..core.procs import default_workers
+        from ..native_search.peg_problems import orbit_pairs
         ex = _executor(executor, jobs or default_workers(), scheduler)
         try:
             gen = list(run_problems(b, orbit_pairs(b, vs, fs), store_path, ex, time_limit,
@@ -283,13 +193,14 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
            as_json, prune=False, max_moves=None, layer_opts=None, time_limit=None) -> None:
     """`peg problems --least`: the least minimum over all problems, proved or bounded, with one
     solution the checker replayed."""
-    from puzzlesat.native_search.peg_problems import problem_instance
-    from puzzlesat.native_search.peg_table import (MAX_BACKWARD, MAX_FORWARD, least_by_bound,
-                                                   least_over_all)
-    from puzzlesat.puzzles.peg import check, hole_label
+    from ..native_search.peg_problems import problem_instance
+    from ..native_search.peg_table import MAX_BACKWARD, MAX_FORWARD, least_by_bound, least_over_all
+    from ..puzzles.peg import check, hole_label
     t0 = time.perf_counter()
-    say = (lambda s: click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True))
-    if prune:
+
+    def say(s: str) -> None:
+        click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True)
+    if prune:  # progress on stderr also with --json: these runs are long
         r = least_by_bound(b, max_moves=max_moves, beam_width=beam_width, progress=say,
                            time_limit=time_limit, **(layer_opts or {}))
     else:

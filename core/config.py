@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from puzzlesat.puzzles.core import InputError
+from .result import InputError
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 ENGINE = re.compile(r"[A-Za-z0-9_\-:./~]+")

@@ -1,7 +1,9 @@
 """Pentomino / polyomino tiling engines: native first-empty-cell DFS, CP-SAT and SAT exact cover."""
-from puzzlesat.puzzles.core import InputError, Task
+from __future__ import annotations
 
-from ..registry import CPSAT_OPTIONS, SAT_ENCODINGS, SAT_OPTIONS, Engine, Family, Option
+from ..core.family import Engine, Family, Option
+from ..core.result import InputError, Task
+from .options import CPSAT_OPTIONS, SAT_ENCODINGS, SAT_OPTIONS
 
 TASKS = (Task.COUNT, Task.FEASIBLE)
 # Pairwise at-most-one measured best here (6x10, 30 s, glucose4: 163 tilings found against 74
@@ -30,11 +32,11 @@ SYMMETRY_OPTIONS = (
 
 FAMILY = Family(
     name="pentomino",
-    module="puzzlesat.puzzles.pentomino",
+    puzzle="puzzlesat.puzzles.pentomino",
     description="Tile a 2D or 3D board with polyominoes or polycubes (named sets, custom pieces, "
                 "one-sided): count all tilings or orbits",
     # counts stream to the runner, which checks each tiling and keeps a tally, not the tilings
-    extra={"streamed_count": True},
+    streamed_count=True,
     tasks=TASKS,
     engines=(
         Engine("native:dfs", "puzzlesat.native_search.pentomino:run", TASKS,

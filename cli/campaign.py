@@ -12,18 +12,18 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 from rich.markup import escape
 from rich.table import Table
 
-from puzzlesat.puzzles.core import InputError
+from ..core.result import InputError
+from .display import err, out
 
-from .store import NAMES, Store
+from ..compare.campaign.store import NAMES, Store
 
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
 
 
 @click.group()
@@ -32,7 +32,7 @@ def campaign() -> None:
 
 
 def _executor(kind: str, jobs: int, scheduler: str | None):
-    from .executors import DaskExecutor, LocalExecutor
+    from ..compare.campaign.executors import DaskExecutor, LocalExecutor
     if scheduler and kind != "dask":
         raise InputError("--scheduler needs --executor dask")
     return DaskExecutor(jobs, scheduler) if kind == "dask" else LocalExecutor(jobs)
@@ -49,8 +49,8 @@ def _executor(kind: str, jobs: int, scheduler: str | None):
               help="an existing Dask scheduler (with --executor dask)")
 def run(spec_path, store_path, jobs, executor, scheduler) -> None:
     """Run every job of CAMPAIGN.toml not yet in the store (a second run executes nothing)."""
-    from ..runner import default_workers
-    from .spec import load_spec
+    from ..core.procs import default_workers
+    from ..compare.campaign.spec import load_spec
     spec = load_spec(spec_path)
     if executor == "local":
         spec.check_available()  # e.g. ext:dimacs's program on PATH; Dask workers check their own
@@ -126,7 +126,7 @@ def report(store_path, as_json) -> None:
 
     Exit status 1 if any instance's configurations DISAGREE (printed first).
     """
-    from .report import cell, merge_parts, report as make_report
+    from ..compare.campaign.report import cell, merge_parts, report as make_report
     store = Store.open_read(store_path)
     rows = store.rows()
     rep = make_report(rows, store.meta())
@@ -187,7 +187,7 @@ def plot(store_path, kind, output, x, y) -> None:
     """Cactus plot (solved instances vs time) or scatter of two configurations (log-log)."""
     if Path(output).suffix.lower() not in (".png", ".svg"):
         raise InputError("expected a .png or .svg file", field="-o")
-    from .report import config_table, plot as make_plot
+    from ..compare.campaign.report import config_table, plot as make_plot
     store = Store.open_read(store_path)
     rows = store.rows()
     if not rows:

@@ -1,0 +1,393 @@
+"""The `puzzlesat` command line: list, show, engines, solve, compare (+ lab, bench, export, stats,
+campaign, and the families' own commands).
+
+A client of the public API: `solve` and `compare` call `puzzlesat.solve` / `puzzlesat.compare`
+with their progress and per-result hooks, so a request takes the one path the library takes
+(plan, run, check). Bad input of any kind prints one line on stderr and exits with status 2;
+`compare` exits 1 on DISAGREE. Every result is checked by the family's independent checker
+before it is printed.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import signal
+import sys
+from typing import Any
+
+import click
+from rich.table import Table
+
+from .. import compare as api_compare
+from ..compare import api
+from ..compare.crossval import Comparison, Verdict, judge
+from ..compare.plan import plan
+from ..core import __version__
+from ..core.config import parse_many, parse_pairs
+from ..core.family import Family
+from ..core.result import InputError, Result, Status, Task
+from ..families.instances import load_instance
+from ..families.registry import families, family, flag_options
+from .display import _live, _table, err, escape, out
+from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that workers are killed and results printed."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+INTERRUPTED = {KeyboardInterrupt: 130, Terminated: 143}
+
+
+TASKS = click.Choice([t.value for t in Task])
+
+
+class Group(click.Group):
+    """Adds the families' own commands and turns InputError into one line + exit 2."""
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(_family_commands()))
+
+    def get_command(self, ctx, name):
+        return super().get_command(ctx, name) or _family_commands().get(name)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except InputError as e:
+            _fail(e)
+
+
+def _fail(e: InputError) -> None:
+    """Bad input: one line on stderr, exit status 2."""
+    print(f"puzzlesat: error: {' '.join(str(e).split())}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _family_commands() -> dict[str, click.Command]:
+    cmds = {}
+    for fam in families().values():
+        for target in fam.commands:
+            mod, attr = target.split(":")
+            c = getattr(importlib.import_module(mod), attr)
+            cmds[c.name] = c
+    return cmds
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="puzzlesat",
+                      message="%(prog)s %(version)s")
+def cli() -> None:
+    """puzzlesat: puzzle models in CP-SAT and SAT, cross-validated against native searches."""
+
+
+def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """`-o key=value` options plus the engine-option flags given on this command line
+    (`--up-to-symmetry`, ...: declared by the engines' options with flag=True)."""
+    opts: dict[str, Any] = parse_pairs(pairs)
+    ctx = click.get_current_context(silent=True)
+    for name, value in ((ctx.meta.get("engine_flags") or {}) if ctx else {}).items():
+        opts[name] = value
+    return opts
+
+
+def _flag_decorators() -> list:
+    """One click option per engine option declared as a flag by any family (registry.flag_options)."""
+
+    def remember(ctx, param, value):
+        if value not in (None, False):
+            ctx.meta.setdefault("engine_flags", {})[param.name] = "true" if value is True else value
+    decos = []
+    for name, o in flag_options().items():
+        dashed = "--" + name.replace("_", "-")
+        if isinstance(o.default, bool):
+            decos.append(click.option(dashed, name, is_flag=True, expose_value=False, callback=remember,
+                                      help=f"engine option {name}: {o.help}"))
+        else:
+            decos.append(click.option(dashed, name, default=None, expose_value=False, callback=remember,
+                                      type=click.Choice([str(c) for c in o.choices]) if o.choices else str,
+                                      help=f"engine option {name}: {o.help}"))
+    return decos
+
+
+@cli.command("list")
+@click.argument("family_name", required=False, metavar="[FAMILY]")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+def list_cmd(family_name: str | None, as_json: bool) -> None:
+    """List the built-in instances (of one family, or all)."""
+    fams = [family(family_name)] if family_name else list(families().values())
+    rows = []
+    for fam in fams:
+        for short, make in fam.catalogue().items():
+            d = fam.describe(make())
+            rows.append({"instance": f"{fam.name}/{short}", **d})
+    if as_json:
+        print(json.dumps(rows, indent=1, default=str))
+        return
+    t = Table(title="instances", title_justify="left")
+    t.add_column("instance")
+    t.add_column("summary")
+    for r in rows:
+        summary = ", ".join(f"{k}={v}" for k, v in r.items()
+                            if k not in ("instance", "kind", "name", "source") and v not in (None, "", []))
+        t.add_row(r["instance"], summary[:150])
+    out.print(t)
+
+
+@cli.command()
+@click.argument("instance")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+@click.option("--svg", "picture", default=None, metavar="FILE",
+              help="also draw the instance into FILE (.svg; .png with puzzlesat[png])")
+def show(instance: str, as_json: bool, picture: str | None) -> None:
+    """Describe and draw an instance."""
+    fam, inst = load_instance(instance)
+    if picture is not None:
+        _check_picture(picture, fam)
+        _save_picture(picture, fam, inst)
+    d = fam.describe(inst)
+    if as_json:
+        print(json.dumps(d, indent=1, default=str))
+        return
+    for k, v in d.items():
+        out.print(f"{k}: {v}", markup=False)
+    out.print()
+    out.print(fam.render(inst), markup=False)
+
+
+@cli.command()
+@click.argument("family_name", required=False, metavar="[FAMILY]")
+@click.option("--verbose", "-v", is_flag=True, help="also each option's allowed values and help")
+@click.option("--json", "as_json", is_flag=True, help="print JSON (every field, allowed values too)")
+def engines(family_name: str | None, verbose: bool, as_json: bool) -> None:
+    """List the engines, their tasks and options (with defaults)."""
+    infos = api.engines(family_name)
+    if as_json:
+        print(json.dumps([e.to_json() for e in infos], default=str))
+        return
+    t = Table(title="engines", title_justify="left")
+    cols = ("family", "engine", "aliases", "tasks", "options (default)")
+    for col in cols + (("allowed values",) if verbose else ()) + ("what",):
+        t.add_column(col)
+    for e in infos:
+        row = [e.family, e.name, ", ".join(e.aliases), ", ".join(e.tasks),
+               "\n".join(f"{k}={v!r}" for k, v in e.options.items())]
+        if verbose:
+            row.append("\n".join(f"{k}: {a}" for k, a in (e.allowed or {}).items()))
+        t.add_row(*(escape(x) for x in row + [e.description]))
+    out.print(t)
+
+
+_common = [
+    click.option("--task", type=TASKS, default=None,
+                 help="optimize | count | feasible (default: the family's first task: optimize, "
+                      "or count for tilings)"),
+    click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT, help=TIME_LIMIT_HELP),
+    click.option("--memory-limit", "memory_limit", type=click.FloatRange(min=64), default=None,
+                 metavar="MB", help="address-space cap per engine worker, in MB (default: 80% of "
+                 "physical memory); a run that hits it is UNKNOWN with reason 'memory'"),
+    click.option("--json", "as_json", is_flag=True, help="print JSON"),
+    click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+                 help="engine option (repeatable), e.g. -o encoding=totalizer; in compare, "
+                      "ENGINE.KEY=VALUE targets one engine"),
+    click.option("--no-precheck", is_flag=True, help="skip the instant invariant checks (parity, position class)"),
+    click.option("--max-solutions", type=click.IntRange(min=0), default=10, show_default=True,
+                 help="solutions printed in JSON (all are checked)"),
+]
+
+
+def common(f):
+    for deco in reversed(_common + _flag_decorators()):
+        f = deco(f)
+    return f
+
+
+def _memory(memory_limit):
+    return "default" if memory_limit is None else memory_limit
+
+
+def _save_picture(path: str, fam: Family, inst, solution=None) -> None:
+    """Draw into `path` (.svg or .png); bad paths were rejected before any work (check_target)."""
+    from ..puzzles.draw import save
+    p = save(path, fam.svg(inst, solution))
+    err.print(f"picture: {p}", markup=False)
+
+
+def _check_picture(path: str | None, fam: Family) -> None:
+    """A picture path and the family's ability to draw, checked before any work."""
+    if path is None:
+        return
+    from ..puzzles.draw import check_target
+    if not fam.has_svg():
+        raise InputError(f"family {fam.name} draws no pictures (its puzzle has no svg)")
+    check_target(path)
+
+
+@cli.command()
+@click.argument("instance")
+@click.option("--engine", "-e", default="native", show_default=True,
+              help="engine or configuration (sat:time[encoding=totalizer]), or your own "
+                   "path/to/file.py:function / package.module:function")
+@click.option("--picture", default=None, metavar="FILE",
+              help="draw the first solution (or, without one, the instance) into FILE "
+                   "(.svg; .png with puzzlesat[png])")
+@common
+def solve(instance, engine, picture, task, time_limit, memory_limit, as_json, option_pairs,
+          no_precheck, max_solutions) -> None:
+    """Solve INSTANCE with one engine; every solution is checked before it is shown.
+
+    Exit status: 0, or 1 if the result is ERROR, 2 on bad input, 130 when interrupted.
+    """
+    fam, inst = load_instance(instance)
+    _check_picture(picture, fam)  # a bad path fails now, not after a long search
+    opts = _options(option_pairs)
+    [run] = plan(fam, inst, [engine], task, options=opts, time_limit=time_limit,
+                 memory_limit_mb=_memory(memory_limit), precheck=not no_precheck)  # input errors now
+    try:
+        with _live(f"{inst.name} {run.label}") as live:
+            r = api.solve(inst, engine, task, time_limit=time_limit, precheck=not no_precheck,
+                          memory_limit_mb=_memory(memory_limit), progress=live.update, **opts)
+    except tuple(INTERRUPTED) as e:
+        print(f"puzzlesat: interrupted; {run.label} did not finish", file=sys.stderr)
+        sys.exit(INTERRUPTED[type(e)])
+    if as_json:
+        print(json.dumps(r.to_record(max_solutions), default=str))
+    else:
+        out.print(_table(f"{fam.name}/{inst.name}  task={r.task}", [r]))
+        if r.solutions:
+            out.print(_render_solution(fam, inst, r.solutions[0]), markup=False)
+        out.print(f"params: {json.dumps(r.params, default=str)}", markup=False)
+    if picture is not None:
+        if not r.solutions:
+            err.print(f"no solution ({r.status}): the picture shows the instance", markup=False)
+        _save_picture(picture, fam, inst, r.solutions[0] if r.solutions else None)
+    sys.exit(1 if r.status is Status.ERROR else 0)
+
+
+def _render_solution(fam: Family, inst, sol) -> str:
+    return "solution: " + json.dumps(fam.solution_json(inst, sol))[:2000]
+
+
+@cli.command()
+@click.argument("instances", nargs=-1, required=True)
+@click.option("--engines", "engine_list", default=None,
+              help="comma-separated engines or configurations, e.g. 'sat[encoding=seqcounter]',"
+                   "'tot=sat[encoding=totalizer]',native (default: the family's native, cpsat, sat)")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="engines run side by side (each in its own worker; they then share the cores, "
+                   "so their times are not comparable: keep 1 for timings)")
+@common
+def compare(instances, engine_list, jobs, task, time_limit, memory_limit, as_json, option_pairs,
+            no_precheck, max_solutions) -> None:
+    """Run several engines on each INSTANCE and check that they agree.
+
+    Engines may be configurations: `--engines 'sat[encoding=seqcounter]','tot=sat[encoding=totalizer]',native`.
+    Verdict AGREE (all finished, same objective and count, every solution checked), DISAGREE (exit
+    status 1) or INCOMPLETE (an engine hit its limit). JSON: one object per instance per line.
+    Ctrl-C prints what finished and exits 130.
+    """
+    loaded = [load_instance(i) for i in instances]  # all input errors before any work
+    opts = _options(option_pairs)
+    configs = parse_many(engine_list) if engine_list is not None else None
+    planned = []
+    for fam, inst in loaded:
+        cfgs = configs or api.default_engines(fam.name)
+        runs = plan(fam, inst, cfgs, task, options=opts, time_limit=time_limit,
+                    memory_limit_mb=_memory(memory_limit), precheck=not no_precheck)
+        planned.append((fam, inst, runs[0].task, cfgs, len(runs)))
+    worst = 0
+    for fam, inst, ftask, cfgs, n in planned:
+        label = f"{fam.name}/{inst.name}"
+        done: list[Result] = []
+        try:
+            with _live(label) as live:
+                def progress_for(name, live=live):
+                    if live.engine is None:
+                        return None
+                    live.engine(name)
+                    return live.update
+                c = api_compare(inst, cfgs, ftask, time_limit=time_limit, precheck=not no_precheck,
+                                memory_limit_mb=_memory(memory_limit), on_result=done.append,
+                                progress_for=progress_for if jobs == 1 else None, jobs=jobs,
+                                **opts)
+        except tuple(INTERRUPTED) as e:
+            if done:
+                verdict, reasons = judge(done, fam.sense, ftask)
+                if as_json:
+                    print(json.dumps({**Comparison(inst.name, ftask, verdict, reasons, done)
+                                      .to_json(max_solutions=max_solutions), "interrupted": True},
+                                     default=str))
+                else:
+                    out.print(_table(f"{label}  task={ftask}  (interrupted)", done))
+            print(f"puzzlesat: interrupted; {len(done)} of {n} engines on {label} finished",
+                  file=sys.stderr)
+            sys.exit(INTERRUPTED[type(e)])
+        if as_json:
+            print(json.dumps(c.to_json(max_solutions=max_solutions), default=str))
+        else:
+            out.print(_table(f"{label}  task={ftask}", c.results))
+            color = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}[c.verdict.value]
+            out.print(f"verdict: [{color}]{c.verdict}[/]")
+            for reason in c.reasons:
+                out.print(f"  - {reason}", markup=False)
+            out.print()
+        if c.verdict is Verdict.DISAGREE:
+            worst = 1
+    sys.exit(worst)
+
+
+@cli.group()
+def generate() -> None:
+    """Generate random instances (per family)."""
+
+
+from .export import export_cmd, stats_cmd  # noqa: E402  (formulation lab commands)
+from .lab import bench_cmd, lab_cmd  # noqa: E402
+
+cli.add_command(export_cmd)
+cli.add_command(stats_cmd)
+cli.add_command(lab_cmd)
+cli.add_command(bench_cmd)
+
+
+def _add_generators() -> None:
+    for fam in families().values():
+        target = fam.generate
+        if target:
+            mod, attr = target.split(":")
+            c = getattr(importlib.import_module(mod), attr)
+            generate.add_command(c, fam.name)
+
+
+from .campaign import campaign as _campaign  # noqa: E402  (the campaign command group)
+cli.add_command(_campaign)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: every error is one line `puzzlesat: error: ...` on stderr, exit 2
+    (click's usage errors too)."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        _add_generators()
+        cli.main(argv, prog_name="puzzlesat", standalone_mode=False)
+    except InputError as e:
+        _fail(e)
+    except click.UsageError as e:
+        where = f" (see `{e.ctx.command_path} --help`)" if e.ctx is not None else ""
+        print(f"puzzlesat: error: {' '.join(e.format_message().split())}{where}", file=sys.stderr)
+        sys.exit(2)
+    except click.ClickException as e:
+        print(f"puzzlesat: error: {' '.join(e.format_message().split())}", file=sys.stderr)
+        sys.exit(e.exit_code)
+    except click.Abort:
+        print("puzzlesat: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

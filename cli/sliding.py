@@ -1,0 +1,131 @@
+"""`puzzlesat explore`, `puzzlesat sliding-pdb`, `puzzlesat generate sliding`."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..core.files import write_atomic
+from ..core.result import InputError
+from .display import err
+
+
+def _shape(text: str) -> tuple[int, int]:
+    try:
+        r, c = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise InputError(f"board '{text}': expected ROWSxCOLS, e.g. 3x3") from None
+    if r < 2 or c < 2:
+        raise InputError(f"board '{text}': rows and cols must be at least 2")
+    return r, c
+
+
+def _root(text: str, rows: int, cols: int) -> list[int]:
+    """The --root board: comma-separated tiles, validated like an instance's start."""
+    from ..core.inputs import Source
+    from ..puzzles.sliding import from_toml
+    try:
+        vals = [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise InputError(f"--root '{text}': expected comma-separated tile numbers") from None
+    from_toml({"rows": rows, "cols": cols, "start": vals}, Source("--root"))  # validates
+    return vals
+
+
+@click.command("explore")
+@click.argument("board", default="3x3")
+@click.option("--root", default=None, help="comma-separated start of the BFS (default: the goal)")
+@click.option("--show", "show_far", default=10, show_default=True, help="farthest positions to print")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
+    """Explore a sliding puzzle's whole state space by BFS (boards up to 12 cells): distance
+    histogram, radius and farthest positions. Example: puzzlesat explore 3x3"""
+    from ..native_search.sliding_bfs import BFS_MAX_CELLS
+    from ..native_search.sliding_bfs import explore as run
+    from ..puzzles.sliding import render_board
+    rows, cols = _shape(board)
+    if rows * cols > BFS_MAX_CELLS:
+        raise InputError(f"board '{board}': explore keeps a byte for each of the (rows*cols)! "
+                         f"arrangements, so boards of at most {BFS_MAX_CELLS} cells; "
+                         f"{rows}x{cols} has {rows * cols}")
+    vals = None if root is None else _root(root, rows, cols)
+    e = run(rows, cols, vals)
+    if as_json:
+        click.echo(json.dumps({"rows": rows, "cols": cols, "root": list(e.root), "positions": e.positions,
+                               "radius": e.radius, "histogram": list(e.histogram),
+                               "farthest": [list(p) for p in e.farthest], "seconds": round(e.seconds, 3)}))
+        return
+    click.echo(f"{rows}x{cols} from {list(e.root)}: {e.positions} positions, radius {e.radius}, "
+               f"{len(e.farthest)} at the radius ({e.seconds:.2f} s)")
+    w = len(str(max(e.histogram)))
+    for d, k in enumerate(e.histogram):
+        click.echo(f"  {d:3d}  {k:{w}d}")
+    for p in e.farthest[:show_far]:
+        click.echo(f"farthest {list(p)}:\n" + render_board(rows, cols, p))
+    if len(e.farthest) > show_far:
+        click.echo(f"... and {len(e.farthest) - show_far} more")
+
+
+@click.command("sliding-pdb")
+@click.option("--board", "board", default="4x4", show_default=True, help="board with partitions: 3x3, 4x4, 5x5")
+@click.option("--partition", default=None, help="partition name (default: the board's first: 4x4 663, 5x5 6666)")
+@click.option("--rebuild", is_flag=True, help="build again even if cached")
+def sliding_pdb(board: str, partition: str | None, rebuild: bool) -> None:
+    """Build (or load) a board's additive pattern databases, with a progress bar, and show where
+    they are cached. Example: puzzlesat sliding-pdb --board 5x5"""
+    import time
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..native_search import sliding_pdb as P
+    rows, cols = _shape(board)
+    names = P.partitions(rows, cols)
+    if not names:
+        raise InputError(f"board '{board}': no pattern-database partition (boards with one: 3x3, 4x4, 5x5)")
+    name = partition or names[0]
+    if name not in names:
+        raise InputError(f"partition '{name}' is not defined for {rows}x{cols} (there: {', '.join(names)})")
+    keys = []
+    for cells in P.PARTITIONS[(rows, cols)][name]:
+        k = P.key_of(rows, cols, cells)[0]
+        if k not in keys:
+            keys.append(k)
+    info: dict = {}
+    t0 = time.perf_counter()
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        tasks = [bar.add_task(f"pattern database {i + 1}/{len(keys)} cells {','.join(map(str, k.cells))}",
+                              total=k.entries, what="") for i, k in enumerate(keys)]
+        for i, k in enumerate(keys):
+            def prog(level, states, placements, _t=tasks[i]):
+                bar.update(_t, completed=min(states, placements), what=f"level {level}, {states:,} states")
+            P.database(k, prog, rebuild=rebuild, info=info)
+            bar.update(tasks[i], completed=k.entries)
+    total = 0
+    click.echo(f"pattern databases {rows}x{cols} {name} ({time.perf_counter() - t0:.1f} s):")
+    for k in keys:
+        i = info[k.filename()]
+        total += i["bytes"]
+        how = f"built in {i['build_seconds']:.1f} s" if i["source"] == "built" else "read from the cache"
+        click.echo(f"  {P.path(k)}: {i['entries']:,} entries, {i['bytes'] / 1e6:.1f} MB, {how}")
+    click.echo(f"  total {total / 1e6:.1f} MB")
+
+
+@click.command("sliding")
+@click.option("--rows", "-r", type=click.IntRange(2, 6), default=4, show_default=True)
+@click.option("--cols", "-c", type=click.IntRange(2, 6), default=4, show_default=True)
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="random seed")
+@click.option("--walk", type=click.IntRange(0, None), default=None,
+              help="a random walk of this many moves from the goal (default: uniform over solvable)")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write to FILE instead of stdout")
+def generate(rows, cols, seed, walk, output):
+    """A random solvable sliding-tile position as TOML (same arguments, same position)."""
+    from ..puzzles.sliding import generate as gen
+    from ..puzzles.sliding import to_toml
+    text = to_toml(gen(rows, cols, seed, walk))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(output, text, "instance")  # a missing folder: one line, exit 2

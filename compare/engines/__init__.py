@@ -1,1 +1,0 @@
-"""One module per family, each defining FAMILY (see compare.registry.Family)."""

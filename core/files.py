@@ -1,0 +1,47 @@
+"""Writing files so that a failure never leaves one half-written."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .result import InputError
+
+
+def writable(path: str | Path, what: str = "file") -> Path:
+    """`path` as a Path whose folder exists (checked before any work); InputError otherwise."""
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"cannot write the {what}: folder {str(parent)!r} does not exist", file=p)
+    if p.is_dir():
+        raise InputError(f"cannot write the {what}: it is a folder", file=p)
+    return p
+
+
+def write_atomic(path: str | Path, data: Any, what: str = "file", suffix: str = ".tmp") -> Path:
+    """Write `data` (text, bytes, or a function that writes a given path) to `path` through a
+    temporary file in the same folder renamed into place, so `path` is complete or untouched;
+    a missing folder or an OS error is an InputError. `suffix`: the temporary file's ending (for
+    writers that choose the format by it)."""
+    p = writable(path, what)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=suffix, dir=p.parent if str(p.parent) else ".")
+    except OSError as e:
+        raise InputError(f"cannot write the {what} ({e.strerror})", file=p) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if not callable(data):
+                f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        if callable(data):
+            data(tmp)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, p)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"cannot write the {what} ({e.strerror})", file=p) from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p

@@ -1,0 +1,138 @@
+"""Processes that never outlive puzzlesat: death signal, own process group, limits, group kills.
+
+Used alike by the runner's engine worker, by searches that fork (parallel IDA*), by engines
+that start an external solver, and by campaign jobs:
+
+    die_with_parent   Linux PR_SET_PDEATHSIG: the kernel signals this process when its parent dies
+    become_worker     first thing in a forked worker: own group, death signal, memory cap
+    preexec_for_child `preexec_fn` of an external program: own session, dies with its parent
+    limit_memory      cap the address space (RLIMIT_AS)
+    kill_group        SIGKILL a process group (the worker and whatever it started)
+    split_command / find_program   an external program's command line: its words (pure), and
+                      whether its program exists here (looked at only when it is about to run)
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import shlex
+import shutil
+import signal
+
+from .result import InputError
+
+_PR_SET_PDEATHSIG = 1
+# Signs, in an error's text, that an allocation failed under RLIMIT_AS.
+MEMORY_SIGNS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory", "OutOfMemory",
+                "failed to map segment", "could not load")
+
+
+def die_with_parent(sig: int = signal.SIGKILL, parent: int | None = None) -> bool:
+    """Ask the kernel to send `sig` to this process when its parent dies (Linux; False
+    elsewhere). With `parent`: if that process is no longer our parent (it died before the
+    request took effect), send `sig` to ourselves at once."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        ok = False
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), sig)
+    return ok
+
+
+def limit_memory(megabytes: float | None) -> None:
+    """Cap this process's address space at `megabytes` (None: no cap)."""
+    if megabytes is None:
+        return
+    cap = int(megabytes * 1024 * 1024)
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
+def become_worker(memory_mb: float | None = None, parent: int | None = None) -> None:
+    """Called first thing in a worker: own process group, death signal, memory cap. If the parent
+    already died before the death signal was armed, exit at once."""
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    die_with_parent()
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
+    limit_memory(memory_mb)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and kills us
+
+
+def preexec_for_child() -> None:
+    """`preexec_fn` for a program an engine starts (an external solver): its own session (so the
+    worker's group kill reaches it by its group) and SIGKILL when its parent dies."""
+    die_with_parent()
+    os.setsid()
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group led by `pid` (the worker and whatever it started)."""
+    for fn, target in ((os.killpg, pid), (os.kill, pid)):
+        try:
+            fn(target, signal.SIGKILL)
+            return
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def vm_size_mb(pid: int) -> float | None:
+    """The process's current virtual size in MB (Linux /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def default_memory_mb() -> float:
+    """Default per-worker memory cap: 80 % of physical memory (a run that needs more is UNKNOWN
+    with reason 'memory' instead of pushing the machine into swap or the OOM killer)."""
+    try:
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+        return round(0.8 * pages * size / 2**20)
+    except (ValueError, OSError):
+        return 16384.0
+
+
+def default_workers() -> int:
+    """CPU cores available to this process."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def split_command(cmd: str, what: str) -> list[str]:
+    """`cmd` split into argv (pure: looks at nothing on the machine); InputError naming `what`
+    when it is empty or not valid shell quoting."""
+    try:
+        argv = shlex.split(cmd)
+    except ValueError as e:
+        raise InputError(f"{what}: {cmd!r}: {e}") from None
+    if not argv:
+        raise InputError(f"{what}: empty command")
+    return argv
+
+
+def find_program(cmd: str, what: str) -> str:
+    """The path of `cmd`'s program (on PATH, or as a path), or InputError naming `what`."""
+    prog = split_command(cmd, what)[0]
+    if os.sep in prog:
+        if not os.path.isfile(prog):
+            raise InputError(f"{what}: '{prog}' does not exist")
+        if not os.access(prog, os.X_OK):
+            raise InputError(f"{what}: '{prog}' is not executable")
+        return prog
+    found = shutil.which(prog)
+    if found is None:
+        raise InputError(f"{what}: '{prog}' not found on PATH")
+    return found

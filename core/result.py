@@ -1,0 +1,239 @@
+"""The vocabulary of a run, at the bottom of the house: what is asked, what an engine hands back,
+what the runner reports, and the two errors every layer raises.
+
+    Task        what is asked of an engine: optimize, count, feasible
+    Status      how a run ended: OPTIMAL, FEASIBLE, INFEASIBLE, UNKNOWN, ERROR
+    Context     what an engine gets besides the instance: options, time limit, reporting hooks
+    Outcome     what an engine returns: solutions *unchecked*, claims, stats, solver params
+    Result      what the runner reports: the Outcome after the family's checker saw every
+                solution and every claim (`checked` solutions passed, `failed` did not)
+    InputError  bad input from a user: a message naming the file, line and field
+    CheckError  a solution broke the puzzle's rules (raised by the independent checkers)
+
+A Result travels as one record (`to_record` / `from_record`): the CLI's JSON, the campaign
+store, the lab and the benchmarks all write and read that one form. Nothing here imports a
+solver, a search, or anything else of puzzlesat.
+"""
+from __future__ import annotations
+
+import enum
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class Status(str, enum.Enum):
+    """How an engine's run ended. A limit never yields INFEASIBLE or OPTIMAL."""
+
+    OPTIMAL = "OPTIMAL"        # proved best (or, for count: all solutions counted)
+    FEASIBLE = "FEASIBLE"      # a checked solution, optimality not proved
+    INFEASIBLE = "INFEASIBLE"  # proved: no solution
+    UNKNOWN = "UNKNOWN"        # a limit was reached before anything was proved
+    ERROR = "ERROR"            # the engine failed, or a solution failed the checker
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Task(str, enum.Enum):
+    """What is asked of an engine."""
+
+    OPTIMIZE = "optimize"  # best objective, with one solution
+    COUNT = "count"        # the number of optimal solutions (all solutions where nothing is optimised)
+    FEASIBLE = "feasible"  # any one solution
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class InputError(Exception):
+    """Bad input from a user: a message naming the file, line and field that is wrong."""
+
+    def __init__(self, message: str, *, file: str | Path | None = None,
+                 line: int | None = None, field: str | None = None):
+        self.message, self.file, self.line, self.field = message, file, line, field
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = str(self.file)
+            if self.line is not None:
+                where += f":{self.line}"
+            where += ": "
+        if self.field is not None:
+            where += f"{self.field}: "
+        return where + self.message
+
+
+class CheckError(Exception):
+    """A solution broke the puzzle's rules (raised by the independent checkers)."""
+
+
+# users meet these two in tracebacks and `except` clauses: show them under the front door's name
+InputError.__module__ = CheckError.__module__ = "puzzlesat"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an engine returns: solutions in the family's own type (or its JSON form), unchecked.
+
+    For COUNT, `solutions` holds every counted solution (the runner checks each one and that they
+    are distinct), and `count` equals their number. `stats` carries engine figures (nodes, model
+    size as numbers `vars`, `clauses`, `constraints`, layer sizes); `params` the solver
+    parameters the engine pinned (recorded with the result); `reason` says why (e.g. "parity" for
+    an unsolvable sliding position).
+    """
+
+    status: Status
+    objective: int | None = None
+    count: int | None = None
+    solutions: tuple = ()
+    stats: dict[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+class Context:
+    """What an engine gets besides the instance: validated options, limits and reporting hooks.
+
+    `progress(**fields)` feeds the live display (depth, nodes, …); `found(solution)` streams a
+    solution as soon as it exists, so that it survives if the run is killed at its hard limit.
+    """
+
+    def __init__(self, options: dict[str, Any] | None = None, time_limit: float | None = None,
+                 progress=None, found=None):
+        self.options = dict(options or {})
+        self.time_limit = time_limit
+        self.start = time.monotonic()
+        self.deadline = None if time_limit is None else self.start + time_limit
+        self._progress = progress
+        self._found = found
+
+    def remaining(self) -> float | None:
+        """Seconds left before the time limit (None: no limit; never negative)."""
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.monotonic())
+
+    def expired(self) -> bool:
+        """True once the time limit has passed."""
+        r = self.remaining()
+        return r is not None and r <= 0.0
+
+    def progress(self, **fields: Any) -> None:
+        """Report search progress (shown live by the CLI; ignored elsewhere)."""
+        if self._progress is not None:
+            self._progress(fields)
+
+    def found(self, solution: Any) -> None:
+        """Report a solution as soon as it is found."""
+        if self._found is not None:
+            self._found(solution)
+
+    def sub(self, options: dict[str, Any]) -> "Context":
+        """The same limits and hooks with other options (an engine running another engine)."""
+        c = Context(options, None, self._progress, self._found)
+        c.time_limit, c.start, c.deadline = self.time_limit, self.start, self.deadline
+        return c
+
+
+# the fields of a record, in order (the CLI's `solve --json`, the campaign store, lab, bench)
+RECORD_FIELDS = ("instance", "family", "engine", "config", "task", "status", "objective", "count",
+                 "solutions", "solutions_checked", "solutions_failed", "seconds", "over_limit",
+                 "params", "stats", "reason")
+
+
+@dataclass
+class Result:
+    """A checked engine result: the runner's verdict on an Outcome.
+
+    `solutions` passed the family's checker (`checked` of them were checked, `failed` did not
+    pass and made the result ERROR). `family` is the family's name; `fam` and `inst` (not part of
+    the record) let `to_record` write solutions in the family's JSON form and `_repr_svg_` draw.
+    """
+
+    instance: str
+    family: str
+    engine: str
+    task: Task
+    status: Status
+    objective: int | None
+    count: int | None
+    solutions: list
+    seconds: float
+    params: dict[str, Any]
+    stats: dict[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+    checked: int = 0           # solutions that went through the checker
+    config: str | None = None  # the configuration's name when it is more than the engine name
+    failed: int = 0            # solutions the checker refused (the result is then ERROR)
+    fam: Any = field(default=None, repr=False, compare=False)
+    inst: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def label(self) -> str:
+        """The configuration name where one was given, else the engine name."""
+        return self.config or self.engine
+
+    def finished(self) -> bool:
+        """True when the engine proved its answer (nothing left to a limit)."""
+        if self.task is Task.FEASIBLE:
+            return self.status in (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE)
+        return self.status in (Status.OPTIMAL, Status.INFEASIBLE)
+
+    def over_limit(self) -> bool:
+        """True when the run took longer than its time limit (it ran into the grace period: a
+        solver that ignores interrupts). Benchmark tables count such a run as unsolved."""
+        t = self.params.get("time_limit")
+        return t is not None and self.seconds > float(t)
+
+    def to_outcome(self) -> Outcome:
+        """This result as an engine's Outcome (e.g. for an engine that wraps another)."""
+        return Outcome(self.status, self.objective, self.count, tuple(self.solutions),
+                       dict(self.stats), self.reason)
+
+    def to_record(self, max_solutions: int | None = None) -> dict[str, Any]:
+        """The result as one JSON-able record (RECORD_FIELDS; solutions in the family's JSON form,
+        the first `max_solutions` of them)."""
+        sols = self.solutions if max_solutions is None else self.solutions[:max_solutions]
+        if self.fam is not None:
+            sols = [self.fam.solution_json(self.inst, s) for s in sols]
+        return {"instance": self.instance, "family": self.family, "engine": self.engine,
+                "config": self.label, "task": str(self.task), "status": str(self.status),
+                "objective": self.objective, "count": self.count, "solutions": list(sols),
+                "solutions_checked": self.checked, "solutions_failed": self.failed,
+                "seconds": round(self.seconds, 4), "over_limit": self.over_limit(),
+                "params": self.params, "stats": self.stats, "reason": self.reason}
+
+    def to_json(self, fam: Any = None, inst: Any = None, max_solutions: int | None = None) -> dict[str, Any]:
+        """The record as `solve --json` prints it (`to_record`)."""
+        if fam is not None or inst is not None:
+            self.fam = fam or self.fam
+            self.inst = inst if inst is not None else self.inst
+        return self.to_record(max_solutions)
+
+    @classmethod
+    def from_record(cls, rec: dict[str, Any], fam: Any = None, inst: Any = None) -> "Result":
+        """The Result a record describes; with the family (and instance), solutions are decoded
+        from their JSON form, else kept as JSON. The inverse of `to_record`."""
+        sols = list(rec.get("solutions") or [])
+        if fam is not None:
+            sols = [fam.solution_from_json(inst, s) for s in sols]
+        return cls(rec["instance"], rec["family"], rec["engine"], Task(rec["task"]),
+                   Status(rec["status"]), rec.get("objective"), rec.get("count"), sols,
+                   float(rec.get("seconds") or 0.0), dict(rec.get("params") or {}),
+                   dict(rec.get("stats") or {}), rec.get("reason"),
+                   int(rec.get("solutions_checked") or 0),
+                   rec["config"] if rec.get("config") != rec["engine"] else None,
+                   int(rec.get("solutions_failed") or 0), fam, inst)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter: the instance with the first solution drawn."""
+        if self.inst is None or self.fam is None:
+            return None
+        return self.fam.svg(self.inst, self.solutions[0] if self.solutions else None)
+
+
+__all__ = ["Status", "Task", "Outcome", "Context", "Result", "InputError", "CheckError", "RECORD_FIELDS"]
