@@ -56,9 +56,10 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
               help="run each problem as a campaign job (native:bfs, hard limits) stored in this "
                    "SQLite file; a second run runs only the problems not stored yet")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="with --store: problems at once (default: the CPU cores; dask: workers)")
+              help="with --store: problems at once; with --least (pruned): chunk jobs of each "
+                   "layer expansion at once (default: the CPU cores; dask: workers)")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
-              show_default=True, help="with --store: where the jobs run")
+              show_default=True, help="with --store or --least: where the jobs run")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="with --store --executor dask: an existing Dask scheduler")
 @click.option("--memory-limit-mb", type=click.IntRange(min=64), default=8192, show_default=True,
@@ -100,8 +101,9 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     if store_path is not None and (least or method == "table"):
         raise InputError("--store runs each problem as its own campaign job (method bfs); it "
                          "cannot be combined with " + ("--least" if least else "--method table"))
-    if store_path is None and (jobs is not None or scheduler is not None or executor != "local"):
-        raise InputError("--jobs, --executor and --scheduler need --store")
+    if store_path is None and not least and (jobs is not None or scheduler is not None
+                                             or executor != "local"):
+        raise InputError("--jobs, --executor and --scheduler need --store or --least")
     method = method or ("bfs" if store_path is not None else "table")
     layer_opts = {"memory": None if layer_memory_mb is None else layer_memory_mb * 2**20,
                   "work_dir": work_dir,
@@ -115,8 +117,20 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
         if not prune and (max_moves is not None or any(v is not None for v in layer_opts.values())):
             raise InputError("--max-moves, --work-dir, --layer-memory-mb and --disk-limit-mb "
                              "need --prune with --least")
-        _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
-               as_json, prune, max_moves, layer_opts, time_limit)
+        pool = None
+        if jobs is not None or scheduler is not None or executor != "local":
+            if not prune:
+                raise InputError("--jobs, --executor and --scheduler with --least need --prune")
+            from ..compare.campaign.peg_layers import pool_for
+            from ..core.procs import default_workers
+            pool = pool_for(executor, jobs or default_workers(), scheduler)
+        try:
+            _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
+                   as_json, prune, max_moves, layer_opts, time_limit,
+                   None if pool is None else pool.expand)
+        finally:
+            if pool is not None:
+                pool.executor.close()
         return
     if method == "table" and (prune or max_moves is not None
                               or any(v is not None for v in layer_opts.values())):
@@ -190,7 +204,8 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
 
 
 def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
-           as_json, prune=False, max_moves=None, layer_opts=None, time_limit=None) -> None:
+           as_json, prune=False, max_moves=None, layer_opts=None, time_limit=None,
+           expander=None) -> None:
     """`peg problems --least`: the least minimum over all problems, proved or bounded, with one
     solution the checker replayed."""
     from ..native_search.peg_problems import problem_instance
@@ -202,7 +217,7 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
         click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True)
     if prune:  # progress on stderr also with --json: these runs are long
         r = least_by_bound(b, max_moves=max_moves, beam_width=beam_width, progress=say,
-                           time_limit=time_limit, **(layer_opts or {}))
+                           time_limit=time_limit, expander=expander, **(layer_opts or {}))
     else:
         r = least_over_all(b, forward_depth, backward_depth, stream, beam_width,
                            max_forward=max_forward or MAX_FORWARD,
