@@ -67,8 +67,8 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
 @click.option("--prune/--no-prune", default=None,
               help="--least and --method bfs: searches bounded by K moves, keeping a position only "
                    "if its depth plus its Merson-region move bound is at most K, K ascending until "
-                   "the layers meet (default for --least unless --forward-depth or "
-                   "--backward-depth is given)")
+                   "the layers meet (default for --least unless --forward-depth is given; "
+                   "--backward-depth then caps the backward side)")
 @click.option("--max-moves", type=click.IntRange(min=1), default=None,
               help="with --prune: only K = this (no meeting proves a lower bound of K + 1)")
 @click.option("--work-dir", type=click.Path(file_okay=False), default=None,
@@ -110,10 +110,10 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
                   "disk_limit": None if disk_limit_mb is None else disk_limit_mb * 2**20}
     if least:
         if prune is None:
-            prune = forward_depth is None and backward_depth is None
-        if prune and (forward_depth is not None or backward_depth is not None):
-            raise InputError("--prune chooses its own depths: drop --forward-depth/--backward-depth "
-                             "(or use --no-prune)")
+            prune = forward_depth is None
+        if prune and forward_depth is not None:
+            raise InputError("--prune chooses its own forward depth (K less the backward depth): "
+                             "drop --forward-depth (or use --no-prune)")
         if not prune and (max_moves is not None or any(v is not None for v in layer_opts.values())):
             raise InputError("--max-moves, --work-dir, --layer-memory-mb and --disk-limit-mb "
                              "need --prune with --least")
@@ -217,7 +217,8 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
         click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True)
     if prune:  # progress on stderr also with --json: these runs are long
         r = least_by_bound(b, max_moves=max_moves, beam_width=beam_width, progress=say,
-                           time_limit=time_limit, expander=expander, **(layer_opts or {}))
+                           time_limit=time_limit, expander=expander,
+                           backward_depth=backward_depth, **(layer_opts or {}))
     else:
         r = least_over_all(b, forward_depth, backward_depth, stream, beam_width,
                            max_forward=max_forward or MAX_FORWARD,

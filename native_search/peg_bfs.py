@@ -52,6 +52,7 @@ BYTE = np.uint64(255)
 EIGHT = np.uint64(8)
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
+LOW32 = np.uint64(0xFFFFFFFF)
 
 
 # ---- kernels ----------------------------------------------------------------------------------
@@ -80,17 +81,41 @@ def canon_many(ps, tables, nbytes):
 
 
 @njit(cache=True)
+def _visit(s, hole, keys, holes, ticks, t, used):
+    """Mark chain state (s, hole) for the position stamped t in an open-addressing table:
+    returns (seen before, entries used). The caller keeps the table at most half full."""
+    mask = keys.shape[0] - 1
+    # 32-bit halves times 32-bit odd constants: no product wraps (plain Python warns on wrapping)
+    x = (((s & LOW32) * np.uint64(0x9E3779B1)) ^ ((s >> np.uint64(32)) * np.uint64(0x85EBCA77))
+         ^ (np.uint64(hole + 1) * np.uint64(0xC2B2AE3D)))
+    idx = np.int64((x >> np.uint64(13)) & np.uint64(mask))
+    while ticks[idx] == t:
+        if keys[idx] == s and holes[idx] == hole:
+            return True, used
+        idx = (idx + 1) & mask
+    ticks[idx] = t
+    keys[idx] = s
+    holes[idx] = hole
+    return False, used + 1
+
+
+@njit(cache=True)
 def _expand(layer, i0, m3, want, to, lstart, tables, nbytes, out, singles, masks, group_len,
-            offset, table, anywhere, flip, hmax):
+            offset, table, anywhere, flip, hmax, keys, holes, ticks, tick):
     """Canonical successors by one move of layer[i0:], written to `out` until it is full.
 
     A line j applies to bitboard p when p & m3[j] == want[j]; it flips the three holes
     (p ^ m3[j]) and the moving peg lands in to[j], where the chain may go on with lines
     lstart[to[j]] .. lstart[to[j] + 1] - 1. Every chain prefix is a successor; with hmax >= 0 one
     is written only when its bound (peg_bound.bound_of with the bound arguments) is at most hmax
-    (the chain is followed on either way: a later prefix may have a smaller bound). A position's
-    successors are written all or none: returns (index of the first position not expanded,
-    entries written, successors generated).
+    (the chain is followed on either way: a later prefix may have a smaller bound). A chain state
+    (position, moving peg's hole) two or more jumps deep that an earlier chain of the same move
+    reached is not followed again (its prefixes are the same positions): the table keys/holes/
+    ticks, stamped per position by tick[0], keeps the number of chains followed to the distinct
+    states (a lone peg unjumping on a large empty board has exponentially many chains to few
+    states). A position's successors are written all or none: returns (index of the first
+    position not expanded, entries written, chain states generated, whether the table ran full:
+    then the caller gives a larger one and calls again from that index).
     """
     cap = out.shape[0]
     nlines = m3.shape[0]
@@ -106,6 +131,9 @@ def _expand(layer, i0, m3, want, to, lstart, tables, nbytes, out, singles, masks
         k0 = k
         g0 = gen
         full = False
+        tick[0] += 1
+        t = tick[0]
+        used = 0
         for j0 in range(nlines):
             if (p & m3[j0]) != want[j0]:
                 continue
@@ -130,6 +158,11 @@ def _expand(layer, i0, m3, want, to, lstart, tables, nbytes, out, singles, masks
                     r = stk_p[sp]
                     if (r & m3[j]) == want[j]:
                         s = r ^ m3[j]
+                        seen, used = _visit(s, to[j], keys, holes, ticks, t, used)
+                        if seen:
+                            continue
+                        if 2 * used > keys.shape[0]:
+                            return i, k0, g0, True
                         gen += 1
                         if hmax < 0 or bound_of(s, singles, masks, group_len, offset, table,
                                                 anywhere, flip) <= hmax:
@@ -147,9 +180,9 @@ def _expand(layer, i0, m3, want, to, lstart, tables, nbytes, out, singles, masks
             if full:
                 break
         if full:
-            return i, k0, g0
+            return i, k0, g0, False
         i += 1
-    return i, k, gen
+    return i, k, gen, False
 
 
 # ---- the search space -------------------------------------------------------------------------
@@ -237,21 +270,27 @@ class Space:
         if bound is None:
             hmax = -1
         out = np.empty(CHUNK, np.uint64)
+        keys, holes, ticks, tick = _state_table()
         builder = LayerBuilder(store, name, merge_unique, _minus)
         try:
             for s0 in range(0, len(layer), SLICE_IN):
                 part = np.asarray(layer[s0:s0 + SLICE_IN])
                 i = 0
                 while i < len(part):
-                    i2, k, gen = _expand(part, i, m3, want, to, lstart, self.tables, self.nbytes,
-                                         out, *bargs, hmax)
-                    if i2 == i:  # one position has more successors than the buffer holds
+                    i2, k, gen, table_full = _expand(part, i, m3, want, to, lstart, self.tables,
+                                                     self.nbytes, out, *bargs, hmax, keys, holes,
+                                                     ticks, tick)
+                    if table_full:  # one position's chains reach more states than the table holds
+                        keys, holes, ticks, tick = _state_table(4 * len(keys))
+                    elif i2 == i:  # one position has more successors than the buffer holds
                         out = np.empty(2 * len(out), np.uint64)
-                        continue
-                    counters["nodes"] += int(gen)
-                    counters["kept"] = counters.get("kept", 0) + int(k)
-                    builder.expected = max(1.5, 1.5 * len(layer) / max(1, s0 + i2))
-                    builder.add(_unique(out[:k]))
+                    if k:  # the positions before i2 are done
+                        counters["nodes"] += int(gen)
+                        counters["kept"] = counters.get("kept", 0) + int(k)
+                        builder.expected = max(1.5, 1.5 * len(layer) / max(1, s0 + i2))
+                        builder.add(_unique(out[:k]))
+                    elif i2 > i:
+                        counters["nodes"] += int(gen)
                     i = i2
             res = builder.finish(previous)
         except BaseException:
@@ -260,6 +299,15 @@ class Space:
         if builder.spilled:
             counters["spilled"] = counters.get("spilled", 0) + 1
         return res
+
+
+STATE_TABLE = 1 << 16         # chain states remembered per position expanded, to start with
+
+
+def _state_table(size: int = STATE_TABLE) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The chain-state table of _expand (a power-of-two size): keys, holes, ticks, tick counter."""
+    return (np.zeros(size, np.uint64), np.zeros(size, np.int8), np.zeros(size, np.int64),
+            np.zeros(1, np.int64))
 
 
 def _unique(a) -> np.ndarray:
@@ -598,7 +646,8 @@ def _bidir(inst: PegInstance, sp: Space, res: Result, store: Store, ctx: Context
 
 def meet(sp: Space, roots: list[np.ndarray], targets: np.ndarray, res: Result, store: Store,
          ctx: Context, t0: float, bidirectional: bool = True, exhaust: bool = False,
-         K: int | None = None, fb: Bound | None = None, bb: Bound | None = None, expander=None
+         K: int | None = None, fb: Bound | None = None, bb: Bound | None = None, expander=None,
+         backward_depth: int | None = None
          ) -> tuple[list[np.ndarray], list[np.ndarray], tuple[int, int, int] | None]:
     """Layers from the forward roots (layer 0, and layer 1 too when a first jump is fixed) and
     from the backward `targets`, the smaller frontier grown first, until they meet: returns the
@@ -606,7 +655,8 @@ def meet(sp: Space, roots: list[np.ndarray], targets: np.ndarray, res: Result, s
     `res` says what is proved: `lower`, or infeasible when an unpruned side ran out). With K the
     layers keep depth + bound <= K (fb forward, bb backward) and the search stops at depth sum K.
     Layers live in `store` (resumed from it when it persists), expanded by `expander` (next_layer);
-    `res` gets the layer sizes, seconds, nodes, meet, moves and lower."""
+    `backward_depth` caps the backward side's depth (then the forward side grows alone). `res`
+    gets the layer sizes, seconds, nodes, meet, moves and lower."""
     counters = {"nodes": 0}
 
     def root(ps: np.ndarray, bound: Bound | None, depth: int) -> np.ndarray:
@@ -653,6 +703,8 @@ def meet(sp: Space, roots: list[np.ndarray], targets: np.ndarray, res: Result, s
             rf = rate[True] or rate[False] or 1.0
             rb = rate[False] or rate[True] or 1.0
             forward = not bidirectional or len(fwd[-1]) * rf <= len(bwd[-1]) * rb
+        if backward_depth is not None and E >= backward_depth:
+            forward = True
         side, name = (fwd, f"f{A + 1:03d}") if forward else (bwd, f"b{E + 1:03d}")
         t1 = time.monotonic()
         new = store.saved(name) if store.persistent else None

@@ -561,7 +561,8 @@ def _walk(sp: Space, fwd: list, bwd: list, beams: dict, d: int, e: int, m: int, 
 def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 0,
                    beam_levels: int = 4, memory: int | None = None, work_dir: str | None = None,
                    disk_limit: int | None = None, progress: Callable[[str], None] | None = None,
-                   time_limit: float | None = None, expander=None) -> Least:
+                   time_limit: float | None = None, expander=None,
+                   backward_depth: int | None = None) -> Least:
     """The least minimum over all single-vacancy -> single-survivor problems by pruned searches
     (native_search/peg_bound.py): for K = `max_moves`, or ascending from the least bound of any
     start, one bidirectional search (peg_bfs.meet) between the set of all single-vacancy starts
@@ -569,12 +570,14 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     position at depth d only if d + its bound (to any single peg) <= K and a backward one at depth e
     only if e + its bound (from any single vacancy) <= K. The first K whose layers meet gives the
     minimum (its least meeting); a K that does not meet proves every problem needs more than K
-    moves. After such a K a beam (`beam_width` > 0: the best of the last forward layer by the
-    peg_beam score, `beam_levels` levels on, met with every backward layer) may find a solution;
-    one of K + 1 moves settles the minimum. Layers as peg_bfs.search: within `memory`, else on
+    moves. After such a K, when its search generated more than ten times `beam_width` successors,
+    a beam (`beam_width` > 0: the best of the last forward layer by the peg_beam score,
+    `beam_levels` levels on, met with every backward layer) may find a solution; one of K + 1
+    moves settles the minimum. Layers as peg_bfs.search: within `memory`, else on
     disk; with `work_dir` resumable; past `disk_limit` or `time_limit` the answer is the proved
     lower bound (moves None); `expander` expands the layers (peg_bfs.next_layer: e.g. chunk jobs
-    on a cluster)."""
+    on a cluster); `backward_depth` caps the backward layers (default: the side that generates
+    fewer successors grows, peg_bfs.meet)."""
     from ..core.result import Context
     from .peg_bound import backward_bound, forward_bound
     from .peg_disk import Store
@@ -602,13 +605,15 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
 
     ctx = Context(time_limit=time_limit, progress=prog)
     while True:
-        key = peg_bfs.search_key(inst, sp, least=True, K=k, bound=stats["bound"])
+        key = peg_bfs.search_key(inst, sp, least=True, K=k, bound=stats["bound"],
+                                 backward_depth=backward_depth)
         key.pop("start"), key.pop("finish")
         store = Store(work_dir, key, memory, disk_limit, prefix="peg-least")
         res = peg_bfs.Result(None, None, group_order=len(group))
         try:
             fwd, bwd, meeting = peg_bfs.meet(sp, [starts], pegs, res, store, ctx, t0, True, False,
-                                             K=k, fb=fb, bb=bb, expander=expander)
+                                             K=k, fb=fb, bb=bb, expander=expander,
+                                             backward_depth=backward_depth)
             lf, lb = res.layers_forward, res.layers_backward
             stats["nodes"] += res.nodes
             stats["layers_on_disk"] += res.spilled
@@ -626,7 +631,9 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
                 return _least_open(best, lower, lf, lb, t0, _fin(stats, store, k), res.reason)
             stats["refuted"].append(k)
             say(f"K={k}: no solution within {k} moves ({res.reason}) {time.monotonic() - t0:.1f} s")
-            if best is None and beam_width and len(fwd[-1]):
+            # the beam costs about as much as a search of a few times its width: worth it only
+            # after a search that cost more (small K: the next K's search is cheaper)
+            if best is None and beam_width and len(fwd[-1]) and res.nodes > 10 * beam_width:
                 found = _beam_from(sp, fwd, bwd, beam_width, beam_levels, inst)
                 if found is not None:
                     best = found

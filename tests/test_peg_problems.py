@@ -211,10 +211,11 @@ def test_least_command_options():
     d = json.loads(r.stdout)
     assert r.exit_code == 0 and d["minimum"] is None and d["lower_bound"] == 9
     r = CliRunner().invoke(cli, ["peg", "problems", "triangle6", "--least", "--max-moves", "8",
-                                 "--json"])   # the beam after K = 8 finds a 9-move solution
+                                 "--beam", "1000", "--json"])  # the beam after K = 8: 9 moves
     d = json.loads(r.stdout)
     assert r.exit_code == 0 and d["minimum"] == d["lower_bound"] == d["upper_bound"] == 9
     for bad in (["--least", "--forward-depth", "3", "--prune"], ["--least", "--no-prune", "--max-moves", "9"],
+                ["--least", "--no-prune", "--jobs", "2"],
                 ["--max-moves", "9"]):
         r = CliRunner().invoke(cli, ["peg", "problems", "triangle5", *bad])
         assert r.exit_code == 2, (bad, r.output)
