@@ -45,6 +45,9 @@ from __future__ import annotations
 from typing import Any, Iterator, Sequence
 
 from .core.family import Option, UserEngine
+from .families.options import (CPSAT_OPTIONS, SAT_ENCODINGS, SAT_NON_INCREMENTAL, SAT_OPTIONS,
+                               SAT_SOLVERS, cmd_option)
+from .models._ext import Decision
 from .models.formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation, Linear, Xor, to_cnf, to_cpsat)
 from .core.result import CheckError, Context, InputError, Outcome, Status, Task
 
@@ -59,39 +62,56 @@ def cpsat_solve(model, ctx: Context, **params: Any):
 
 
 def cpsat_enumerate(model, variables: Sequence, ctx: Context, limit: int | None = None,
+                    stats: dict[str, Any] | None = None,
                     **params: Any) -> tuple[Status, list[tuple[int, ...]]]:
     """Every distinct value tuple of `variables` over the model's solutions, one worker.
 
     Status OPTIMAL = complete, INFEASIBLE = none, UNKNOWN = a limit stopped it (partial list).
     `params` are CP-SAT parameters (CPSAT_DEFAULTS apply; num_workers is always 1 and
-    enumerate_all_solutions True); record them in your Outcome's `params`.
+    enumerate_all_solutions True); record them in your Outcome's `params`. `stats` (a dict, if
+    given) receives the model size and the solver's branches and conflicts, for the lab.
     """
     from .models import _cpsat
     opts = {"workers": 1, "linearization_level": params.pop("linearization_level", 0),
             "seed": params.pop("random_seed", 0)}
-    st, sols, _, _ = _cpsat.enumerate_projected(model, variables, opts, ctx, limit, **params)
+    st, sols, st_stats, _ = _cpsat.enumerate_projected(model, variables, opts, ctx, limit, **params)
+    if stats is not None:
+        stats.update(st_stats)
     return st, sols
 
 
 def sat_solve(clauses: Sequence[Sequence[int]], ctx: Context, solver: str = "cadical195",
-              assumptions: Sequence[int] = ()) -> tuple[bool | None, list[int] | None]:
-    """(True, model) / (False, None) / (None, None) at the time limit, for CNF `clauses`."""
+              assumptions: Sequence[int] = (), stats: dict[str, Any] | None = None
+              ) -> tuple[bool | None, list[int] | None]:
+    """(True, model) / (False, None) / (None, None) at the time limit, for CNF `clauses`.
+    `stats` (a dict, if given) receives the model size (`vars`, `clauses`) and adds this call's
+    conflicts and decisions to its totals (`conflicts`, `sat_decisions`), for the lab."""
     from .models import _sat
     with _sat.new_solver(solver, clauses) as s:
         res = _sat.solve_limited(s, ctx, assumptions)
+        if stats is not None:
+            _sat.add_stats(stats, s, max((abs(x) for c in clauses for x in c), default=0), len(clauses))
         return res, (s.get_model() if res else None)
 
 
 def sat_enumerate(clauses: Sequence[Sequence[int]], projection: Sequence[int], ctx: Context,
-                  solver: str = "cadical195", limit: int | None = None) -> Iterator[frozenset[int]]:
+                  solver: str = "cadical195", limit: int | None = None,
+                  stats: dict[str, Any] | None = None) -> Iterator[frozenset[int]]:
     """The set of true variables among `projection` for each distinct projected model (blocking
-    clauses over `projection` only); raises TimeoutError when the time limit stops it."""
+    clauses over `projection` only); raises TimeoutError when the time limit stops it. `stats`
+    (a dict, if given) receives the size and the solver's totals when the enumeration ends."""
     from .models import _sat
     with _sat.new_solver(solver, clauses) as s:
-        yield from _sat.enumerate_projected(s, projection, ctx, limit)
+        try:
+            yield from _sat.enumerate_projected(s, projection, ctx, limit)
+        finally:
+            if stats is not None:
+                _sat.add_stats(stats, s, max((abs(x) for c in clauses for x in c), default=0),
+                               len(clauses))
 
 
 __all__ = ["Outcome", "Status", "Task", "Context", "InputError", "CheckError", "Option", "UserEngine",
            "cpsat_solve", "cpsat_enumerate", "sat_solve", "sat_enumerate", "Formulation", "Clause",
            "ExactlyOne", "AtMostOne", "AtMost", "AtLeast", "Xor", "Linear", "to_cnf", "to_cpsat",
-           "CPSAT_DEFAULTS"]
+           "CPSAT_DEFAULTS", "Decision", "CPSAT_OPTIONS", "SAT_OPTIONS", "SAT_SOLVERS",
+           "SAT_NON_INCREMENTAL", "SAT_ENCODINGS", "cmd_option"]

@@ -8,6 +8,9 @@ Run: python bench/sliding.py [--korf all|N|a-b|i,j,k] [--pdb 663|555|78|none]
                              (how many of the 50 finish within the limit, 1 process)
      python bench/sliding.py --only korf-avg --pdb 663      (average nodes over Korf's 100)
      python bench/sliding.py --only explore                 (2x6, 6x2, 4x3, 3x4: time and memory)
+     python bench/sliding.py --only unsolved24 --c24u 1, --workers 2 --kf24-limit 3600
+                             (a 24-puzzle with no published optimum: the bound one hour proves)
+     add --dual lookup|search [--dual-fill] [--no-mirror] to any IDA* part
 Every native and model answer goes through the family's checker (compare.runner.solve) and is
 compared with the published optimal length; any mismatch is printed as MISMATCH and fails the run.
 The peer `slidingpuzzle` (PyPI) pins numpy==1.23.5, so install it beside the venv without its
@@ -50,91 +53,132 @@ def random_walk(seed: int, length: int, rows: int = 4, cols: int = 4) -> tuple[i
     return tuple(b)
 
 
-def bench_korf(ids: list[int], pdb: str) -> bool:
+def engine_options(a) -> dict:
+    """The native:ida options the command line asks for (recorded with every table)."""
+    return {"dual": a.dual, "dual_fill": a.dual_fill, "mirror": not a.no_mirror}
+
+
+def _cpu(r) -> float:
+    """CPU seconds of the engine (the runner measures them in the engine's process)."""
+    return float(r.stats.get("cpu_seconds", r.seconds))
+
+
+def bench_korf(ids: list[int], pdb: str, opts: dict | None = None) -> bool:
+    """Korf's 100, per instance: moves, our nodes and CPU seconds, and Korf's (1985) published
+    Manhattan-IDA* node count beside them (the only per-instance count published for all 100)."""
+    from puzzlesat.puzzles.sliding import korf100
     fam = family("sliding")
     cat = catalogue()
+    opts = {"pdb": pdb, **(opts or {})}
+    pub = {r["id"]: r.get("korf1985_ida_nodes_generated") for r in korf100()}
     ok = True
     if pdb != "none":
-        load_pdb(4, 4, pdb)
-    print(f"\n## native IDA* on Korf's 100 (pdb={pdb})")
-    print(f"{'#':>4} {'len':>4} {'pub':>4} {'nodes':>14} {'Mnodes/s':>9} {'seconds':>8}")
-    tot_nodes, tot_time = 0, 0.0
+        load_pdb(4, 4, pdb, opts.get("dual", "off"), opts.get("dual_fill", False))
+    print(f"\n## native IDA* on Korf's 100, options {opts}")
+    print(f"{'#':>4} {'len':>4} {'pub':>4} {'nodes':>14} {'Mnodes/s':>9} {'CPU s':>8} {'Korf 1985 (MD) nodes':>21}")
+    tot_nodes, tot_cpu = 0, 0.0
     worst = (0.0, 0)
     for i in ids:
         inst = cat[f"korf-{i:03d}"]()
-        r = solve(fam, inst, "native:ida", "optimize", options={"pdb": pdb}, isolate=False)
+        r = solve(fam, inst, "native:ida", "optimize", options=opts, isolate=False)
         nodes = r.stats.get("nodes", 0)
-        secs = r.seconds
-        rate = nodes / secs / 1e6 if secs > 0 else 0.0
-        bad = r.status.value != "OPTIMAL" or r.objective != inst.optimal
+        cpu = _cpu(r)
+        rate = nodes / cpu / 1e6 if cpu > 0 else 0.0
+        bad = r.status.value != "OPTIMAL" or r.objective != inst.optimal or r.checked != 1
         ok &= not bad
         tot_nodes += nodes
-        tot_time += secs
-        worst = max(worst, (secs, i))
-        print(f"{i:4d} {r.objective!s:>4} {inst.optimal:4d} {nodes:14,d} {rate:9.1f} {secs:8.2f}"
-              + ("  MISMATCH " + str(r.status) if bad else ""), flush=True)
-    print(f"total: {len(ids)} instances, {tot_nodes:,d} nodes, {tot_time:.1f} s, "
-          f"{tot_nodes / max(tot_time, 1e-9) / 1e6:.1f} Mnodes/s; slowest #{worst[1]} {worst[0]:.1f} s")
+        tot_cpu += cpu
+        worst = max(worst, (cpu, i))
+        print(f"{i:4d} {r.objective!s:>4} {inst.optimal:4d} {nodes:14,d} {rate:9.1f} {cpu:8.2f} "
+              f"{pub.get(i) or 0:21,d}" + ("  MISMATCH " + str(r.status) if bad else ""), flush=True)
+    print(f"total: {len(ids)} instances, {tot_nodes:,d} nodes ({tot_nodes / max(len(ids), 1):,.0f} per "
+          f"instance), {tot_cpu:.1f} CPU s, {tot_nodes / max(tot_cpu, 1e-9) / 1e6:.1f} Mnodes/s; "
+          f"slowest #{worst[1]} {worst[0]:.1f} s")
     return ok
 
 
-def load_pdb(rows: int, cols: int, name: str) -> None:
+def load_pdb(rows: int, cols: int, name: str, dual: str = "off", fill: bool = False) -> None:
     """Build or read a partition's databases (before any timing), and print their sizes."""
-    from puzzlesat.native_search.sliding_pdb import heuristic
+    from puzzlesat.native_search import sliding_pdb as P
+    from puzzlesat.native_search.sliding_dida import tables
     info: dict = {}
     t0 = time.perf_counter()
-    h = heuristic(rows, cols, name, info=info)
-    print(f"pattern databases {rows}x{cols} {name}: {time.perf_counter() - t0:.1f} s, "
-          f"{h.dbs.nbytes / 1e6:.1f} MB in memory")
+    blank = rows * cols - 1
+    parts = [P.PARTITIONS[(rows, cols)][x] for x in name.split("+")]
+    h = tables(rows, cols, parts, blank, True, dual != "off", info=info, fill=fill)
+    print(f"pattern databases {rows}x{cols} {name} (dual {dual}, fill {fill}): "
+          f"{time.perf_counter() - t0:.1f} s, {h.dbs.nbytes / 1e6:.1f} MB in memory")
     for f, i in info.items():
         print(f"  {f}: {i['entries']:,} entries, {i['bytes'] / 1e6:.1f} MB, {i['source']}"
               + (f" in {i['build_seconds']:.1f} s" if i["source"] == "built" else ""))
 
 
-# Felner, Korf & Hanan (JAIR 22, 2004), Korf's 100 with the mirror lookup: nodes per instance
+# Published averages over Korf's 100 with the mirror lookup (Felner, Korf & Hanan, JAIR 22, 2004),
+# and over 1000 random instances with 7-8 + mirror + dual lookups (Felner et al. 2005) and DIDA*
+# (Zahavi et al. 2008), as the issue quotes them.
 FKH_AVERAGE = {"663": 617_555, "78": 36_710}
+DUAL_78 = {"lookup": 18_601, "search": 13_687}
 
 
-def bench_korf_average(pdb: str) -> bool:
-    """Average IDA* nodes over Korf's 100 (mirror on and off) against the published averages."""
+def bench_korf_average(pdb: str, opts: dict | None = None) -> bool:
+    """Average IDA* nodes and total CPU seconds over Korf's 100 against the published averages."""
     fam = family("sliding")
     cat = catalogue()
-    load_pdb(4, 4, pdb)
+    opts = {"pdb": pdb, **(opts or {})}
+    load_pdb(4, 4, pdb, opts.get("dual", "off"), opts.get("dual_fill", False))
     ok = True
-    print(f"\n## Korf's 100: average IDA* nodes with pdb={pdb}")
-    for mirror in (True, False):
-        nodes, secs = 0, 0.0
-        for i in range(1, 101):
-            inst = cat[f"korf-{i:03d}"]()
-            r = solve(fam, inst, "native:ida", "optimize", options={"pdb": pdb, "mirror": mirror},
-                      isolate=False)
-            ok &= r.status.value == "OPTIMAL" and r.objective == inst.optimal
-            nodes += r.stats["nodes"]
-            secs += r.seconds
-        pub = FKH_AVERAGE.get(pdb) if mirror else None
-        print(f"mirror={mirror!s:5}: {nodes / 100:,.0f} nodes per instance, {secs:.1f} s in all"
-              + (f"; published (FKH 2004, mirror) {pub:,d}" if pub else ""), flush=True)
+    print(f"\n## Korf's 100: average IDA* nodes, options {opts}")
+    nodes, cpu = 0, 0.0
+    for i in range(1, 101):
+        inst = cat[f"korf-{i:03d}"]()
+        r = solve(fam, inst, "native:ida", "optimize", options=opts, isolate=False)
+        ok &= r.status.value == "OPTIMAL" and r.objective == inst.optimal and r.checked == 1
+        nodes += r.stats["nodes"]
+        cpu += _cpu(r)
+    pubs = []
+    if opts.get("mirror", True) and pdb in FKH_AVERAGE:
+        pubs.append(f"FKH 2004 {pdb} + mirror: {FKH_AVERAGE[pdb]:,d}")
+    if pdb == "78" and opts.get("dual", "off") in DUAL_78:
+        pubs.append(f"published 7-8 + mirror + dual {opts['dual']} (1000 random): {DUAL_78[opts['dual']]:,d}")
+    print(f"{nodes / 100:,.0f} nodes per instance, {cpu:.1f} CPU s for all 100"
+          + (f"; published {'; '.join(pubs)}" if pubs else ""), flush=True)
     return ok
 
 
-def bench_kf24(ids: list[int], processes: list[int], limit: float) -> bool:
-    """Korf & Felner's 24-puzzles with the 6-6-6-6 databases (mirror), 1 and 2 processes."""
+def kf24_published() -> dict:
+    """Per id: the published node counts of Korf & Felner's 50 (instance data)."""
+    from puzzlesat.puzzles.sliding import korf_felner24
+    return {r["id"]: r["published_nodes"] for r in korf_felner24()}
+
+
+def bench_kf24(ids: list[int], processes: list[int], limit: float, opts: dict | None = None) -> bool:
+    """Korf & Felner's 24-puzzles (6-6-6-6 + mirror and the options asked for): per instance moves,
+    nodes, CPU seconds, and the published counts beside them."""
     fam = family("sliding")
     cat = catalogue()
-    load_pdb(5, 5, "6666")
-    print(f"\n## Korf & Felner's 24-puzzles, IDA* 6-6-6-6 + mirror (limit {limit:.0f} s each)")
-    print(f"{'#':>3} {'pub':>4} {'h0':>4} {'procs':>5} {'status':<8} {'len':>4} {'nodes':>16} {'Mnodes/s':>9} {'seconds':>9}")
+    opts = dict(opts or {})
+    pub = kf24_published()
+    load_pdb(5, 5, opts.get("pdb", "6666"), opts.get("dual", "off"), opts.get("dual_fill", False))
+    print(f"\n## Korf & Felner's 24-puzzles, options {opts} (limit {limit:.0f} s each)")
+    print(f"{'#':>3} {'opt':>4} {'h0':>4} {'procs':>5} {'status':<8} {'len':>4} {'nodes':>16} {'Mnodes/s':>9} "
+          f"{'CPU s':>9} {'wall s':>8} {'KF 2002 nodes':>17} {'best published':>16}  source")
     ok = True
     for i in ids:
         inst = cat[f"kf24-{i:02d}"]()
         for p in processes:
-            r = solve(fam, inst, "native:ida", "optimize", options={"processes": p}, time_limit=limit)
-            bad = r.status.value == "OPTIMAL" and r.objective != inst.optimal
+            r = solve(fam, inst, "native:ida", "optimize", options={**opts, "processes": p},
+                      time_limit=limit)
+            bad = r.status.value == "OPTIMAL" and (r.objective != inst.optimal or r.checked != 1)
             ok &= not bad
             nodes = r.stats.get("nodes", 0)
+            cpu = _cpu(r)
+            pn = pub[i]
             print(f"{i:3d} {inst.optimal:4d} {r.stats.get('h0', '-')!s:>4} {p:5d} {r.status.value:<8} "
-                  f"{r.objective!s:>4} {nodes:16,d} {nodes / max(r.seconds, 1e-9) / 1e6:9.2f} {r.seconds:9.1f}"
-                  + ("  MISMATCH" if bad else "") + (f"  ({r.reason})" if r.reason else ""), flush=True)
+                  f"{r.objective!s:>4} {nodes:16,d} {nodes / max(r.seconds, 1e-9) / 1e6:9.2f} {cpu:9.1f} "
+                  f"{r.seconds:8.1f} {pn['korf_felner_2002']:17,d} {pn['best']:16,d}  {pn['best_source']}"
+                  + ("  MISMATCH" if bad else "")
+                  + (f"  (lower bound {r.stats.get('lower_bound')})" if r.status.value == "UNKNOWN" else ""),
+                  flush=True)
     return ok
 
 
@@ -156,42 +200,69 @@ def _projected_seconds(r, optimal: int) -> float | None:
     return max(nodes - its[-1], 0.0) / (r.stats.get("nodes", 0) / cpu)
 
 
-def bench_kf24_screen(ids: list[int], screen: float, limit: float, factor: float, slack: float) -> bool:
-    """How many of Korf & Felner's 24-puzzles finish within `limit` CPU seconds (1 process):
-    every instance runs `screen` wall seconds; an unfinished one whose extrapolated CPU time is
-    under `factor` times the limit runs again, with a wall limit of `slack` x `limit` (a shared
-    machine gives the process less than a core); it counts as finished when it proves the
-    optimum within `limit` seconds of CPU. The projection overestimates (kf24-01, projected at
-    1,293 s from a 40 s screen, finished in 572 s)."""
+def bench_kf24_screen(ids: list[int], screen: float, limit: float, factor: float, slack: float,
+                      opts: dict | None = None) -> bool:
+    """How many of Korf & Felner's 24-puzzles finish within `limit` CPU seconds (1 process), the
+    instances taken in the order of Korf & Felner's published node counts (easiest first): every
+    instance runs `screen` wall seconds; an unfinished one whose extrapolated CPU time is under
+    `factor` times the limit runs again, with a wall limit of `slack` x `limit` (a shared machine
+    gives the process less than a core); it counts as finished when it proves the optimum within
+    `limit` seconds of CPU. Each row has the published counts beside ours."""
     fam = family("sliding")
     cat = catalogue()
-    load_pdb(5, 5, "6666")
-    print(f"\n## Korf & Felner's 24-puzzles within {limit:.0f} CPU s (screen {screen:.0f} s, then up to "
-          f"{slack * limit:.0f} s wall where the projection is under {factor:g} times the limit)")
-    print(f"{'#':>3} {'pub':>4} {'h0':>4} {'status':<8} {'len':>4} {'bound':>5} {'nodes':>16} {'wall s':>8} "
-          f"{'CPU s':>8} {'projected CPU s':>15}")
+    opts = {**(opts or {}), "processes": 1}
+    pub = kf24_published()
+    ids = sorted(ids, key=lambda i: pub[i]["korf_felner_2002"])
+    load_pdb(5, 5, opts.get("pdb", "6666"), opts.get("dual", "off"), opts.get("dual_fill", False))
+    print(f"\n## Korf & Felner's 24-puzzles within {limit:.0f} CPU s, options {opts} (screen {screen:.0f} s, "
+          f"then up to {slack * limit:.0f} s wall where the projection is under {factor:g} times the limit)")
+    print(f"{'#':>3} {'opt':>4} {'h0':>4} {'status':<8} {'len':>4} {'bound':>5} {'nodes':>16} {'wall s':>8} "
+          f"{'CPU s':>8} {'projected CPU s':>15} {'KF 2002 nodes':>17} {'best published':>16}  source")
     ok, solved = True, []
     for i in ids:
         inst = cat[f"kf24-{i:02d}"]()
-        r = solve(fam, inst, "native:ida", "optimize", options={"processes": 1}, time_limit=screen)
+        r = solve(fam, inst, "native:ida", "optimize", options=opts, time_limit=screen)
         proj = None
         if r.status.value == "UNKNOWN":
             proj = _projected_seconds(r, inst.optimal)
             if proj is not None and r.stats.get("cpu_seconds", 0) + proj < factor * limit:
-                r = solve(fam, inst, "native:ida", "optimize", options={"processes": 1},
-                          time_limit=slack * limit)
+                r = solve(fam, inst, "native:ida", "optimize", options=opts, time_limit=slack * limit)
                 proj = None if r.status.value == "OPTIMAL" else _projected_seconds(r, inst.optimal)
-        bad = r.status.value == "OPTIMAL" and r.objective != inst.optimal
+        bad = r.status.value == "OPTIMAL" and (r.objective != inst.optimal or r.checked != 1)
         ok &= not bad
         cpu = r.stats.get("cpu_seconds", 0.0)
         if r.status.value == "OPTIMAL" and not bad and cpu <= limit:
             solved.append((i, cpu))
         bound = r.objective if r.status.value == "OPTIMAL" else r.stats.get("lower_bound", "-")
+        pn = pub[i]
         print(f"{i:3d} {inst.optimal:4d} {r.stats.get('h0', '-')!s:>4} {r.status.value:<8} {r.objective!s:>4} "
               f"{bound!s:>5} {r.stats.get('nodes', 0):16,d} {r.seconds:8.1f} {cpu:8.1f} "
-              f"{'' if proj is None else f'{proj:15,.0f}'}" + ("  MISMATCH" if bad else ""), flush=True)
+              f"{'' if proj is None else f'{proj:15,.0f}':>15} {pn['korf_felner_2002']:17,d} {pn['best']:16,d}  "
+              f"{pn['best_source']}" + ("  MISMATCH" if bad else ""), flush=True)
     print(f"finished within {limit:.0f} CPU s: {len(solved)} of {len(ids)} "
           f"({', '.join(f'#{i} {s:.0f} s' for i, s in solved)})")
+    return ok
+
+
+def bench_unsolved(ids: list[int], workers: int, limit: float, opts: dict | None = None) -> bool:
+    """Clausecker's random 24-puzzles left unsolved (no optimum published): IDA* split into Dask
+    jobs over a LocalCluster of `workers` workers for `limit` seconds; every completed iteration
+    proves a lower bound (`lower_bound`: the bound of the iteration cut short)."""
+    fam = family("sliding")
+    cat = catalogue()
+    opts = {**(opts or {}), "dask": "local", "processes": workers}
+    print(f"\n## Clausecker's unsolved random 24-puzzles, options {opts}, limit {limit:.0f} s")
+    ok = True
+    for i in ids:
+        inst = cat[f"c24u-{i:02d}"]()
+        r = solve(fam, inst, "native:ida", "optimize", options=opts, time_limit=limit)
+        bad = r.status.value == "OPTIMAL" and r.checked != 1
+        ok &= not bad
+        its = r.stats.get("iterations", [])
+        print(f"c24u-{i:02d}: {r.status.value} {r.objective if r.objective is not None else ''} h0 "
+              f"{r.stats.get('h0')} lower bound {r.stats.get('lower_bound', '-')}; nodes {r.stats.get('nodes', 0):,d} "
+              f"in {len(its)} iterations {its}; split {r.stats.get('split')}; {r.seconds:.0f} s wall, "
+              f"{_cpu(r):.0f} CPU s in the driver" + ("  MISMATCH" if bad else "") + f" ({r.reason})", flush=True)
     return ok
 
 
@@ -315,8 +386,8 @@ def bench_peer(sample8: int) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--korf", default="all", help="all, N (first N), a-b, or i,j,k")
-    ap.add_argument("--pdb", default="663", choices=["663", "555", "78", "none"])
-    ap.add_argument("--only", choices=["kf24", "kf24-screen", "korf-avg", "explore"], default=None,
+    ap.add_argument("--pdb", default="663", help="4x4 partition(s): 663, 555, 78, none, or joined by '+'")
+    ap.add_argument("--only", choices=["kf24", "kf24-screen", "korf-avg", "explore", "unsolved24"], default=None,
                     help="run only this part")
     ap.add_argument("--kf24", default="25,40", help="Korf & Felner 24-puzzle ids: all, N (the first N), "
                     "a-b or i,j,k (one id: 'i,')")
@@ -327,6 +398,13 @@ def main() -> int:
                     help="kf24-screen: wall limit of a rerun, in limits (CPU time decides)")
     ap.add_argument("--rerun-factor", type=float, default=3.0,
                     help="kf24-screen: rerun with the full limit when projected under this many limits")
+    ap.add_argument("--dual", default="off", choices=["off", "lookup", "search"],
+                    help="native:ida's dual option (korf, korf-avg, kf24, kf24-screen)")
+    ap.add_argument("--dual-fill", action="store_true", help="native:ida's dual_fill option")
+    ap.add_argument("--no-mirror", action="store_true", help="native:ida's mirror=false")
+    ap.add_argument("--pdb24", default="6666", help="kf24, unsolved24: the 5x5 partition(s)")
+    ap.add_argument("--c24u", default="1,", help="unsolved24: ids of Clausecker's unsolved 24-puzzles (1-14)")
+    ap.add_argument("--workers", type=int, default=2, help="unsolved24: Dask workers (LocalCluster)")
     ap.add_argument("--model-limit", type=float, default=120.0)
     ap.add_argument("--skip-models", action="store_true")
     ap.add_argument("--skip-peer", action="store_true")
@@ -335,18 +413,23 @@ def main() -> int:
     a = ap.parse_args()
     if a.only == "kf24":
         ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
-        return 0 if bench_kf24(ids, [int(x) for x in a.processes.split(",")], a.kf24_limit) else 1
+        return 0 if bench_kf24(ids, [int(x) for x in a.processes.split(",")], a.kf24_limit,
+                               {**engine_options(a), "pdb": a.pdb24}) else 1
     if a.only == "kf24-screen":
         ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
-        return 0 if bench_kf24_screen(ids, a.screen, a.kf24_limit, a.rerun_factor, a.slack) else 1
+        return 0 if bench_kf24_screen(ids, a.screen, a.kf24_limit, a.rerun_factor, a.slack,
+                                      {**engine_options(a), "pdb": a.pdb24}) else 1
+    if a.only == "unsolved24":
+        return 0 if bench_unsolved(korf_ids(a.c24u), a.workers, a.kf24_limit,
+                                   {**engine_options(a), "pdb": a.pdb24}) else 1
     if a.only == "korf-avg":
-        return 0 if bench_korf_average(a.pdb) else 1
+        return 0 if bench_korf_average(a.pdb, engine_options(a)) else 1
     if a.only == "explore":
         return 0 if bench_explore() else 1
     ok = True
     ok &= bench_bfs()
     if not a.skip_korf:
-        ok &= bench_korf(korf_ids(a.korf), a.pdb)
+        ok &= bench_korf(korf_ids(a.korf), a.pdb, engine_options(a))
     if not a.skip_models:
         ok &= bench_models(a.model_limit)
     if not a.skip_peer:

@@ -7,6 +7,7 @@ configurations DISAGREE; an interrupted `run` exits 130 with every finished job 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 from pathlib import Path
@@ -17,8 +18,10 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.markup import escape
 from rich.table import Table
 
+from ..core.files import writable, write_atomic
 from ..core.result import InputError
-from .display import err, out
+from .display import err, out, print_tables
+from .options import format_option, output_format
 
 from ..compare.campaign.store import NAMES, Store
 
@@ -32,10 +35,9 @@ def campaign() -> None:
 
 
 def _executor(kind: str, jobs: int, scheduler: str | None):
-    from ..compare.campaign.executors import DaskExecutor, LocalExecutor
-    if scheduler and kind != "dask":
-        raise InputError("--scheduler needs --executor dask")
-    return DaskExecutor(jobs, scheduler) if kind == "dask" else LocalExecutor(jobs)
+    """The executor of that kind (`peg problems --store` runs its jobs on it too)."""
+    from ..compare.campaign.run import executor
+    return executor(kind, jobs, scheduler)
 
 
 @campaign.command()
@@ -49,48 +51,40 @@ def _executor(kind: str, jobs: int, scheduler: str | None):
               help="an existing Dask scheduler (with --executor dask)")
 def run(spec_path, store_path, jobs, executor, scheduler) -> None:
     """Run every job of CAMPAIGN.toml not yet in the store (a second run executes nothing)."""
-    from ..core.procs import default_workers
-    from ..compare.campaign.spec import load_spec
-    spec = load_spec(spec_path)
-    if executor == "local":
-        spec.check_available()  # e.g. ext:dimacs's program on PATH; Dask workers check their own
-    store_path = Path(store_path) if store_path else Path(spec_path).with_suffix(".db")
-    Store.check(store_path, spec.name)
-    jobs = jobs or default_workers()
-    ex = _executor(executor, jobs, scheduler)  # may fail (scheduler): before the store is created
-    store = None
-    try:
-        store = Store.open_for_run(store_path, spec.name, spec.text)
-        plan = spec.jobs()
-        have = store.finished_keys()
-        todo = [j.payload() for j in plan if j.key not in have]
-        store.set_meta("planned_jobs", len(plan))
-        err.print(f"campaign {spec.name}: {len(plan)} jobs, {len(plan) - len(todo)} already stored, "
-                  f"{len(todo)} to run ({ex.name}, {jobs if executor == 'local' or not scheduler else 'cluster'}"
-                  f" workers) -> {store_path}", markup=False)
-        failures = 0
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("failures {task.fields[failures]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                   TimeRemainingColumn())
-        with Progress(*columns, console=err, disable=not err.is_terminal) as bar:
-            task = bar.add_task(spec.name, total=len(todo), failures=0)
-            for rec in ex.run(todo):
-                store.put(rec)
-                if rec["status"] == "ERROR" or rec["termination"] in ("memory", "killed", "error"):
-                    failures += 1
-                bar.update(task, advance=1, failures=failures)
-        err.print(f"done: {len(todo)} jobs run, {failures} failures (errors, memory, killed); "
-                  f"`puzzlesat campaign report --store {store_path}`", markup=False)
-    except KeyboardInterrupt:
-        ex.close()
-        n = len(store.finished_keys()) if store else 0
-        err.print(f"interrupted: running jobs killed; {n} jobs stored in {store_path}; run again to resume",
-                  markup=False)
-        sys.exit(130)
-    finally:
-        ex.close()
-        if store:
-            store.close()
+    from ..compare.campaign.run import run_campaign
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("failures {task.fields[failures]}"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn())
+    state = {"failures": 0, "plan": None}
+    with Progress(*columns, console=err, disable=not err.is_terminal) as bar:
+        def on_start(p):
+            state["plan"] = p
+            err.print(f"campaign {p.name}: task {p.task}; {p.planned} jobs, {p.stored} already stored, "
+                      f"{p.todo} to run ({p.executor}, {p.workers} workers) -> {p.store}", markup=False)
+            state["task"] = bar.add_task(p.name, total=p.todo, failures=0)
+
+        def on_record(rec):
+            if rec["status"] == "ERROR" or rec["termination"] in ("memory", "killed", "error"):
+                state["failures"] += 1
+            bar.update(state["task"], advance=1, failures=state["failures"])
+        try:
+            path = run_campaign(spec_path, store_path, jobs=jobs, kind=executor, scheduler=scheduler,
+                                on_start=on_start, on_record=on_record)
+        except KeyboardInterrupt:
+            bar.stop()
+            p = state["plan"]
+            n = 0
+            if p is not None:
+                store = Store.open_read(p.store)
+                n = len(store.finished_keys())
+                store.close()
+            where = p.store if p is not None else store_path or Path(spec_path).with_suffix(".db")
+            err.print(f"interrupted: running jobs killed; {n} jobs stored in {where}; run again to resume",
+                      markup=False)
+            sys.exit(130)
+    p = state["plan"]
+    err.print(f"done: {p.todo} jobs run, {state['failures']} failures (errors, memory, killed); "
+              f"`puzzlesat campaign report --store {path}`", markup=False)
 
 
 def _store_option(f):
@@ -120,57 +114,42 @@ def status(store_path) -> None:
 
 @campaign.command()
 @_store_option
-@click.option("--json", "as_json", is_flag=True, help="print JSON: {\"configs\": {...}, \"instances\": [...]}")
-def report(store_path, as_json) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="print JSON: {\"configs\": {...}, \"instances\": [...]} (= --format json)")
+@format_option
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="also write one self-contained HTML page: every run in a sortable, filterable "
+                   "table, the verdicts, cactus and scatter plots, solution pictures, the spec")
+def report(store_path, as_json, fmt, html_path) -> None:
     """Scores per configuration and the verdict per instance across all configurations.
 
     Exit status 1 if any instance's configurations DISAGREE (printed first).
     """
-    from ..compare.campaign.report import cell, merge_parts, report as make_report
+    from ..compare.campaign.report import report as make_report
+    fmt = output_format(fmt, as_json)
+    if html_path:
+        writable(html_path, "HTML report")  # a missing folder fails before any work
     store = Store.open_read(store_path)
     rows = store.rows()
-    rep = make_report(rows, store.meta())
-    rows = merge_parts(rows)[0]
+    meta = store.meta()
+    rep = make_report(rows, meta)
     bad = any(i["verdict"] == "DISAGREE" for i in rep["instances"])
-    if as_json:
+    if html_path:
+        from ..compare.campaign.html import write_html
+        write_html(html_path, store_path, rows, meta, rep)
+        err.print(f"wrote {html_path}", markup=False)
+    if fmt == "json":
         print(json.dumps(rep, default=str))
+        sys.exit(1 if bad else 0)
+    tables = rep.table_models()
+    if fmt != "text":
+        print_tables(tables, fmt, rep.machine())
         sys.exit(1 if bad else 0)
     for inst in rep["instances"]:
         if inst["verdict"] == "DISAGREE":
             out.print(f"[red]DISAGREE[/] {escape(inst['instance'])}: " + escape("; ".join(inst["reasons"])))
-    t = Table(title=f"campaign {rep['campaign']}: {rep['jobs']} jobs", title_justify="left")
-    for col in ("config", "spec", "jobs", "solved", "unknown", "errors", "PAR-2 (s)", "median (s)"):
-        t.add_column(col, justify="left" if col in ("config", "spec") else "right")
-    for name, c in rep["configs"].items():
-        t.add_row(escape(name), escape(c["spec"]), str(c["jobs"]), str(c["solved"]), str(c["unknown"]), str(c["errors"]),
-                  f"{c['par2']:.3f}", "" if c["median_seconds"] is None else f"{c['median_seconds']:.3f}")
-    out.print(t)
-    configs = list(rep["configs"])
-    it = Table(title="instances (value and seconds per configuration)", title_justify="left")
-    for col in ("instance", "verdict", *configs):
-        it.add_column(escape(col))
-    by: dict[tuple, list] = {}
-    for r in rows:
-        by.setdefault((r["instance"], r["task"], r["config"]), []).append(r)
-    colors = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}
-    for inst in rep["instances"]:
-        cells = [" / ".join(dict.fromkeys(cell(r) for r in by.get((inst["instance"], inst["task"], c), [])))
-                 for c in configs]
-        it.add_row(escape(inst["instance"]), f"[{colors[inst['verdict']]}]{inst['verdict']}[/]",
-                   *map(escape, cells))
-    out.print(it)
-    if rep["splits"]:
-        st = Table(title="split counts (one job per part; the count is the parts' sum)",
-                   title_justify="left")
-        for col in ("instance", "config", "parts", "finished", "count", "checked", "job s min",
-                    "job s max", "job s sum", "CPU s"):
-            st.add_column(col, justify="left" if col in ("instance", "config") else "right")
-        for s in rep["splits"]:
-            st.add_row(escape(s["instance"]), escape(s["config"]), str(s["parts"]),
-                       str(s["finished"]), "—" if s["count"] is None else str(s["count"]),
-                       str(s["solutions_checked"]), f"{s['seconds_min']:.2f}",
-                       f"{s['seconds_max']:.2f}", f"{s['seconds_sum']:.2f}", f"{s['cpu_seconds']:.2f}")
-        out.print(st)
+    out.print(f"task: {rep['task']}", markup=False, soft_wrap=True)
+    print_tables(tables, "text")
     counts = {v: sum(i["verdict"] == v for i in rep["instances"]) for v in ("AGREE", "INCOMPLETE", "DISAGREE")}
     out.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()), markup=False)
     sys.exit(1 if bad else 0)
@@ -187,6 +166,7 @@ def plot(store_path, kind, output, x, y) -> None:
     """Cactus plot (solved instances vs time) or scatter of two configurations (log-log)."""
     if Path(output).suffix.lower() not in (".png", ".svg"):
         raise InputError("expected a .png or .svg file", field="-o")
+    writable(output, "plot")  # a missing folder fails now, before the store is read
     from ..compare.campaign.report import config_table, plot as make_plot
     store = Store.open_read(store_path)
     rows = store.rows()
@@ -211,16 +191,19 @@ def plot(store_path, kind, output, x, y) -> None:
               help="file (default: standard output)")
 def export(store_path, fmt, output) -> None:
     """The raw records, one per job (every column of the `runs` table)."""
+    if output:
+        writable(output, "export")
     rows = Store.open_read(store_path).rows()
-    f = open(output, "w", newline="", encoding="utf-8") if output else sys.stdout
-    try:
-        if fmt == "json":
-            json.dump(rows, f, default=str)
-            f.write("\n")
-        else:
-            w = csv.DictWriter(f, fieldnames=list(NAMES))
-            w.writeheader()
-            w.writerows(rows)
-    finally:
-        if output:
-            f.close()
+    buf = io.StringIO(newline="")
+    if fmt == "json":
+        json.dump(rows, buf, default=str)
+        buf.write("\n")
+    else:
+        extra = [k for k in dict.fromkeys(k for r in rows for k in r) if k not in NAMES]  # newer columns
+        w = csv.DictWriter(buf, fieldnames=[*NAMES, *extra])
+        w.writeheader()
+        w.writerows(rows)
+    if output:
+        write_atomic(output, buf.getvalue(), "export")
+    else:
+        sys.stdout.write(buf.getvalue())

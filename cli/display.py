@@ -6,7 +6,6 @@ named `buggy.py:boom` must print as written, not as an emoji).
 from __future__ import annotations
 
 import sys
-import textwrap
 import threading
 import time
 
@@ -14,7 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..core.result import Result, Status
+from ..compare.tables import STATUS_COLORS, Table as TableModel, render, results_table
+from ..core.result import Result
 
 out = Console(highlight=False, emoji=False, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
@@ -72,44 +72,42 @@ def _live(label: str):
     return _Live(label) if err.is_terminal else _NoLive()
 
 
-def _note(r: Result, width: int = 160) -> str:
-    """The last line of the result's reason, shortened at a word boundary."""
-    note = (r.reason or "").strip().splitlines()[-1] if r.reason else ""
-    if "count_lower_bound" in r.stats:
-        note = (note + f"; ≥{r.stats['count_lower_bound']} found").strip("; ")
-    return textwrap.shorten(note, width, placeholder=" …") if note else ""
-
-
-def size_text(stats: dict) -> str:
-    """A model's or a search's size from its numbers: `V vars, C clauses` (or `constraints`),
-    else the nodes searched."""
-    if stats.get("vars") is not None:
-        n, unit = ((stats["clauses"], "clauses") if stats.get("clauses") is not None
-                   else (stats.get("constraints"), "cons"))
-        return f"{stats['vars']:,} vars" + (f", {n:,} {unit}" if n is not None else "")
-    return f"{stats['nodes']:,} nodes" if isinstance(stats.get("nodes"), int) else ""
-
-
-def _checked(r: Result) -> str:
-    """Solutions that passed the checker, and those that failed it."""
-    return f"{r.checked}" + (f" ({r.failed} failed)" if r.failed else "")
+def rich_table(t: TableModel) -> Table:
+    """The text format of a table model (compare/tables.py): a rich table, statuses and verdicts
+    in colour, the best cells bold; key fields in the title."""
+    title = t.title + ("  " + "  ".join(f"{k}={v}" for k, v in t.key.items()) if t.key else "")
+    rt = Table(title=escape(title), title_justify="left")
+    idx = t.visible("text")
+    for i in idx:
+        c = t.columns[i]
+        rt.add_column(escape(c.name), justify="right" if c.right else ("center" if c.kind == "mark" else "left"))
+    for row in t.rows:
+        cells = []
+        for i in idx:
+            c = row[i]
+            text = escape(c.shown())
+            color = STATUS_COLORS.get(str(c.value)) if c.kind in ("status", "verdict") else None
+            if color:
+                text = f"[{color}]{text}[/]"
+            if c.best and text:
+                text = f"[bold]{text}[/]"
+            cells.append(text)
+        rt.add_row(*cells)
+    return rt
 
 
 def _table(title: str, results: list[Result]) -> Table:
-    t = Table(title=escape(title), title_justify="left")
-    for col, just in (("engine", "left"), ("status", "left"), ("objective", "right"), ("count", "right"),
-                      ("checked", "right"), ("time (s)", "right"), ("model / search size", "left"),
-                      ("note", "left")):
-        t.add_column(col, justify=just)
-    for r in results:
-        color = {Status.OPTIMAL: "green", Status.INFEASIBLE: "green", Status.FEASIBLE: "yellow",
-                 Status.UNKNOWN: "yellow", Status.ERROR: "red"}[r.status]
-        t.add_row(escape(r.label), f"[{color}]{r.status}[/]", _s(r.objective), _s(r.count), _checked(r),
-                  f"{r.seconds:.3f}", escape(size_text(r.stats)), escape(_note(r)))
-    return t
+    """The rich table of results (solve, compare)."""
+    return rich_table(results_table(title, results))
 
 
-def _s(v) -> str:
-    return "" if v is None else str(v)
-
-
+def print_tables(tables: list[TableModel], fmt: str, machine: dict | None = None) -> None:
+    """Tables on stdout in `fmt`: text (rich, each table then its notes), csv, markdown, latex."""
+    if fmt == "text":
+        for t in tables:
+            out.print(rich_table(t))
+            for n in t.notes:
+                out.print(f"  - {n}", markup=False)
+        return
+    sys.stdout.write(render(tables, fmt, machine))
+    sys.stdout.flush()

@@ -8,42 +8,24 @@ from typing import Any
 import click
 
 from ..compare.api import default_engines
-from ..compare.lab import lab_runs
+from ..compare.lab import lab_runs, lab_table
 from ..compare.plan import plan
 from ..core.config import parse_many, parse_pairs
 from ..core.result import InputError, Task
 from ..families.instances import load_instance
-from .display import err, escape, out
-from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds
-
-
-def _n(v) -> str:
-    return "" if v is None else f"{v:,}"
+from .display import err, print_tables, rich_table
+from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, format_option, output_format
 
 
 def table(rep: dict[str, Any]):
-    """A rich table of one instance's lab report."""
-    from rich.table import Table
-    t = Table(title=escape(f"{rep['instance']}  task={rep['task']}  verdict={rep['verdict']}"),
-              title_justify="left")
-    for col, just in (("config", "left"), ("engine", "left"), ("status", "left"), ("obj", "right"),
-                      ("count", "right"), ("vars", "right"), ("clauses/cons", "right"),
-                      ("median s", "right"), ("spread s", "right"), ("conflicts", "right"),
-                      ("decisions/branches", "right"), ("best", "center")):
-        t.add_column(col, justify=just)
-    for s in rep["configs"]:
-        size = s["clauses"] if s["clauses"] is not None else s["constraints"]
-        effort = s["decisions"] if s["decisions"] is not None else s["branches"]
-        spread = f"{s['min_seconds']:.3f}–{s['max_seconds']:.3f}" if s["runs"] > 1 else ""
-        status = s["status"] + (" (over limit)" if s["over_limit"] else "")
-        t.add_row(escape(s["config"]), escape(s["engine"]), status, _n(s["objective"]),
-                  _n(s["count"]), _n(s["vars"]), _n(size), f"{s['median_seconds']:.3f}", spread,
-                  _n(s["conflicts"]), _n(effort), "*" if s["best"] else "")
-    return t
+    """A rich table of one instance's lab report (its table model's text format)."""
+    return rich_table(lab_table(rep))
 
 
 def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-         as_json, jobs=1) -> None:
+         as_json, jobs=1, fmt=None) -> None:
+    fmt = output_format(fmt, as_json)
+    as_json = fmt == "json"
     configs = parse_many(config_list) if config_list is not None else None
     try:
         seed_list = [int(s) for s in seeds.split(",") if s.strip()] if seeds else None
@@ -55,6 +37,7 @@ def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, 
                     time_limit=time_limit, precheck=not no_precheck)
                for fam, inst in loaded]  # every configuration error before any run
     worst = 0
+    tables = []
     for runs in planned:
         rep = lab_runs(runs, repeat=repeat, seeds=seed_list, jobs=jobs,
                        on_run=None if as_json else (lambda run, r: err.print(
@@ -62,12 +45,14 @@ def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, 
                            f"{r['seconds']:.3f} s", markup=False)))
         if as_json:
             print(json.dumps(rep, default=str))
+        elif fmt == "text":
+            print_tables([lab_table(rep)], "text")
         else:
-            out.print(table(rep))
-            for reason in rep["reasons"]:
-                out.print(f"  - {reason}", markup=False)
+            tables.append(lab_table(rep))
         if rep["verdict"] == "DISAGREE":
             worst = 1
+    if tables:
+        print_tables(tables, fmt)
     sys.exit(worst)
 
 
@@ -90,7 +75,8 @@ def _shared(f):
                      help="runs side by side (they share the cores: times are then not "
                           "comparable with one-at-a-time runs; keep 1 for timings)"),
         click.option("--json", "as_json", is_flag=True,
-                     help="print the raw records: one JSON object per instance"),
+                     help="print the raw records: one JSON object per instance (= --format json)"),
+        format_option,
     ]):
         f = deco(f)
     return f
@@ -101,14 +87,14 @@ def _shared(f):
               help="comma-separated configurations, e.g. 'seq=sat[encoding=seqcounter],tot=sat[encoding=totalizer]'")
 @_shared
 def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-            jobs, as_json) -> None:
+            jobs, as_json, fmt) -> None:
     """Every configuration on every INSTANCE, each run checked and cross-validated: size, time
     (median and spread over repeats) and solver effort side by side, best per instance marked.
 
     Exit status 1 when a verdict is DISAGREE, 2 on bad input.
     """
     _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
-         jobs)
+         jobs, fmt)
 
 
 @click.command("bench")
@@ -116,7 +102,7 @@ def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pair
               help="comma-separated engines or configurations (default: the family's native, cpsat, sat)")
 @_shared
 def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-              jobs, as_json) -> None:
+              jobs, as_json, fmt) -> None:
     """Time engines or configurations on INSTANCES (the lab's table; each run checked)."""
     _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
-         jobs)
+         jobs, fmt)

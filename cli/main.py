@@ -28,8 +28,8 @@ from ..core.family import Family
 from ..core.result import InputError, Result, Status, Task
 from ..families.instances import load_instance
 from ..families.registry import families, family, flag_options
-from .display import _live, _table, err, escape, out
-from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds
+from .display import _live, _table, err, escape, out, print_tables
+from .options import DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, format_option, output_format
 
 
 class Terminated(BaseException):
@@ -280,16 +280,21 @@ def _render_solution(fam: Family, inst, sol) -> str:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="engines run side by side (each in its own worker; they then share the cores, "
                    "so their times are not comparable: keep 1 for timings)")
+@format_option
 @common
-def compare(instances, engine_list, jobs, task, time_limit, memory_limit, as_json, option_pairs,
+def compare(instances, engine_list, jobs, fmt, task, time_limit, memory_limit, as_json, option_pairs,
             no_precheck, max_solutions) -> None:
     """Run several engines on each INSTANCE and check that they agree.
 
     Engines may be configurations: `--engines 'sat[encoding=seqcounter]','tot=sat[encoding=totalizer]',native`.
     Verdict AGREE (all finished, same objective and count, every solution checked), DISAGREE (exit
     status 1) or INCOMPLETE (an engine hit its limit). JSON: one object per instance per line.
-    Ctrl-C prints what finished and exits 130.
+    Ctrl-C prints what finished and exits 130. `--format csv|markdown|latex` writes the tables
+    (one per instance; CSV: one table with the instance, task and verdict first).
     """
+    fmt = output_format(fmt, as_json)
+    as_json = fmt == "json"
+    tables = []  # csv, markdown, latex: written at the end (what finished, when interrupted)
     loaded = [load_instance(i) for i in instances]  # all input errors before any work
     opts = _options(option_pairs)
     configs = parse_many(engine_list) if engine_list is not None else None
@@ -317,17 +322,23 @@ def compare(instances, engine_list, jobs, task, time_limit, memory_limit, as_jso
         except tuple(INTERRUPTED) as e:
             if done:
                 verdict, reasons = judge(done, fam.sense, ftask)
+                partial = Comparison(inst.name, ftask, verdict, reasons, done)
                 if as_json:
-                    print(json.dumps({**Comparison(inst.name, ftask, verdict, reasons, done)
-                                      .to_json(max_solutions=max_solutions), "interrupted": True},
+                    print(json.dumps({**partial.to_json(max_solutions=max_solutions), "interrupted": True},
                                      default=str))
-                else:
+                elif fmt == "text":
                     out.print(_table(f"{label}  task={ftask}  (interrupted)", done))
+                else:
+                    t = partial.table_model()
+                    t.title += " (interrupted)"
+                    print_tables(tables + [t], fmt)
             print(f"puzzlesat: interrupted; {len(done)} of {n} engines on {label} finished",
                   file=sys.stderr)
             sys.exit(INTERRUPTED[type(e)])
         if as_json:
             print(json.dumps(c.to_json(max_solutions=max_solutions), default=str))
+        elif fmt != "text":
+            tables.append(c.table_model())
         else:
             out.print(_table(f"{label}  task={ftask}", c.results))
             color = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}[c.verdict.value]
@@ -337,6 +348,8 @@ def compare(instances, engine_list, jobs, task, time_limit, memory_limit, as_jso
             out.print()
         if c.verdict is Verdict.DISAGREE:
             worst = 1
+    if tables:
+        print_tables(tables, fmt)
     sys.exit(worst)
 
 

@@ -29,3 +29,21 @@ class Seconds(click.ParamType):
 
 TIME_LIMIT_HELP = (f"seconds per engine (default {DEFAULT_TIME_LIMIT:g}; 0 or none: no limit); a "
                    "run cut short is UNKNOWN (or FEASIBLE with a checked solution)")
+
+
+FORMATS = ("text", "json", "csv", "markdown", "latex")
+FORMAT_HELP = ("how tables are written: text (a table for people), json (the records; --json is "
+               "the same), csv, markdown, latex (booktabs, best in bold, a footnote with the "
+               "machine, solver versions and parameters)")
+
+
+def format_option(f):
+    """`--format text|json|csv|markdown|latex` (the command's `--json` is `--format json`)."""
+    return click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help=FORMAT_HELP)(f)
+
+
+def output_format(fmt: str | None, as_json: bool) -> str:
+    """The format asked for: `--format`, `--json` as its alias; text by default."""
+    if as_json and fmt not in (None, "json"):
+        raise click.UsageError(f"--json and --format {fmt}: give one of them")
+    return "json" if as_json else (fmt or "text")

@@ -71,9 +71,11 @@ def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
 @click.option("--board", "board", default="4x4", show_default=True, help="board with partitions: 3x3, 4x4, 5x5")
 @click.option("--partition", default=None, help="partition name (default: the board's first: 4x4 663, 5x5 6666)")
 @click.option("--rebuild", is_flag=True, help="build again even if cached")
-def sliding_pdb(board: str, partition: str | None, rebuild: bool) -> None:
+@click.option("--dual", is_flag=True, help="also the databases dual lookups read (each pattern minus a tile)")
+@click.option("--fill", is_flag=True, help="with --dual: those of dual_fill (the blank's goal tile in its place)")
+def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fill: bool) -> None:
     """Build (or load) a board's additive pattern databases, with a progress bar, and show where
-    they are cached. Example: puzzlesat sliding-pdb --board 5x5"""
+    they are cached. Example: puzzlesat sliding-pdb --board 5x5 --dual"""
     import time
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -84,13 +86,12 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool) -> None:
     if not names:
         raise InputError(f"board '{board}': no pattern-database partition (boards with one: 3x3, 4x4, 5x5)")
     name = partition or names[0]
-    if name not in names:
-        raise InputError(f"partition '{name}' is not defined for {rows}x{cols} (there: {', '.join(names)})")
-    keys = []
-    for cells in P.PARTITIONS[(rows, cols)][name]:
-        k = P.key_of(rows, cols, cells)[0]
-        if k not in keys:
-            keys.append(k)
+    for part in name.split("+"):
+        if part not in names:
+            raise InputError(f"partition '{part}' is not defined for {rows}x{cols} (there: {', '.join(names)})")
+    from ..native_search.sliding_dida import needed_keys
+    parts = [P.PARTITIONS[(rows, cols)][x] for x in name.split("+")]
+    keys = needed_keys(rows, cols, parts, rows * cols - 1, True, dual, fill)
     info: dict = {}
     t0 = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),

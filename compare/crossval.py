@@ -9,6 +9,7 @@ from ..core.family import Family
 from ..core.result import InputError, Result, Status, Task
 from .plan import Run, plan, split_options  # noqa: F401  (split_options: re-exported for callers)
 from .runner import execute
+from .tables import Table, results_table, run_params, to_html
 
 
 class Verdict(str, enum.Enum):
@@ -29,6 +30,7 @@ class Comparison:
     verdict: Verdict
     reasons: list[str]
     results: list[Result] = field(default_factory=list)
+    specs: dict[str, str] = field(default_factory=dict)  # configuration name -> canonical form
 
     def to_json(self, fam: Family | None = None, inst: Any = None, max_solutions: int | None = None) -> dict:
         """As `compare --json` prints it: the verdict and every result's record."""
@@ -36,6 +38,26 @@ class Comparison:
         return {"instance": self.instance, "family": first.family if first else None,
                 "task": str(self.task), "verdict": str(self.verdict), "reasons": self.reasons,
                 "results": [r.to_record(max_solutions) for r in self.results]}
+
+    def table_model(self) -> Table:
+        """The comparison as a table model (compare/tables.py): one row per result, the fastest
+        run that finished within its limit marked best unless the verdict is DISAGREE, the
+        reasons as notes, task, limits and configurations as parameters."""
+        first = self.results[0] if self.results else None
+        name = f"{first.family}/{self.instance}" if first else self.instance
+        params = run_params(self.results, self.task)
+        specs = {k: v for k, v in self.specs.items() if v and v != k}
+        if specs:
+            params["configurations"] = specs
+        t = results_table("compare", self.results,
+                          key={"instance": name, "task": str(self.task), "verdict": str(self.verdict)},
+                          params=params, best=self.verdict is not Verdict.DISAGREE)
+        t.notes = list(self.reasons)
+        return t
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the comparison as a small HTML table (escaped, no script)."""
+        return to_html(self.table_model())
 
     def table(self) -> list[dict[str, Any]]:
         """One plain row per result: config, engine, status, objective, count, checked (passed
@@ -64,7 +86,8 @@ def compare_runs(runs: list[Run], *, on_result: Callable[[Result], None] | None 
                       jobs=jobs)
     first = runs[0]
     verdict, reasons = judge(results, first.family.sense, first.task)
-    return Comparison(getattr(first.instance, "name", "?"), first.task, verdict, reasons, results)
+    return Comparison(getattr(first.instance, "name", "?"), first.task, verdict, reasons, results,
+                      {run.label: run.spec for run in runs})
 
 
 def run_all(runs: list[Run], *, on_result: Callable[[Result], None] | None = None,

@@ -31,6 +31,7 @@ from ..core.family import Family
 from ..core.result import Result, Task
 from .crossval import Verdict, judge, run_all
 from .plan import Run, plan
+from .tables import Column, Table, cell, to_html
 
 SOLVER_HEADS = ("sat", "cpsat", "ext")  # engines whose effort figures (conflicts...) are a solver's
 
@@ -114,10 +115,65 @@ def lab_runs(runs: list[Run], *, repeat: int = 1, seeds: list[int] | None = None
         best = min(done, key=lambda row: statistics.median(r["seconds"] for r in row.runs), default=None)
         if best is not None:
             best.best = True
-    return {"instance": f"{first.family.name}/{getattr(first.instance, 'name', '?')}",
-            "task": str(first.task), "verdict": str(verdict), "reasons": reasons, "repeat": repeat,
-            "seeds": seeds, "time_limit": first.time_limit, "configs": [row.summary() for row in rows],
-            "runs": {row.config: row.runs for row in rows}}
+    return LabReport({"instance": f"{first.family.name}/{getattr(first.instance, 'name', '?')}",
+                      "task": str(first.task), "verdict": str(verdict), "reasons": reasons,
+                      "repeat": repeat, "seeds": seeds, "time_limit": first.time_limit,
+                      "memory_limit_mb": first.memory_limit_mb,
+                      "configs": [row.summary() for row in rows],
+                      "runs": {row.config: row.runs for row in rows}})
+
+
+class LabReport(dict):
+    """One instance's lab report: the JSON object `lab --json` prints (a dict), shown in
+    Jupyter as its table."""
+
+    def table_model(self) -> Table:
+        return lab_table(self)
+
+    def _repr_html_(self) -> str:
+        return to_html(lab_table(self))
+
+
+LAB_COLUMNS = [Column("config"), Column("engine"), Column("status", "status"), Column("obj", "int"),
+               Column("count", "int"), Column("vars", "int"), Column("clauses/cons", "int"),
+               Column("median s", "seconds"), Column("spread s"), Column("conflicts", "int"),
+               Column("decisions/branches", "int"), Column("solved", "int"),
+               Column("runs", "int", only=("csv",)), Column("over_limit", "int", only=("csv",)),
+               Column("best", "mark")]
+
+
+def lab_table(rep: dict[str, Any]) -> Table:
+    """A lab report (one instance) as a table model: one row per configuration; `solved` counts
+    its runs that finished within the time limit (a run past it says `over limit` in its status
+    and is unsolved); the best configuration's median time is marked."""
+    def n(v):
+        return cell(v, "int")
+    t = Table("lab", list(LAB_COLUMNS),
+              key={"instance": rep["instance"], "task": rep["task"], "verdict": rep["verdict"]},
+              notes=list(rep["reasons"]))
+    t.params = {"task": rep["task"], "time limit (s)": rep.get("time_limit"), "repeat": rep.get("repeat")}
+    if rep.get("seeds"):
+        t.params["seeds"] = rep["seeds"]
+    if rep.get("memory_limit_mb") is not None:
+        t.params["memory limit (MB)"] = round(rep["memory_limit_mb"])
+    specs = {s["config"]: s["spec"] for s in rep["configs"] if s["spec"] and s["spec"] != s["config"]}
+    if specs:
+        t.params["configurations"] = specs
+    for s in rep["configs"]:
+        size = s["clauses"] if s["clauses"] is not None else s["constraints"]
+        effort = s["decisions"] if s["decisions"] is not None else s["branches"]
+        spread = f"{s['min_seconds']:.3f}–{s['max_seconds']:.3f}" if s["runs"] > 1 else ""
+        late = s["over_limit"]
+        status = s["status"] + (" (over limit)" if late else "")
+        solved = sum(bool(r["finished"]) for r in rep["runs"][s["config"]]) if "runs" in rep \
+            else (s["runs"] if s["finished"] else None)
+        t.add(cell(s["config"]), cell(s["engine"]), cell(s["status"], "status", status),
+              n(s["objective"]), n(s["count"]), n(s["vars"]), n(size),
+              cell(s["median_seconds"], "seconds", best=s["best"]), cell(spread),
+              n(s["conflicts"]), n(effort),
+              cell(solved, "int", None if solved is None else f"{solved}/{s['runs']}"),
+              n(s["runs"]), n(late), cell(s["best"], "mark"))
+    return t
 
 
 def lab_instance(fam: Family, inst: Any, configs: list[Config | str], task: Task | str | None = None, *,

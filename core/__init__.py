@@ -6,6 +6,7 @@
     inputs    reading TOML with the place of every error (Source, load_toml, require)
     files     atomic writes
     procs     worker processes: death signal, process groups, limits, external programs
+    machine   the machine and solver versions a published table names
 
 It imports nothing else of puzzlesat.
 """

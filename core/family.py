@@ -94,7 +94,9 @@ class Option:
     engine runs, and at resolution only for a value the user gave. `task_check(value, task,
     engine)` refuses a value for a task (a non-incremental SAT solver cannot count). `flag`: the
     CLI also offers it as `--name`. `identity`: solutions are told apart by the family's
-    `solution_key(instance, solution, **{name: value})` (e.g. up_to_symmetry: one per orbit)."""
+    `solution_key(instance, solution, **{name: value})` (e.g. up_to_symmetry: one per orbit).
+    `since`: the version that added the option (empty: 0.2 or before); at its default such an
+    option stays out of campaign job keys, so a store written before it still resumes."""
 
     name: str
     default: Any
@@ -105,6 +107,7 @@ class Option:
     identity: bool = False
     available: Callable[[Any, str], None] | None = None
     task_check: Callable[[Any, Task, str], None] | None = None
+    since: str = ""
 
     def parse(self, raw: Any, engine: str) -> Any:
         """`raw` (a CLI string or a Python value) converted to this option's type, or InputError."""

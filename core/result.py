@@ -229,6 +229,28 @@ class Result:
                    rec["config"] if rec.get("config") != rec["engine"] else None,
                    int(rec.get("solutions_failed") or 0), fam, inst)
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the result as a small HTML table (every text escaped, no script), with the
+        first solution drawn below it when the family draws and the picture is small."""
+        import html
+        e = html.escape
+        status = str(self.status) + (" (over limit)" if self.over_limit() else "")
+        cells = (("instance", f"{self.family}/{self.instance}"), ("engine", self.label), ("task", str(self.task)),
+                 ("status", status), ("objective", self.objective), ("count", self.count),
+                 ("checked", self.checked), ("seconds", f"{self.seconds:.3f}"), ("reason", self.reason))
+        row = "".join(f'<td style="border:1px solid #ccc;padding:2px 6px">{e("" if v is None else str(v))}</td>'
+                      for _, v in cells)
+        head = "".join(f'<th style="border:1px solid #ccc;padding:2px 6px">{k}</th>' for k, _ in cells)
+        out = (f'<table style="border-collapse:collapse;font-family:sans-serif;font-size:13px">'
+               f"<thead><tr>{head}</tr></thead><tbody><tr>{row}</tr></tbody></table>")
+        try:
+            pic = self._repr_svg_()
+        except Exception:  # a family that cannot draw this solution: the table alone
+            pic = None
+        if pic and len(pic) < 200_000:
+            out += f"<div>{pic}</div>"
+        return out
+
     def _repr_svg_(self) -> str | None:
         """Jupyter: the instance with the first solution drawn."""
         if self.inst is None or self.fam is None:

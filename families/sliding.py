@@ -9,6 +9,17 @@ from .options import CPSAT_OPTIONS, SAT_OPTIONS
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 PDB_CHOICES = ("auto", "663", "555", "78", "6666", "44", "none")  # run_ida checks them per board
 
+
+def _check_pdb(value: str, engine: str) -> None:
+    """A partition name, or several joined by '+' (h is the largest), each one of PDB_CHOICES."""
+    from ..core.result import InputError
+    parts = value.split("+")
+    ok = (value in PDB_CHOICES) or (len(parts) > 1 and all(p in PDB_CHOICES[1:-1] for p in parts))
+    if not ok:
+        raise InputError(f"option pdb={value!r} of engine {engine}: choose one of "
+                         + ", ".join(PDB_CHOICES) + " (or several partitions joined by '+', e.g. 663+555)")
+
+
 PLAN_OPTIONS = (
     Option("no_undo", True, "forbid a move that undoes the previous one (never in an optimal plan)"),
     Option("manhattan_bound", True, "at most (T-h0)/2 moves may increase the Manhattan sum; also "
@@ -29,12 +40,28 @@ FAMILY = Family(
                    "(goal blank in a corner), else Manhattan + linear conflicts",
                    ("auto", "linear", "manhattan")),
             Option("pdb", "auto", "pattern-database partition, per board: 4x4 663 (auto), 555, 78; "
-                   "5x5 6666 (auto; Korf & Felner 2002); 3x3 44; built once, cached on disk; none: "
-                   "Manhattan + linear conflicts", PDB_CHOICES),
+                   "5x5 6666 (auto; Korf & Felner 2002); 3x3 44; several joined by '+' (e.g. 78+663): "
+                   "h is the largest; built once, cached on disk; none: Manhattan + linear conflicts",
+                   check=_check_pdb),
             Option("mirror", True, "with pattern databases, also look up the board's mirror image "
                    "about the main diagonal and take the larger value"),
+            Option("dual", "off", "with pattern databases: lookup = also the dual state's value (the "
+                   "inverse permutation, Felner et al. 2005), search = dual IDA* (DIDA*, Zahavi et al. "
+                   "2008: go on from the dual where its value is larger; a count runs it as lookup); "
+                   "needs a database per pattern minus each blank object, built on first use",
+                   ("off", "lookup", "search"), since="0.3"),
+            Option("dual_fill", False, "with dual: the original blank object takes the dual blank "
+                   "object's place in its pattern (databases as large as the partition's, stronger) "
+                   "instead of the pattern losing a tile", since="0.3"),
             Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
-                   "processes (node counts add up; 1: one process)"),
+                   "processes (node counts add up; 1: one process); with dask=local, the number "
+                   "of Dask workers"),
+            Option("dask", "", "run the expensive IDA* iterations' subtrees as jobs on a Dask "
+                   "cluster: 'local' (a LocalCluster of `processes` workers on 127.0.0.1) or a "
+                   "scheduler address tcp://HOST:PORT; a job lost with its worker is re-run",
+                   since="0.3"),
+            Option("split_nodes", 1_000_000, "with dask: an iteration goes to the cluster once "
+                   "the previous one generated at least this many nodes", since="0.3"),
         ), "IDA*: additive pattern databases on 4x4/5x5, else Manhattan + linear conflicts",
             aliases=("native",), validate="puzzlesat.native_search.sliding:validate_ida"),
         Engine("native:bfs", "puzzlesat.native_search.sliding:run_bfs", ALL, (

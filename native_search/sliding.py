@@ -43,26 +43,67 @@ def run_iddfs(inst: Sliding, task: Task, ctx: Context) -> Outcome:
 
 
 def check_pdb_option(inst: Sliding, pdb: str) -> None:
-    """InputError unless partition `pdb` exists for the instance's board ('auto'/'none' always do)."""
+    """InputError unless each partition of `pdb` ('+'-joined) exists for the instance's board
+    ('auto'/'none' always do)."""
     if pdb in ("auto", "none"):
         return
     known = partitions(inst.rows, inst.cols)
-    if pdb not in known:
-        raise InputError(f"option pdb={pdb} of engine native:ida: no such partition for "
-                         f"{inst.rows}x{inst.cols} boards (there: {', '.join(('auto', *known, 'none'))})")
+    for name in pdb.split("+"):
+        if name not in known:
+            raise InputError(f"option pdb={pdb} of engine native:ida: no such partition for "
+                             f"{inst.rows}x{inst.cols} boards: {name} (there: "
+                             f"{', '.join(('auto', *known, 'none'))})")
 
 
 def validate_ida(inst: Sliding, options: dict) -> None:
-    """native:ida's options for this instance: the partition exists for the board, processes >= 1."""
+    """native:ida's options for this instance: the partition exists for the board, processes >= 1,
+    dask is '', 'local' or a tcp:// address (with the distributed package installed)."""
     check_pdb_option(inst, options["pdb"])
     if options["processes"] < 1:
         raise InputError(f"option processes={options['processes']} of engine native:ida: at least 1")
+    d = options["dask"]
+    if d and d != "local" and not d.startswith("tcp://"):
+        raise InputError(f"option dask={d} of engine native:ida: 'local' or a scheduler address "
+                         "tcp://HOST:PORT")
+    if d:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise InputError("option dask of engine native:ida needs the distributed package: "
+                             "pip install 'puzzlesat[dask]'") from None
 
 
 def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
-    """native:ida — IDA* with additive pattern databases (3x3 on request, 4x4, 5x5; goal blank in a
-    corner) or Manhattan + linear conflicts; over several processes with `processes`."""
+    """native:ida — IDA* with additive pattern databases (3x3 on request, 4x4, 5x5; any goal), with
+    dual lookups or dual search on request, or Manhattan + linear conflicts; over several processes
+    with `processes`."""
     o = ctx.options
     validate_ida(inst, o)
-    return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
-                                 mirror=o["mirror"], processes=o["processes"]))
+    if not o["dask"]:
+        return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
+                                     mirror=o["mirror"], processes=o["processes"], dual=o["dual"],
+                                     fill=o["dual_fill"]))
+    from .sliding_dask import DaskSplit, open_client
+    client, cluster = open_client(o["dask"], o["processes"])
+    try:
+        dual = "lookup" if task is Task.COUNT and o["dual"] == "search" else o["dual"]
+        spec = {"instance": inst, "heuristic": o["heuristic"], "pdb": o["pdb"], "mirror": o["mirror"],
+                "dual": dual, "fill": o["dual_fill"]}
+        split = DaskSplit(client, spec, 0, o["split_nodes"])
+        return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
+                                     mirror=o["mirror"], dual=o["dual"], fill=o["dual_fill"],
+                                     split=split))
+    finally:
+        _close_quietly(client, cluster)
+
+
+def _close_quietly(client, cluster) -> None:
+    """Close the Dask client and cluster; a failure to close (a scheduler already gone) does not
+    change the run's result."""
+    for thing in (client, cluster):
+        if thing is None:
+            continue
+        try:
+            thing.close()
+        except Exception:  # noqa: BLE001 - the answer is already decided
+            pass

@@ -5,9 +5,11 @@
 - IDA* with Manhattan distance plus linear conflicts (Hansson, Mayer & Yung 1985: per line, tiles
   that must leave it = line length - longest increasing run), or with the additive pattern
   databases of `native_search.sliding_pdb` (Korf & Felner 2002) on boards that have a partition
-  (3x3, 4x4, 5x5), the board mapped onto the databases' frame by a symmetry and a relabelling.
+  (3x3, 4x4, 5x5), the board mapped onto the databases' frame by a symmetry and a relabelling;
+  the pattern-database kernel (`sliding_dida`) adds dual lookups and dual search (DIDA*).
 - Parallel IDA* (`processes` > 1): each iteration's tree is cut at a shallow depth into subtrees
   (Korf's 2002-style work split), and forked workers take them one at a time; node counts add up.
+  `deepen(split=...)` hands the iterations it wants to another splitter (`sliding_dask`: Dask jobs).
 Counting (task count) finishes the last iteration: a solution is the sequence of tiles moved, and
 an optimal path never revisits a position, so paths are counted exactly without duplicate
 detection. Every kernel call stops at the wall-clock deadline (ctx's time limit): UNKNOWN then.
@@ -25,6 +27,8 @@ from ..core.result import Context, Status
 from ..core.procs import die_with_parent
 from ..puzzles.sliding import Sliding, infeasible_reason
 
+from .sliding_dida import DUAL_LOOKUP, DUAL_NAMES, DUAL_OFF, DUAL_SEARCH, dfs, heuristic2, replay
+from .sliding_dida import tables as dida_tables
 from .sliding_tables import pc16, tables
 
 H_NONE, H_MANHATTAN, H_LINEAR, H_PDB = 0, 1, 2, 3
@@ -66,43 +70,12 @@ def _line_conflict(board, goalpos, rows, cols, line, is_row, seq, lis):
 
 
 @njit(cache=True)
-def _lookup(pos, p, n, dbs, lk_tiles, lk_len, lk_map, lk_off, pc):
-    """Database value of lookup p: its tiles' cells mapped into the database frame, partial rank."""
-    used = 0
-    r = 0
-    for i in range(lk_len[p]):
-        c = lk_map[p, pos[lk_tiles[p, i]]]
-        m = used & ((1 << c) - 1)
-        d = c - (pc[m & 65535] + pc[(m >> 16) & 65535] + pc[(m >> 32) & 65535])
-        used |= 1 << c
-        r = r * (n - i) + d
-    return dbs[lk_off[p] + r]
-
-
-@njit(cache=True)
-def heuristic(board, goalpos, md, rows, cols, mode, dbs, lk_tiles, lk_len, lk_map, lk_off, lk_of, pc):
-    """h of a whole board (used at the root; the search updates it incrementally)."""
+def heuristic(board, goalpos, md, rows, cols, mode):
+    """h of a whole board (used at the root; the search updates it incrementally); Manhattan
+    distance, with linear conflicts in mode H_LINEAR, 0 in mode H_NONE."""
     n = rows * cols
     if mode == H_NONE:
         return 0
-    if mode == H_PDB:
-        pos = np.zeros(n, np.int64)
-        for c in range(n):
-            pos[board[c]] = c
-        best = 0
-        for g in range(lk_of.shape[0]):
-            h = 0
-            for p in range(lk_len.shape[0]):
-                seen = False
-                for t in range(1, n):
-                    if lk_of[g, t] == p:
-                        seen = True
-                        break
-                if seen:
-                    h += _lookup(pos, p, n, dbs, lk_tiles, lk_len, lk_map, lk_off, pc)
-            if h > best:
-                best = h
-        return best
     h = 0
     for c in range(n):
         if board[c] != 0:
@@ -118,31 +91,22 @@ def heuristic(board, goalpos, md, rows, cols, mode, dbs, lk_tiles, lk_len, lk_ma
 
 
 @njit(cache=True)
-def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, dbs, lk_tiles, lk_len, lk_map,
-         lk_off, lk_of, pc, prev_blank, find_first, deadline, out, counters):
+def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, prev_blank, find_first, deadline,
+         out, counters):
     """All move sequences of exactly `bound` moves from `board` to `goal` with f = g + h <= bound.
 
     Never undoes the previous move (nor, at the root, moves the blank back to `prev_blank`).
     Returns the number of solutions (the first out.shape[0] are written to `out`); counters[0] +=
     nodes generated, counters[1] = the smallest f above bound, counters[2] = 1 if the wall clock
     passed `deadline` (time.monotonic seconds) first — the count is then incomplete.
-    With pattern databases, h is the largest over the lookup groups (lk_of[g]) of their sums.
+    Pattern databases have a kernel of their own (`sliding_dida.dfs`).
     """
     n = rows * cols
-    nl = lk_len.shape[0]
-    ng = lk_of.shape[0]
     blank_st = np.zeros(bound + 1, np.int64)
     next_st = np.zeros(bound + 1, np.int64)
     h_st = np.zeros(bound + 1, np.int64)
     mis_st = np.zeros(bound + 1, np.int64)
-    pv_st = np.zeros((bound + 1, max(nl, 1)), np.int64)
-    hg_st = np.zeros((bound + 1, max(ng, 1)), np.int64)
-    nv_g = np.zeros(max(ng, 1), np.int64)
-    p_g = np.zeros(max(ng, 1), np.int64)
     path = np.zeros(max(bound, 1), np.int64)
-    pos = np.zeros(n, np.int64)
-    for c in range(n):
-        pos[board[c]] = c
     seq = np.empty(max(rows, cols), np.int64)
     lis = np.empty(max(rows, cols), np.int64)
     b0 = 0
@@ -154,25 +118,7 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, dbs, lk_t
             mis += 1
     blank_st[0] = b0
     mis_st[0] = mis
-    if mode == H_PDB:
-        for p in range(nl):
-            pv_st[0, p] = _lookup(pos, p, n, dbs, lk_tiles, lk_len, lk_map, lk_off, pc)
-        best = 0
-        for g in range(ng):
-            s = 0
-            for t in range(1, n):
-                p = lk_of[g, t]
-                if p >= 0:
-                    # count each lookup once: at its first tile
-                    if lk_tiles[p, 0] == t:
-                        s += pv_st[0, p]
-            hg_st[0, g] = s
-            if s > best:
-                best = s
-        h_st[0] = best
-    else:
-        h_st[0] = heuristic(board, goalpos, md, rows, cols, mode, dbs, lk_tiles, lk_len, lk_map,
-                            lk_off, lk_of, pc)
+    h_st[0] = heuristic(board, goalpos, md, rows, cols, mode)
     # linear conflicts per row and per column, kept up to date along the path (lc_save undoes)
     lc_row = np.zeros(rows, np.int64)
     lc_col = np.zeros(cols, np.int64)
@@ -213,8 +159,6 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, dbs, lk_t
                     else:
                         lc_col[lc_save[d - 1, 0]] = lc_save[d - 1, 2]
                         lc_col[lc_save[d - 1, 1]] = lc_save[d - 1, 3]
-                pos[t] = b
-                pos[0] = pb
             d -= 1
             continue
         next_st[d] = k + 1
@@ -236,22 +180,6 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, dbs, lk_t
         # the tile t moves from c to b
         if mode == H_NONE:
             h = 0
-        elif mode == H_PDB:
-            pos[t] = b
-            h = 0
-            for g in range(ng):
-                p = lk_of[g, t]
-                if p >= 0:
-                    nv = _lookup(pos, p, n, dbs, lk_tiles, lk_len, lk_map, lk_off, pc)
-                    hg = hg_st[d, g] - pv_st[d, p] + nv
-                else:
-                    nv = 0
-                    hg = hg_st[d, g]
-                nv_g[g] = nv
-                p_g[g] = p
-                if hg > h:
-                    h = hg
-            pos[t] = c
         else:
             h = h_st[d] - md[t, c] + md[t, b]
             if mode == H_LINEAR:
@@ -286,8 +214,6 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, dbs, lk_t
             m2 -= 1
         board[b] = t
         board[c] = 0
-        pos[t] = b
-        pos[0] = c
         path[d] = t
         if mode == H_LINEAR:
             lc_save[d, 0] = l1
@@ -305,15 +231,6 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, dbs, lk_t
         next_st[d] = 0
         h_st[d] = h
         mis_st[d] = m2
-        if mode == H_PDB:
-            for q in range(nl):
-                pv_st[d, q] = pv_st[d - 1, q]
-            for g in range(ng):
-                if p_g[g] >= 0:
-                    pv_st[d, p_g[g]] = nv_g[g]
-                    hg_st[d, g] = hg_st[d - 1, g] - pv_st[d - 1, p_g[g]] + nv_g[g]
-                else:
-                    hg_st[d, g] = hg_st[d - 1, g]
         if m2 == 0 and d == bound:
             if found < out.shape[0]:
                 for i in range(d):
@@ -330,7 +247,8 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, dbs, lk_t
 
 @dataclass
 class Problem:
-    """Arrays the depth-first kernel needs for one (board shape, goal, heuristic)."""
+    """Arrays the depth-first kernels need for one (board shape, goal, heuristic): `_dfs` for
+    none/Manhattan/linear conflicts, `sliding_dida.dfs` for pattern databases (`tabs`)."""
 
     rows: int
     cols: int
@@ -341,39 +259,53 @@ class Problem:
     nnbr: np.ndarray
     goalpos: np.ndarray
     md: np.ndarray
-    dbs: np.ndarray
-    lk_tiles: np.ndarray
-    lk_len: np.ndarray
-    lk_map: np.ndarray
-    lk_off: np.ndarray
-    lk_of: np.ndarray
-    pc: np.ndarray
+    tabs: object = None     # sliding_dida.Tables with pattern databases
+    dual: int = 0           # sliding_dida.DUAL_OFF / DUAL_LOOKUP / DUAL_SEARCH
     relabel: tuple[int, ...] | None = None  # solution tiles map back through this (PDB frame)
     name: str = ""
     pdb_info: dict | None = None
+
+    def objects(self, board) -> np.ndarray:
+        """The board as objects: each tile named by its goal cell (the identity is the goal)."""
+        return self.goalpos[np.asarray(board, np.int64)]
 
     def h0(self) -> int:
         return self.h(self.start)
 
     def h(self, board) -> int:
+        if self.tabs is not None:
+            T = self.tabs
+            return int(heuristic2(self.objects(board), int(self.goalpos[0]), self.dual, self.rows * self.cols,
+                                  T.dbs, T.lk_obj, T.lk_len, T.lk_map, T.lk_off, pc16(), T.npat, T.fl))
         return int(heuristic(np.asarray(board, np.int64), self.goalpos, self.md, self.rows, self.cols,
-                             self.mode, self.dbs, self.lk_tiles, self.lk_len, self.lk_map, self.lk_off,
-                             self.lk_of, self.pc))
+                             self.mode))
 
     def run(self, board, bound: int, find_first: bool, prev_blank: int = -1,
             deadline: float = float("inf"), capacity: int = 64) -> tuple[list, int, int, bool]:
         """(solutions of exactly `bound` moves from `board`, nodes, next bound, expired); solutions
-        in the kernel's labels."""
+        as tiles moved, in the kernel's labels."""
+        n = self.rows * self.cols
         while True:
-            out = np.zeros((capacity, max(bound, 1)), np.int8)  # tiles < 36
             counters = np.zeros(3, np.int64)
-            found = int(_dfs(np.array(board, np.int64), self.goal, bound, self.mode, self.rows,
-                             self.cols, self.nbr, self.nnbr, self.goalpos, self.md, self.dbs,
-                             self.lk_tiles, self.lk_len, self.lk_map, self.lk_off, self.lk_of, self.pc,
-                             prev_blank, find_first, deadline, out, counters))
+            if self.tabs is not None:
+                T = self.tabs
+                out = np.zeros((capacity, max(bound, 1)), np.int16)  # cell pairs x*n+y
+                found = int(dfs(self.objects(board), int(self.goalpos[0]), bound, self.dual, prev_blank,
+                                find_first, deadline, out, counters, n, self.nbr, self.nnbr, T.dbs,
+                                T.lk_obj, T.lk_len, T.lk_map, T.lk_off, pc16(), T.npat, T.patof, T.fl,
+                                T.fillobj))
+            else:
+                out = np.zeros((capacity, max(bound, 1)), np.int8)  # tiles < 36
+                found = int(_dfs(np.array(board, np.int64), self.goal, bound, self.mode, self.rows,
+                                 self.cols, self.nbr, self.nnbr, self.goalpos, self.md, prev_blank,
+                                 find_first, deadline, out, counters))
             expired = bool(counters[2])
             if found <= capacity or expired:
-                sols = [tuple(int(x) for x in out[i, :bound]) for i in range(min(found, capacity))]
+                k = min(found, capacity)
+                if self.tabs is not None:
+                    sols = [tuple(replay(board, out[i, :bound], n)) for i in range(k)]
+                else:
+                    sols = [tuple(int(x) for x in out[i, :bound]) for i in range(k)]
                 return sols, int(counters[0]), int(counters[1]), expired
             capacity = found  # rerun this iteration with room for every solution
 
@@ -382,23 +314,24 @@ class Problem:
         return tuple(sol) if self.relabel is None else tuple(self.relabel[t] for t in sol)
 
 
+def pdb_partitions(rows: int, cols: int, pdb: str) -> list[str]:
+    """The partition names of a `pdb` option: one name, or several joined by '+' (h is the
+    largest over them)."""
+    return [x for x in pdb.split("+") if x]
+
+
 def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "auto", mirror: bool = True,
-            progress=None, deadline: float = float("inf")) -> Problem:
+            progress=None, deadline: float = float("inf"), dual: str = "off", fill: bool = False) -> Problem:
     """The kernel's arrays for `inst`: heuristic 'none', 'manhattan', 'linear' or 'auto' (pattern
-    databases where the board has partition `pdb` — 'auto': the board's first — for any goal;
-    else Manhattan + linear conflicts)."""
+    databases where the board has partition `pdb` — 'auto': the board's first; several joined by
+    '+' — for any goal; else Manhattan + linear conflicts); `dual` 'off', 'lookup' (the larger
+    of the state's and its dual's value) or 'search' (DIDA*), with pattern databases only."""
     from . import sliding_pdb as P
     rows, cols, n = inst.rows, inst.cols, inst.cells
     start, goal = np.array(inst.start, np.int64), np.array(inst.goal, np.int64)
     relabel = None
     mode = {"none": H_NONE, "manhattan": H_MANHATTAN, "linear": H_LINEAR, "auto": H_LINEAR}[heuristic_name]
-    dbs = np.zeros(1, np.uint8)
-    lk_tiles = np.zeros((0, 1), np.int64)
-    lk_len = np.zeros(0, np.int64)
-    lk_map = np.zeros((0, n), np.int64)
-    lk_off = np.zeros(0, np.int64)
-    lk_of = np.zeros((0, n), np.int64)
-    name, info = HEURISTIC_NAMES[mode], None
+    name, info, tabs, dual_mode = HEURISTIC_NAMES[mode], None, None, DUAL_OFF
     names = P.partitions(rows, cols)
     if pdb == "auto":
         pdb = names[0] if names and (rows, cols) != (3, 3) else "none"
@@ -407,12 +340,15 @@ def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "auto", mirr
         if canon is not None:
             start, goal, relabel = canon
             info = {}
-            hh = P.heuristic(rows, cols, pdb, mirror=mirror, progress=progress, deadline=deadline,
-                             info=info, blank=int(np.flatnonzero(goal == 0)[0]))
-            dbs, lk_tiles, lk_len, lk_map, lk_off, lk_of = (hh.dbs, hh.lk_tiles, hh.lk_len, hh.lk_map,
-                                                            hh.lk_off, hh.lk_of)
+            blank = int(np.flatnonzero(goal == 0)[0])
+            dual_mode = DUAL_NAMES[dual]
+            parts = [P.for_blank(P.PARTITIONS[(rows, cols)][x], n, blank)
+                     for x in pdb_partitions(rows, cols, pdb)]
+            tabs = dida_tables(rows, cols, parts, blank, mirror, dual_mode > 0, progress=progress,
+                               deadline=deadline, info=info, fill=fill)
             mode = H_PDB
-            name = f"pdb-{pdb}" + ("+mirror" if hh.groups == 2 else "")
+            name = (f"pdb-{pdb}" + ("+mirror" if tabs.groups > len(parts) else "")
+                    + {DUAL_OFF: "", DUAL_LOOKUP: "+dual", DUAL_SEARCH: "+dual-search"}[dual_mode])
     goalpos = np.zeros(n, np.int64)
     for c in range(n):
         goalpos[goal[c]] = c
@@ -422,8 +358,8 @@ def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "auto", mirr
         for c in range(n):
             md[t, c] = abs(c // cols - g // cols) + abs(c % cols - g % cols)
     nbr, nnbr = tables(rows, cols)
-    return Problem(rows, cols, start, goal, mode, nbr, nnbr, goalpos, md, dbs, lk_tiles, lk_len, lk_map,
-                   lk_off, lk_of, pc16(), relabel, name, info)
+    return Problem(rows, cols, start, goal, mode, nbr, nnbr, goalpos, md, tabs, dual_mode, relabel, name,
+                   info)
 
 
 # ---------------------------------------------------------------- parallel iterations
@@ -535,6 +471,10 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
 
 # ---------------------------------------------------------------- the driver
 
+class SplitLost(Exception):
+    """An iteration split into cluster jobs could not be finished (jobs lost with their workers)."""
+
+
 def _blank_parity(inst: Sliding) -> int:
     a, b = inst.start.index(0), inst.goal.index(0)
     return (abs(a // inst.cols - b // inst.cols) + abs(a % inst.cols - b % inst.cols)) % 2
@@ -542,13 +482,17 @@ def _blank_parity(inst: Sliding) -> int:
 
 def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None = None,
            pdb: str = "auto", max_depth: int = 250, mirror: bool = True, processes: int = 1,
-           split_depth: int = 0) -> tuple[Status, list, dict, str | None]:
+           split_depth: int = 0, dual: str = "off", fill: bool = False,
+           split=None) -> tuple[Status, list, dict, str | None]:
     """Iterative deepening (IDA* with a heuristic, IDDFS with 'none') to the optimum.
 
     Unsolvable starts are INFEASIBLE from the parity invariant (a depth-first search would never
     end); a solvable start ends with OPTIMAL, or UNKNOWN at ctx's time limit (during a pattern
     database build or inside an iteration). With `processes` > 1 every iteration is split into
     subtrees at `split_depth` (0: chosen from the board size) searched by forked workers.
+    `dual` (pattern databases only): 'lookup' adds the dual state's value, 'search' is DIDA*;
+    a count runs 'search' as 'lookup' (jumps would miss or repeat solutions). `split` (e.g.
+    sliding_dask.DaskSplit) runs the iterations it `wants` as cluster jobs.
     """
     reason = infeasible_reason(inst)
     if reason is not None:
@@ -558,31 +502,45 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
     t_build = time.perf_counter()
     from .sliding_pdb import Expired
     try:
-        pr = problem(inst, heuristic_name, pdb, mirror, progress=ctx.progress, deadline=deadline)
+        dual = "lookup" if count and dual == "search" else dual
+        pr = problem(inst, heuristic_name, pdb, mirror, progress=ctx.progress, deadline=deadline,
+                     dual=dual, fill=fill)
     except Expired:
         return (Status.UNKNOWN, [], {"nodes": 0}, "time limit during the pattern database build "
                 f"({time.perf_counter() - t_build:.1f} s)")
     t_build = time.perf_counter() - t_build
     h0 = pr.h0()
-    bound = _blank_parity(inst) if pr.mode == H_NONE else h0
+    parity = _blank_parity(inst)  # every solution's length has this parity
+    bound = parity if pr.mode == H_NONE else h0 + ((h0 - parity) & 1)
     if split_depth <= 0:
         split_depth = max(2, min(12, inst.cells // 2))
+    if split is not None and split.depth <= 0:
+        split.depth = split_depth
     nodes = 0
     iters: list[int] = []
     t0 = time.perf_counter()
-    stats = {"h0": h0, "heuristic": pr.name, "processes": processes}
+    stats = {"h0": h0, "heuristic": pr.name, "processes": processes,
+             "dual": {DUAL_OFF: "off", DUAL_LOOKUP: "lookup", DUAL_SEARCH: "search"}[pr.dual]}
     if pr.pdb_info is not None:
         stats["pdb_seconds"] = round(t_build, 3)
         stats["pdb"] = pr.pdb_info
 
     def finish(status, sols, reason=None):
         secs = time.perf_counter() - t0
+        if split is not None:
+            stats["split"] = dict(split.stats)
         stats.update({"nodes": nodes, "iterations": iters, "search_seconds": round(secs, 4),
                       "nodes_per_second": int(nodes / secs) if secs > 0 else None})
         return status, [pr.original(s) for s in sols], stats, reason
 
     while bound <= max_depth:
-        if processes > 1 and bound > split_depth:
+        if split is not None and split.wants(bound, iters[-1] if iters else 0):
+            try:
+                sols, k_nodes, nxt, expired = split(pr, bound, not count, deadline)
+            except SplitLost as e:
+                stats["lower_bound"] = bound
+                return finish(Status.UNKNOWN, [], f"{e} (the optimum is at least {bound})")
+        elif processes > 1 and bound > split_depth:
             sols, k_nodes, nxt, expired = _iteration_parallel(pr, bound, not count, processes, deadline,
                                                               split_depth)
         else:

@@ -19,9 +19,8 @@ Vocabulary:
   the board symmetry that makes them smallest, so patterns that are images of each other under a
   symmetry of the board (three of Korf & Felner's four 24-puzzle patterns) share one database.
 - lookup: (database, the pattern's tiles in the database's item order, a cell map into the
-  database's frame). A `Heuristic` is lookups in one or two groups (the partition, and with
-  `mirror` the same databases on the board reflected about the main diagonal); h is the larger
-  group sum.
+  database's frame), assembled by `sliding_dida.tables` for the partition and its mirror image
+  (and, for dual lookups, every pattern minus each blank object).
 - storage: one byte per entry, indexed by the placement's partial rank (a perfect hash onto
   0 .. n(n-1)...(n-k+1)-1); cached in platformdirs.user_cache_dir("puzzlesat")/sliding as a JSON
   header line and the raw bytes, with the format version, key, size and a BLAKE2 digest checked on
@@ -385,7 +384,8 @@ def database(key: Key, progress=None, deadline: float = float("inf"), rebuild: b
         secs = time.perf_counter() - t0
         write(key, db, secs)
         how = "built"
-        _HEURISTICS.clear()  # they hold the copies they were assembled from
+        for memo in CACHES:  # they hold the copies they were assembled from
+            memo.clear()
     if info is not None:
         info[key.filename()] = {"source": how, "build_seconds": round(secs, 2), "entries": int(db.size),
                                 "bytes": int(db.nbytes)}
@@ -393,98 +393,6 @@ def database(key: Key, progress=None, deadline: float = float("inf"), rebuild: b
     return db
 
 
-# ---------------------------------------------------------------- the heuristic the kernels read
-
-# heuristics already assembled in this process (the databases laid end to end: 577 MB for 7-8)
-_HEURISTICS: dict[tuple, "Heuristic"] = {}
-
-
-@dataclass
-class Heuristic:
-    """Lookups into a flat byte array of databases, in one group or two (with the mirror)."""
-
-    dbs: np.ndarray        # uint8, every database one after another
-    lk_tiles: np.ndarray   # (L, kmax) the lookup's tiles in the database's item order
-    lk_len: np.ndarray     # (L,) tiles per lookup
-    lk_map: np.ndarray     # (L, n) board cell -> cell in the database's frame
-    lk_off: np.ndarray     # (L,) offset of the lookup's database in dbs
-    lk_of: np.ndarray      # (G, n) the lookup of tile t in group g
-    groups: int
-    keys: tuple[Key, ...]
-
-
-def heuristic(rows: int, cols: int, name: str, mirror: bool = True, progress=None,
-              deadline: float = float("inf"), info: dict | None = None,
-              patterns: tuple[Cells, ...] | None = None, blank: int | None = None) -> Heuristic:
-    """The additive heuristic of partition `name` (or of explicit `patterns`, goal cells in the
-    standard frame) for r×c boards in the frame whose goal has the blank at `blank` (default: the
-    last cell; see `frame_goal`, `for_blank`); with `mirror`, also the same databases on the
-    board's reflection about the main diagonal (square boards, the blank's goal on the diagonal)."""
-    n = rows * cols
-    blank = n - 1 if blank is None else blank
-    if patterns is None:
-        if name not in PARTITIONS.get((rows, cols), {}):
-            raise ValueError(f"no pattern partition '{name}' for {rows}x{cols} (known: "
-                             f"{', '.join(partitions(rows, cols)) or 'none'})")
-        patterns = PARTITIONS[(rows, cols)][name]
-    memo = (rows, cols, tuple(tuple(p) for p in patterns), bool(mirror), blank)
-    if memo in _HEURISTICS:
-        return _HEURISTICS[memo]
-    cells_used = [c for p in patterns for c in p]
-    if len(set(cells_used)) != len(cells_used) or not all(0 <= c < n - 1 for c in cells_used):
-        raise ValueError(f"patterns {patterns}: goal cells must be disjoint tiles' cells of {rows}x{cols}")
-    patterns = for_blank(patterns, n, blank)
-    goal_tile = frame_goal(n, blank)
-    goal_cell = [0] * n
-    for c in range(n):
-        goal_cell[goal_tile[c]] = c
-    keys: list[Key] = []
-    offs: dict[Key, int] = {}
-    arrays = []
-    total = 0
-    look = []  # (group, tiles, map, key)
-    ident = list(range(n))
-    refl = mirror_cells(rows, cols) if mirror and rows == cols else None
-    if refl is not None and refl[blank] != blank:
-        refl = None  # the reflection would move the goal's blank: no mirror lookup
-    for cells in patterns:
-        key, g = key_of(rows, cols, tuple(cells), blank)
-        if key not in offs:
-            done = len(keys)
-
-            def prog(level, states, placements, _i=done, _key=key):
-                if progress is not None:
-                    progress(database=_i + 1, level=level, states=states, placements=placements,
-                             cells=list(_key.cells))
-            db = database(key, prog, deadline, info=info)
-            offs[key] = total
-            total += db.size
-            arrays.append(db)
-            keys.append(key)
-        inv = [0] * n
-        for c in range(n):
-            inv[g[c]] = c
-        tiles = [goal_tile[inv[c]] for c in key.cells]  # frame tile whose goal cell maps to the item's cell
-        look.append((0, tiles, g, key))
-        if refl is not None:
-            rtile = [0] + [goal_tile[refl[goal_cell[t]]] for t in range(1, n)]
-            look.append((1, [rtile[t] for t in tiles], [g[refl[c]] for c in ident], key))
-    nl = len(look)
-    kmax = max(len(x[1]) for x in look)
-    lk_tiles = np.zeros((nl, kmax), np.int64)
-    lk_len = np.zeros(nl, np.int64)
-    lk_map = np.zeros((nl, n), np.int64)
-    lk_off = np.zeros(nl, np.int64)
-    groups = 2 if refl is not None else 1
-    lk_of = np.full((groups, n), -1, np.int64)
-    for i, (grp, tiles, g, key) in enumerate(look):
-        lk_tiles[i, :len(tiles)] = tiles
-        lk_len[i] = len(tiles)
-        lk_map[i] = g
-        lk_off[i] = offs[key]
-        for t in tiles:
-            lk_of[grp, t] = i
-    dbs = arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
-    h = Heuristic(dbs, lk_tiles, lk_len, lk_map, lk_off, lk_of, groups, tuple(keys))
-    _HEURISTICS[memo] = h
-    return h
+# memos of assembled lookups (sliding_dida.tables registers its own), cleared when a database is
+# (re)built: they hold the arrays they were assembled from
+CACHES: list[dict] = []

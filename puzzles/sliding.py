@@ -306,6 +306,12 @@ def korf_felner24() -> tuple[dict, ...]:
     text = resources.files(__package__).joinpath("data/sliding/korf_felner24.json").read_text(encoding="utf-8")
     return tuple(json.loads(text)["instances"])
 
+@cache
+def clausecker_unsolved24() -> tuple[dict, ...]:
+    """The 14 random 24-puzzles of Clausecker's 400 left unsolved after three weeks (blank-first goal)."""
+    text = resources.files(__package__).joinpath("data/sliding/clausecker_unsolved24.json").read_text(encoding="utf-8")
+    return tuple(json.loads(text)["instances"])
+
 # Easy 15-puzzle positions: random walks from the default goal (seeds 43, 2, 4, 8, 23, 6 of the
 # generator in bench/sliding.py). Their optimal lengths and numbers of optimal solutions were found
 # by native IDA* (pattern databases and, separately, Manhattan + linear conflicts) and, up to 30
@@ -322,7 +328,7 @@ EASY15: dict[str, tuple[Board, int, int]] = {
 
 def catalogue() -> dict[str, Callable[[], Sliding]]:
     """Built-in instances: the 8-puzzle's two antipodes and goal, easy 15-puzzles, Korf's 100,
-    Korf & Felner's 50 24-puzzles."""
+    Korf & Felner's 50 24-puzzles, Clausecker's 14 unsolved random 24-puzzles."""
     g3 = default_goal(3, 3)
     out: dict[str, Callable[[], Sliding]] = {
         "8-hardest": lambda: Sliding("8-hardest", 3, 3, (8, 6, 7, 2, 5, 4, 3, 0, 1), g3, 31,
@@ -348,9 +354,14 @@ def catalogue() -> dict[str, Callable[[], Sliding]]:
         out[f"kf24-{i:02d}"] = (lambda r=rec, i=i: Sliding(
             f"kf24-{i:02d}", 5, 5, tuple(r["tiles"]), KF24_GOAL, r["optimal_length"],
             f"Korf & Felner (2002) 24-puzzle instance #{i}; goal blank-first as published"))
+    for rec in clausecker_unsolved24():
+        i = rec["id"]
+        out[f"c24u-{i:02d}"] = (lambda r=rec, i=i: Sliding(
+            f"c24u-{i:02d}", 5, 5, tuple(r["tiles"]), KF24_GOAL, None,
+            f"Clausecker's random 24-puzzle left unsolved #{i} (no published optimum); goal blank-first"))
     return out
 
 
 __all__ = ["KIND", "SENSE", "SUFFIXES", "Sliding", "catalogue", "from_toml", "check", "solution_json",
            "solution_key", "describe", "render", "infeasible_reason", "solvable", "manhattan",
-           "default_goal", "neighbours", "parse_inline", "korf100", "korf_felner24", "generate", "to_toml", "InputError"]
+           "default_goal", "neighbours", "parse_inline", "korf100", "korf_felner24", "clausecker_unsolved24", "generate", "to_toml", "InputError"]

@@ -98,3 +98,18 @@ def tilings_small():
             return None
         return P.Tiling("h", P.normalise(cells), tuple(pieces))
     return make()
+
+
+# ---- certify -----------------------------------------------------------------------------------
+@st.composite
+def cnf_small(draw):
+    """(variables, clauses): 3..7 variables, 3n..7n clauses of 1..3 literals (mostly 3), dense
+    enough to be unsatisfiable often."""
+    n = draw(st.integers(3, 7))
+    m = draw(st.integers(3 * n, 7 * n))
+    clauses = []
+    for _ in range(m):
+        k = draw(st.sampled_from((1, 2, 2, 3, 3, 3, 3)))
+        vs = draw(st.lists(st.integers(1, n), min_size=k, max_size=k, unique=True))
+        clauses.append([v if draw(st.booleans()) else -v for v in vs])
+    return n, clauses

@@ -134,6 +134,20 @@ def test_plots_and_export(grid, tmp_path):
     assert p.returncode == 0 and "24 of 24 planned jobs stored" in p.stdout
 
 
+@pytest.mark.parametrize("args", [("plot", "--kind", "cactus", "-o", "{missing}/c.png"),
+                                  ("plot", "--kind", "scatter", "-o", "{missing}/s.svg"),
+                                  ("export", "--format", "csv", "-o", "{missing}/runs.csv"),
+                                  ("export", "--format", "json", "-o", "{missing}/runs.json")],
+                         ids=["cactus", "scatter", "csv", "json"])
+def test_plot_and_export_into_a_missing_folder_is_one_line_exit_2(grid, tmp_path, args):
+    _, _, db = grid
+    missing = tmp_path / "no" / "such"
+    p = cli("campaign", args[0], "--store", str(db), *(a.format(missing=missing) for a in args[1:]))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "does not exist" in p.stderr and "Traceback" not in p.stderr
+    assert not (tmp_path / "no").exists()
+
+
 @pytest.mark.parametrize("body, message", [
     ('name = "x"\ninstances = ["peg/hoppers"]\ntime_limt = 5\n[configs]\na = "native"\n',
      "campaign.toml:3: time_limt: unknown key"),
@@ -303,3 +317,99 @@ def test_ctrl_c_kills_running_jobs_and_keeps_a_consistent_store(tmp_path):
     assert 1 <= len(kept) < 8 and all(r["termination"] == "done" for r in kept)
     p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db))
     assert p.returncode == 0 and len(rows(db)) == 8
+
+
+SLOW_ENGINE = """
+import time
+from puzzlesat.engine import Outcome, Status
+
+ANSWERS = {answers!r}  # instance name -> (moves, solution in JSON form), solved beforehand
+
+
+def run(inst, task, ctx):
+    \"\"\"Answers right but ignores its time limit: returns in the grace period, after the limit.\"\"\"
+    time.sleep(max(0.0, ctx.start + ctx.time_limit + 0.4 - time.monotonic()))
+    moves, sol = ANSWERS[inst.name]
+    return Outcome(Status.OPTIMAL, objective=moves, solutions=(sol,))
+"""
+
+
+def test_a_job_past_its_time_limit_is_stored_with_its_time_and_counts_as_unsolved(tmp_path):
+    """A right answer after the limit (into the grace period): stored with its real seconds and
+    over_limit = 1, unsolved in the report (PAR-2 = 2 x limit) and off the cactus plot; a store
+    from before the column reads the same (computed from seconds and time_limit)."""
+    from puzzlesat.compare.campaign.report import per_instance_times, report
+    from puzzlesat.compare.campaign.store import Store
+    answers = {}
+    for f in boards(tmp_path / "boards", 2, seed=3):
+        fam, inst = load_instance(str(f))
+        r = solve(fam, inst, "native", "optimize", isolate=False)
+        answers[inst.name] = (r.objective, fam.solution_json(inst, r.solutions[0]))
+    (tmp_path / "slow.py").write_text(SLOW_ENGINE.format(answers=answers))
+    sp = spec(tmp_path, 'name = "late"\ninstances = ["boards/*.toml"]\ntime_limit = 6\n'
+                        f'[configs]\nnative = "native"\nslow = "{tmp_path / "slow.py"}:run"\n')
+    db = tmp_path / "late.db"
+    p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db))
+    assert p.returncode == 0, p.stderr
+    got = {(r["instance"], r["config"]): r for r in rows(db)}
+    for (inst, cfg), r in got.items():
+        assert (r["status"], r["termination"]) == ("OPTIMAL", "done"), r["reason"]
+        assert r["objective"] == got[(inst, "native")]["objective"]
+        assert r["over_limit"] == (cfg == "slow") == (r["seconds"] > 6.0)
+    rep = json.loads(cli("campaign", "report", "--store", str(db), "--json").stdout)
+    slow, native = rep["configs"]["slow"], rep["configs"]["native"]
+    assert (slow["solved"], slow["unknown"], slow["over_limit"], slow["par2"]) == (0, 2, 2, 12.0)
+    assert slow["median_seconds"] is None
+    assert (native["solved"], native["over_limit"]) == (2, 0) and native["par2"] < 6.0
+    assert {i["verdict"] for i in rep["instances"]} == {"AGREE"}  # the late answers are right
+    text = cli("campaign", "report", "--store", str(db)).stdout
+    assert text.count("over limit") >= 2
+    times = per_instance_times(rows(db))
+    assert all(t == float("inf") for t in times["slow"].values())
+    # a store from before the column: the readers compute it, a run adds and fills it
+    old = tmp_path / "old.db"
+    src = sqlite3.connect(db)
+    src.backup(dst := sqlite3.connect(old))
+    src.close()
+    dst.execute("ALTER TABLE runs DROP COLUMN over_limit")
+    dst.commit()
+    dst.close()
+    store = Store.open_read(old)
+    assert report(store.rows(), store.meta())["configs"] == rep["configs"]
+    store.close()
+    p = cli("campaign", "run", str(sp), "--store", str(old))
+    assert p.returncode == 0 and "4 already stored, 0 to run" in p.stderr, p.stderr
+    assert {(r["config"], r["over_limit"]) for r in rows(old)} == {("native", 0), ("slow", 1)}
+
+
+def test_a_spec_without_task_gives_each_family_its_first_task_and_says_so(tmp_path):
+    """The default task is each family's first, as in solve/compare/lab (count for tilings):
+    pentomino/3x20 has 8 tilings, hoppers needs 7 moves (SPEC.md); a task a family lacks is an
+    error naming `task`."""
+    from puzzlesat.compare.campaign.spec import load_spec
+    sp = spec(tmp_path, 'name = "mixed"\ninstances = ["peg/hoppers", "pentomino/3x20"]\ntime_limit = 60\n'
+                        '[configs]\nnative = "native"\n')
+    s = load_spec(sp)
+    assert s.task is None and s.tasks() == {"peg": "optimize", "pentomino": "count"}
+    assert {(j.family, j.task) for j in s.jobs()} == {("peg", "optimize"), ("pentomino", "count")}
+    db = tmp_path / "mixed.db"
+    p = cli("campaign", "run", str(sp), "--store", str(db))
+    assert p.returncode == 0, p.stderr
+    assert "task peg=optimize, pentomino=count (no task in the spec: each family's first)" in p.stderr
+    got = {r["family"]: (r["task"], r["status"], r["objective"], r["count"]) for r in rows(db)}
+    assert got == {"peg": ("optimize", "OPTIMAL", 7, None), "pentomino": ("count", "OPTIMAL", None, 8)}
+    rep = json.loads(cli("campaign", "report", "--store", str(db), "--json").stdout)
+    assert rep["task"] == "peg=optimize, pentomino=count (no task in the spec: each family's first)"
+    assert "each family's first" in cli("campaign", "report", "--store", str(db)).stdout
+    one = spec(tmp_path, 'name = "tiles"\ninstances = ["pentomino/3x20"]\n[configs]\nnative = "native"\n',
+               "one.toml")
+    assert [j.task for j in load_spec(one).jobs()] == ["count"]
+    bad = spec(tmp_path, 'name = "x"\ninstances = ["pentomino/3x20"]\ntask = "optimize"\n'
+                         '[configs]\nnative = "native"\n', "bad.toml")
+    p = cli("campaign", "run", str(bad), "--store", str(tmp_path / "bad.db"))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert "bad.toml:3: task: 'optimize' is not one of pentomino's tasks (count, feasible)" in p.stderr
+    split = spec(tmp_path, 'name = "x"\ninstances = ["peg/hoppers"]\nsplit = 2\n'
+                           '[configs]\nnative = "native"\n', "split.toml")
+    p = cli("campaign", "run", str(split), "--store", str(tmp_path / "split.db"))
+    assert p.returncode == 2 and "needs task = \"count\" (no `task` given: optimize" in p.stderr

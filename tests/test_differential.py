@@ -1,15 +1,20 @@
 """Random differential test (issue 17): seeded random small instances of all four families —
-multiplier-heavy mazes and big mazes (10x11, past the old 186-edge limit) included — run through
-`compare` over the engines; every verdict must be AGREE and equal to an oracle written here from
-the rules (SPEC.md), sharing no code with puzzlesat's engines, checkers or piece tables.
+multiplier-heavy mazes and big mazes (10x11, past the old 186-edge limit) included — and of the
+Lights Out and Rush Hour plug-ins (examples/lightsout, examples/rushhour), run through `compare`
+over the engines; every verdict must be AGREE and equal to an oracle written here from the rules
+(SPEC.md, the plug-ins' READMEs), sharing no code with puzzlesat's engines, checkers or piece
+tables. A plug-in not installed is imported from examples/ and registered only while its cases run.
 
 The CI run is `test_random_instances_agree_with_the_oracles` (seed 17, a few dozen `compare` runs);
 `python bench/differential.py N [--seed S]` runs N instances per family with the same code.
 """
 from __future__ import annotations
 
+import contextlib
 import random
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -21,6 +26,7 @@ from puzzlesat.puzzles import peg as G
 from puzzlesat.puzzles import pentomino as P
 from puzzlesat.core.result import Status, Task
 from puzzlesat.puzzles.sliding import Sliding
+from oracles import maze_snake
 
 
 @dataclass
@@ -93,15 +99,10 @@ def big_maze(rng: random.Random, i: int, quick: bool = False) -> Case:
     keep ~70 edges free, so the CP-SAT models are big (`quick`: few multipliers, which keeps the
     segment model to a few segments, and no cpsat:time: 31k variables, 3-7 s of CPU)."""
     H, W, keep = 10, 11, rng.choice((4, 5, 6))
-    p = []
-    for y in range(H - 2):
-        p += [y * W + x for x in (range(W) if y % 2 == 0 else range(W - 1, -1, -1))]
-    for x in range(W - keep):
-        col = [(H - 2) * W + x, (H - 1) * W + x]
-        p += col if x % 2 == 0 else col[::-1]
+    p = maze_snake(W, H, keep)
     mul = 0.08 if quick else rng.choice((0.08, 0.5))
     ops = _ops(rng, 2 * W * H - W - H, mul)
-    m = M.Maze(f"maze{i}-10x11-keep{keep}", W, H, ops, 0, W * H - 1, tuple(p))
+    m = M.Maze(f"maze{i}-10x11-keep{keep}", W, H, ops, 0, W * H - 1, p)
     engines = ("native:dfs", "native:brute", "cpsat:segments") + (() if quick else ("cpsat:time",))
     return Case("maze", m, rng.choice((Task.OPTIMIZE, Task.COUNT)), engines, maze_oracle(m),
                 f"big, mul_rate {mul}")
@@ -284,9 +285,180 @@ def random_pentomino(rng: random.Random, i: int, quick: bool = False) -> Case:
                 (0 if n else None, n), art.replace("\n", "/"))
 
 
+# ---- Lights Out (the plug-in family of examples/lightsout) --------------------------------------
+def lightsout_board(name: str, rows: int, cols: int, on: set[int]):
+    """A board of the Lights Out plug-in (installed, else imported from examples/lightsout)."""
+    _import_plugin("lightsout")
+    from puzzlesat_lightsout.puzzle import board
+    return board(name, rows, cols, on)
+
+
+def _import_plugin(name: str):
+    """The plug-in package `puzzlesat_<name>`: installed, else imported from examples/<name>."""
+    import importlib
+    try:
+        return importlib.import_module(f"puzzlesat_{name}")
+    except ImportError:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / name))
+        return importlib.import_module(f"puzzlesat_{name}")
+
+
+@contextlib.contextmanager
+def plugin_registered(name: str):
+    """The plug-in family `name` registered with `puzzlesat.register_family` for the block, unless
+    it is installed (its entry point); unregistered after, so no other test sees it."""
+    import puzzlesat as ps
+    from puzzlesat.families.registry import families
+    if name in families():
+        yield
+        return
+    ps.register_family(_import_plugin(name).FAMILY)
+    try:
+        yield
+    finally:
+        ps.unregister_family(name)
+
+
+def lightsout_oracle(rows: int, cols: int, on: set[int]) -> tuple[int | None, int]:
+    """(fewest presses, press sets reaching it): every subset of cells, each press toggling itself
+    and its orthogonal neighbours, walked in Gray-code order (one press flips per step)."""
+    n = rows * cols
+    flip = []
+    for i in range(n):
+        r, c = divmod(i, cols)
+        flip.append(sum(1 << (rr * cols + cc) for rr, cc in ((r, c), (r - 1, c), (r + 1, c),
+                                                                (r, c - 1), (r, c + 1))
+                        if 0 <= rr < rows and 0 <= cc < cols))
+    state, best, count = sum(1 << i for i in on), None, 0
+    for step in range(1 << n):
+        if step:
+            j = (step & -step).bit_length() - 1
+            state ^= flip[j]
+        if state == 0:
+            g = step ^ (step >> 1)  # the press set after `step` steps
+            k = bin(g).count("1")
+            if best is None or k < best:
+                best, count = k, 0
+            count += k == best
+    return best, count
+
+
+def random_lightsout(rng: random.Random, i: int, quick: bool = False) -> Case:
+    """Up to 4x4 (3x4 when `quick`): a uniformly random start (often unsolvable where the board
+    has quiet patterns) or one made by random presses (solvable); SAT also with the Tseitin-chain
+    XOR encoding and the ascending search."""
+    rows, cols = rng.choice(((1, 4), (2, 2), (2, 3), (3, 3), (2, 4), (3, 4), (2, 5))
+                            + (() if quick else ((4, 4), (3, 5))))
+    n = rows * cols
+    if rng.random() < 0.5:
+        on = {c for c in range(n) if rng.random() < 0.5}
+        how = "uniform"
+    else:
+        on, how = set(), "pressed"
+        for c in range(n):
+            if rng.random() < 0.5:
+                r, cc = divmod(c, cols)
+                on ^= {rr * cols + k for rr, k in ((r, cc), (r - 1, cc), (r + 1, cc), (r, cc - 1),
+                                                   (r, cc + 1)) if 0 <= rr < rows and 0 <= k < cols}
+    inst = lightsout_board(f"lights{i}-{rows}x{cols}", rows, cols, on)
+    return Case("lightsout", inst, rng.choice((Task.OPTIMIZE, Task.COUNT)),
+                ("native:gf2", "cpsat:xor", "sat:xor", "sat:xor[xor_cut=3,search=ascending]"),
+                lightsout_oracle(rows, cols, on), how)
+
+
+# ---- Rush Hour (the example plug-in examples/rushhour) ---------------------------------------------
+def _rushhour():
+    """The Rush Hour plug-in's puzzle module (installed, else imported from examples/rushhour)."""
+    import importlib
+    _import_plugin("rushhour")
+    return importlib.import_module("puzzlesat_rushhour.puzzle")
+
+
+def rushhour_oracle(rows: list[str], metric: str) -> tuple[int | None, int]:
+    """(fewest moves or steps, number of shortest plans) by BFS over positions counting paths,
+    from the rules: 'X' is the red car, other letters vehicles of 2 or 3 cells in a line, each
+    sliding along its line over empty cells ('.'); a move slides one vehicle any distance (one
+    cell: a step); done when X's right end is in the last column."""
+    R, C = len(rows), len(rows[0])
+    cells: dict[str, list] = {}
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch != ".":
+                cells.setdefault(ch, []).append((r, c))
+    names = sorted(cells)
+    axis = {k: (0, 1) if len({r for r, _ in v}) == 1 else (1, 0) for k, v in cells.items()}
+    size = {k: len(v) for k, v in cells.items()}
+
+    def body(k, top):
+        return [(top[0] + i * axis[k][0], top[1] + i * axis[k][1]) for i in range(size[k])]
+
+    def succ(pos):
+        taken = {cell for k, top in zip(names, pos) for cell in body(k, top)}
+        for i, k in enumerate(names):
+            for sign in (-1, 1):
+                top = pos[i]
+                while True:
+                    top = (top[0] + sign * axis[k][0], top[1] + sign * axis[k][1])
+                    new = body(k, top)
+                    if not all(0 <= r < R and 0 <= c < C for r, c in new):
+                        break
+                    if any(cell in taken and cell not in body(k, pos[i]) for cell in new):
+                        break
+                    yield pos[:i] + (top,) + pos[i + 1:]
+                    if metric == "steps":
+                        break
+
+    start = tuple(min(cells[k]) for k in names)
+    x = names.index("X")
+    done = lambda pos: pos[x][1] + size["X"] - 1 == C - 1  # noqa: E731
+    dist, ways, frontier = {start: 0}, {start: 1}, [start]
+    while frontier and not any(done(p) for p in frontier):
+        nxt = []
+        for p in frontier:
+            for q in succ(p):
+                if q not in dist:
+                    dist[q], ways[q] = dist[p] + 1, 0
+                    nxt.append(q)
+                if dist[q] == dist[p] + 1:
+                    ways[q] += ways[p]
+        frontier = nxt
+    goals = [p for p in frontier if done(p)]
+    return (dist[goals[0]], sum(ways[p] for p in goals)) if goals else (None, 0)
+
+
+def random_rushhour(rng: random.Random, i: int, quick: bool = False) -> Case:
+    """A random solvable board of 3..5 rows and 4..5 columns (4x4 when `quick`): the red car X
+    and vehicles of length 2 or 3 dropped at random; metric moves or steps; optimize or count
+    (count when there are at most 300 optimal plans)."""
+    puzzle = _rushhour()
+    while True:
+        R, C = (4, 4) if quick else rng.choice(((3, 5), (4, 4), (4, 5), (5, 5)))
+        g = [["."] * C for _ in range(R)]
+        r, c = rng.randrange(R), rng.randrange(C - 2)
+        g[r][c] = g[r][c + 1] = "X"
+        for k in "ABCDEFGH"[:rng.randint(2, 8)]:
+            n, horiz = rng.choice((2, 2, 3)), rng.random() < 0.5
+            if (C if horiz else R) < n:
+                continue
+            rr, cc = rng.randrange(R - (0 if horiz else n - 1)), rng.randrange(C - (n - 1 if horiz else 0))
+            spot = [(rr, cc + j) if horiz else (rr + j, cc) for j in range(n)]
+            if all(g[a][b] == "." for a, b in spot):
+                for a, b in spot:
+                    g[a][b] = k
+        rows = ["".join(row) for row in g]
+        metric = rng.choice(("moves", "steps"))
+        want = rushhour_oracle(rows, metric)
+        if want[0] is not None and want[0] > 0:
+            break
+    task = Task.COUNT if want[1] <= 300 and rng.random() < 0.5 else Task.OPTIMIZE
+    inst = puzzle.make(f"rushhour{i}-{R}x{C}-{metric}", rows, "X", metric)
+    return Case("rushhour", inst, task, ("native:bfs", "cpsat:time", "sat:time"), want, "/".join(rows))
+
+
+PLUGINS = ("lightsout", "rushhour")  # the example plug-in families among the generators
 GENERATORS: dict[str, Callable[[random.Random, int, bool], Case]] = {
     "maze": small_maze, "maze-big": big_maze, "peg": random_peg, "sliding": random_sliding,
-    "pentomino": random_pentomino}
+    "pentomino": random_pentomino, "lightsout": random_lightsout, "rushhour": random_rushhour}
 
 
 def cases(seed: int, per: dict[str, int], quick: bool = False) -> list[Case]:
@@ -297,6 +469,13 @@ def cases(seed: int, per: dict[str, int], quick: bool = False) -> list[Case]:
 
 def run_case(c: Case, time_limit: float = 60.0) -> list[str]:
     """The problems with one case (empty: AGREE and equal to the oracle)."""
+    if c.family in PLUGINS:
+        with plugin_registered(c.family):
+            return _run_case(c, time_limit)
+    return _run_case(c, time_limit)
+
+
+def _run_case(c: Case, time_limit: float) -> list[str]:
     cmp = compare(family(c.family), c.instance, list(c.engines), c.task, time_limit=time_limit)
     obj, cnt = c.want
     bad = []
@@ -315,12 +494,12 @@ def run_case(c: Case, time_limit: float = 60.0) -> list[str]:
 
 
 def describe(c: Case) -> str:
-    fam = family(c.family)
-    text = fam.module.to_text(c.instance) if c.family == "maze" else repr(c.instance)
+    text = M.to_text(c.instance) if c.family == "maze" else repr(c.instance)
     return f"{c.family} {c.task} {c.note}\n{text}"
 
 
-CI = {"maze": 8, "maze-big": 2, "peg": 4, "sliding": 4, "pentomino": 4}
+CI = {"maze": 8, "maze-big": 2, "peg": 4, "sliding": 4, "pentomino": 4, "lightsout": 6,
+      "rushhour": 4}
 
 
 def test_oracles_on_published_facts():

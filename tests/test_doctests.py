@@ -18,7 +18,8 @@ def _modules() -> list[str]:
     """Every module of the package (walked through the subpackages' real folders, which also
     works for an editable install, where `puzzlesat.__path__` is the api/ folder only)."""
     names = ["puzzlesat", "puzzlesat.engine"]
-    for sub in ("core", "puzzles", "models", "native_search", "families", "compare", "cli"):
+    for sub in ("core", "puzzles", "models", "native_search", "families", "compare", "cli",
+                "certify"):
         pkg = importlib.import_module(f"puzzlesat.{sub}")
         names.append(pkg.__name__)
         names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]

@@ -2,12 +2,13 @@
 statement, lazy ones inside functions included), and the front door's exported names.
 
     core           -> nothing of ours
+    certify        -> core (the proof checker: no solver, nothing else of ours)
     puzzles        -> core
-    models         -> core, puzzles
+    models         -> core, puzzles, certify
     native_search  -> core, puzzles
     families       -> core
-    compare        -> core, puzzles, models, native_search, families
-    api (puzzlesat, puzzlesat.engine) -> core, puzzles, models, families, compare
+    compare        -> core, certify, puzzles, models, native_search, families
+    api (puzzlesat, puzzlesat.engine) -> core, certify, puzzles, models, families, compare
     cli            -> everything above; the only importer of click and rich
 
 Solver libraries (ortools, pysat) are imported by models/ only; native searches never import one.
@@ -24,16 +25,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"api": "puzzlesat", "core": "puzzlesat.core", "puzzles": "puzzlesat.puzzles",
            "models": "puzzlesat.models", "native_search": "puzzlesat.native_search",
-           "families": "puzzlesat.families", "compare": "puzzlesat.compare", "cli": "puzzlesat.cli"}
+           "families": "puzzlesat.families", "compare": "puzzlesat.compare", "cli": "puzzlesat.cli",
+           "certify": "puzzlesat.certify"}
 ALLOWED = {
     "core": set(),
+    "certify": {"core"},
     "puzzles": {"core"},
-    "models": {"core", "puzzles"},
+    "models": {"core", "puzzles", "certify"},
     "native_search": {"core", "puzzles"},
     "families": {"core"},
-    "compare": {"core", "puzzles", "models", "native_search", "families"},
-    "api": {"core", "puzzles", "models", "families", "compare"},
-    "cli": {"core", "puzzles", "models", "native_search", "families", "compare", "api"},
+    "compare": {"core", "certify", "puzzles", "models", "native_search", "families"},
+    "api": {"core", "certify", "puzzles", "models", "families", "compare"},
+    "cli": {"core", "certify", "puzzles", "models", "native_search", "families", "compare", "api"},
 }
 SOLVER_LIBS = ("ortools", "pysat")
 UI_LIBS = ("click", "rich")

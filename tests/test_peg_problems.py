@@ -134,6 +134,7 @@ def test_own_frame_meetings_equal_carried_ones():
             assert check(problem_instance(b, *p), a.solution) == a.moves
 
 
+@pytest.mark.slow
 def test_triangle6_table_equals_brute_force():
     check_table(6, all_vacates=False)  # from the 5 vacate orbits' representatives: seconds
 

@@ -1,7 +1,6 @@
 """Pentomino / polyomino tiling: SPEC §2 facts, brute-force oracles, bad input, the checker."""
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
@@ -19,6 +18,7 @@ from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
 from puzzlesat.core.result import CheckError, InputError
 from puzzlesat.core.inputs import Source
 from helpers import proved_count
+from oracles import tiling_oracle_count
 
 SPEC_COUNTS = {"6x10": (9356, 2339), "5x12": (4040, 1010), "4x15": (1472, 368), "3x20": (8, 2),
                "8x8-centre": (520, 65)}
@@ -36,41 +36,10 @@ def toml_instance(tmp_path, text, name="t.toml"):
 
 
 def oracle_count(board_cells, pieces):
-    """Brute force, sharing no code with the package: count sets of placements covering the board,
-    pieces given as {name: (cells, count)}; copies of a name are interchangeable."""
-    board = set(board_cells)
-
-    def orients(cells):
-        out = set()
-        for swap, sr, sc in itertools.product((0, 1), (1, -1), (1, -1)):
-            pts = [((c if swap else r) * sr, (r if swap else c) * sc) for r, c in cells]
-            mr, mc = min(p[0] for p in pts), min(p[1] for p in pts)
-            out.add(frozenset((r - mr, c - mc) for r, c in pts))
-        return out
-
-    shapes = {n: orients(cells) for n, (cells, _) in pieces.items()}
-    left = {n: k for n, (_, k) in pieces.items()}
-
-    def rec(empty):
-        if not empty:
-            return 1
-        first = min(empty)
-        total = 0
-        for n in left:
-            if not left[n]:
-                continue
-            for o in shapes[n]:
-                anchor = min(o)
-                cells = {(r - anchor[0] + first[0], c - anchor[1] + first[1]) for r, c in o}
-                if cells <= empty:
-                    left[n] -= 1
-                    total += rec(empty - cells)
-                    left[n] += 1
-        return total
-    return rec(frozenset(board))
+    """The shared brute force (tests/oracles.py) for pieces given as {name: (cells, count)}."""
+    return tiling_oracle_count(board_cells, {n: (c, k, False) for n, (c, k) in pieces.items()})
 
 
-# ---- core derivations -------------------------------------------------------------------------
 def test_63_fixed_orientations_as_in_spec():
     t = inst("6x10")
     per = {p.name: len(p.orientations) for p in t.pieces}
@@ -232,7 +201,7 @@ def test_tetrominoes_twice_agree_with_oracle(tmp_path):
 
 
 # ---- engines through the runner ---------------------------------------------------------------
-@pytest.mark.parametrize("engine", ["native", "cpsat", "sat"])
+@pytest.mark.parametrize("engine", ["native", "cpsat", pytest.param("sat", marks=pytest.mark.slow)])
 def test_engines_count_3x20(engine):
     t = inst("3x20")
     for up, brk, want in ((False, True, 8), (True, True, 2), (True, False, 2)):
@@ -241,7 +210,7 @@ def test_engines_count_3x20(engine):
         assert (r.status.value, r.count, r.checked) == ("OPTIMAL", want, want), r.reason
 
 
-@pytest.mark.parametrize("engine", ["native", "cpsat", "sat"])
+@pytest.mark.parametrize("engine", ["native", "cpsat", pytest.param("sat", marks=pytest.mark.slow)])
 def test_engines_count_8x8_centre_up_to_symmetry(engine):
     r = solve(FAM, inst("8x8-centre"), engine, "count", options={"up_to_symmetry": True},
               time_limit=200)
@@ -249,8 +218,9 @@ def test_engines_count_8x8_centre_up_to_symmetry(engine):
 
 
 @pytest.mark.parametrize("engine,name,up", [
-    ("cpsat", "4x15", False), ("cpsat", "4x15", True), ("cpsat", "5x12", True),
-    ("cpsat", "8x8-centre", False), ("sat", "4x15", True)])
+    ("cpsat", "4x15", True), pytest.param("cpsat", "4x15", False, marks=pytest.mark.slow),
+    pytest.param("cpsat", "5x12", True, marks=pytest.mark.slow), ("cpsat", "8x8-centre", False),
+    pytest.param("sat", "4x15", True, marks=pytest.mark.slow)])
 def test_models_reproduce_spec_counts(engine, name, up):
     """The SPEC counts the models reach in seconds (the rest: the slow test and the benchmark)."""
     want = SPEC_COUNTS[name][1 if up else 0]

@@ -21,7 +21,11 @@ from puzzlesat.core.family import check_family
 ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = sorted(p.parent for p in (ROOT / "examples").glob("*/pyproject.toml"))
 # (plug-in folder, instance, task, the answer every engine must agree on: objective or count)
-CASES = {"nqueens": ("nqueens/queens-6", "count", 4)}
+CASES = {"nqueens": ("nqueens/queens-6", "count", 4),
+         "lightsout": ("lightsout/allon-5", "optimize", 15),  # OEIS A075464
+         "rushhour": ("rushhour/card-01", "optimize", 8)}
+
+CLI_DEFAULT = ("nqueens",)  # the plug-ins whose command-line tour runs in the default suite
 
 
 def _family(folder: Path):
@@ -96,8 +100,10 @@ def _fresh_venv(tmp: Path, folder: Path) -> Path:
     return py
 
 
-def test_installed_plugin_works_from_the_command_line(plugin, tmp_path):
+def test_installed_plugin_works_from_the_command_line(plugin, tmp_path, request):
     folder, name, fam = plugin
+    if name not in CLI_DEFAULT and not request.config.getoption("--runslow"):
+        pytest.skip(f"slow: the command-line tour of {name} (nqueens takes it in the default suite)")
     py = _fresh_venv(tmp_path, folder)
     env = {**os.environ, "PYTHONPATH": ""}
 

@@ -65,7 +65,7 @@ class DaskExecutor:
                                  f"({type(e).__name__}: {' '.join(str(e).split())[:160]})") from None
         else:
             self.cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                        dashboard_address=None)
+                                        host="127.0.0.1", dashboard_address=None)
             self.client = Client(self.cluster, set_as_default=False)
 
     def run(self, payloads: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

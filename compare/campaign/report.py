@@ -2,8 +2,11 @@
 (the rules of `compare`: crossval.judge), cactus and scatter plots.
 
 Vocabulary: a job is *solved* when it finished (Result.finished: OPTIMAL or INFEASIBLE, and
-FEASIBLE for task feasible); PAR-2 is the mean over a configuration's jobs of the job's seconds
-if solved, else twice the time limit; the median time is over solved jobs.
+FEASIBLE for task feasible) within its time limit: a job that ended after the limit (`over_limit`:
+a solver that ignores interrupts ran into the grace period) is unsolved in every table and plot,
+though its answer still counts for the verdict (it is checked like any other); PAR-2 is the mean
+over a configuration's jobs of the job's seconds if solved, else twice the time limit; the median
+time is over solved jobs.
 """
 from __future__ import annotations
 
@@ -11,14 +14,17 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
+from ...core.files import write_atomic
 from ...core.result import Status, Task
 
 from ..crossval import Verdict, judge
 from ...families.registry import families
 from ...core.result import Result
-from .store import loads
+from ..tables import Column, Table, cell, to_html
+from .store import loads, over_limit
 
 VERDICT_ORDER = {Verdict.DISAGREE: 0, Verdict.INCOMPLETE: 1, Verdict.AGREE: 2}
 
@@ -39,8 +45,8 @@ def as_result(row: dict[str, Any]) -> Result:
 
 
 def solved(row: dict[str, Any]) -> bool:
-    """The job finished with a proved answer."""
-    return row["termination"] == "done" and as_result(row).finished()
+    """The job finished with a proved answer within its time limit."""
+    return row["termination"] == "done" and not over_limit(row) and as_result(row).finished()
 
 
 def par2(row: dict[str, Any]) -> float:
@@ -64,6 +70,7 @@ def config_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "solved": sum(map(solved, rs)),
             "unknown": sum(1 for r in rs if r["status"] != "ERROR" and not solved(r)),
             "errors": sum(1 for r in rs if r["status"] == "ERROR"),
+            "over_limit": sum(map(over_limit, rs)),
             "termination": dict(sorted(terms.items())),
             "par2": round(sum(map(par2, rs)) / len(rs), 4),
             "median_seconds": round(statistics.median(times), 4) if times else None,
@@ -93,7 +100,8 @@ def verdicts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "reasons": reasons,
                     "results": {f"{r['config']}" + (f"#{r['repeat']}" if r["repeat"] else ""):
                                 {"status": r["status"], "objective": r["objective"], "count": r["count"],
-                                 "seconds": r["seconds"], "termination": r["termination"]} for r in rs}})
+                                 "seconds": r["seconds"], "termination": r["termination"],
+                                 "over_limit": bool(over_limit(r))} for r in rs}})
     out.sort(key=lambda d: (VERDICT_ORDER[Verdict(d["verdict"])], d["instance"]))
     return out
 
@@ -132,7 +140,8 @@ def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                    cpu_seconds=round(sum(r["cpu_seconds"] or 0.0 for r in rs), 4),
                    started=min((r["started"] or "") for r in rs),
                    finished=max((r["finished"] or "") for r in rs),
-                   stats=json.dumps({"parts": parts}), params=rs[0]["params"])
+                   stats=json.dumps({"parts": parts}), params=rs[0]["params"],
+                   over_limit=int(any(map(over_limit, rs))))
         errors = [r for r in rs if r["status"] == "ERROR"]
         if complete:
             row.update(status="OPTIMAL", termination="done",
@@ -158,27 +167,167 @@ def report(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
     """The JSON report: {"campaign", "jobs", "configs": {...}, "instances": [...], "splits":
     [...]} — a split count's parts counted as one job of its configuration (`merge_parts`)."""
     merged, splits = merge_parts(rows)
-    return {"campaign": meta.get("campaign"), "jobs": len(rows), "configs": config_table(merged),
-            "instances": verdicts(merged), "splits": splits}
+    rep = CampaignReport({"campaign": meta.get("campaign"), "task": task_of(rows, meta),
+                          "jobs": len(rows), "configs": config_table(merged),
+                          "instances": verdicts(merged), "splits": splits})
+    rep.rows, rep.jobs_rows, rep.meta = merged, rows, dict(meta)
+    return rep
 
 
-def cell(r: dict[str, Any]) -> str:
-    """A short text for one job in the instance table."""
+class CampaignReport(dict):
+    """The JSON report (a dict) with its stored rows (split counts merged) and meta at hand:
+    its tables (`table_models`), and in Jupyter its tables as HTML and plots as SVG."""
+
+    rows: list[dict[str, Any]] = []       # split counts merged
+    jobs_rows: list[dict[str, Any]] = []  # one per stored job
+    meta: dict[str, str] = {}
+    store_path: str | None = None  # where the rows were read (open_report, campaign report)
+
+    def write_html(self, path: str | Path) -> Path:
+        """The self-contained HTML page of this report (`campaign report --html`), atomically."""
+        from .html import write_html
+        return write_html(path, self.store_path or ".", self.jobs_rows, self.meta, self)
+
+    def table_models(self) -> list[Table]:
+        return report_tables(self, self.rows, self.meta)
+
+    def machine(self) -> dict[str, Any]:
+        return machine_of(self.meta, self.rows)
+
+    def cactus(self) -> "Svg":
+        """The cactus plot as inline SVG (drawn here, no matplotlib)."""
+        from .svgplot import cactus_svg
+        return Svg(cactus_svg(self.rows, self.meta))
+
+    def scatter(self, x: str | None = None, y: str | None = None) -> "Svg":
+        """The scatter plot of two configurations (default: the first two) as inline SVG."""
+        from .svgplot import scatter_svg
+        configs = list(self["configs"])
+        return Svg(scatter_svg(self.rows, self.meta, x or configs[0], y or configs[min(1, len(configs) - 1)]))
+
+    def _repr_html_(self) -> str:
+        return "".join(to_html(t) for t in self.table_models())
+
+
+class Svg(str):
+    """SVG text that Jupyter draws."""
+
+    def _repr_svg_(self) -> str:
+        return str(self)
+
+
+def machine_of(meta: dict[str, str], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The machine the campaign's latest run recorded (platform, CPUs, solver versions), with the
+    hosts its jobs ran on; {hosts} alone for a store from before the record."""
+    try:
+        m = json.loads(meta["machine"]) if meta.get("machine") else {}
+    except ValueError:
+        m = {}
+    hosts = sorted({r["host"] for r in rows if r.get("host")})
+    return {**m, "hosts": hosts} if hosts else m
+
+
+def report_params(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
+    """The parameters a report's footnote names: task, limits, repeats, seeds, configurations."""
+    p: dict[str, Any] = {"task": task_of(rows, meta)}
+    p["time limit (s)"] = sorted({r["time_limit"] for r in rows if r.get("time_limit") is not None})
+    p["memory limit (MB)"] = sorted({r["memory_limit_mb"] for r in rows if r.get("memory_limit_mb")})
+    p["repeats"] = len({r["repeat"] for r in rows})
+    seeds = sorted({r["seed"] for r in rows if r.get("seed") is not None})
+    if seeds:
+        p["seeds"] = seeds
+    p["configurations"] = {r["config"]: r["config_spec"] for r in rows}
+    return p
+
+
+def report_tables(rep: dict[str, Any], rows: list[dict[str, Any]], meta: dict[str, str]) -> list[Table]:
+    """The report as table models: the configurations' scores (the lowest PAR-2 in bold), the
+    instances (verdict, then per configuration its value and seconds; the fastest solved one in
+    bold unless the verdict is DISAGREE; no answer at all: a dash in LaTeX), the split counts."""
+    params = report_params(rows, meta)
+    ct = Table(f"campaign {rep['campaign']}: {rep['jobs']} jobs",
+               [Column("config"), Column("spec"), Column("jobs", "int"), Column("solved", "int"),
+                Column("unknown", "int"), Column("errors", "int"), Column("over limit", "int"),
+                Column("PAR-2 (s)", "seconds"), Column("median (s)", "seconds")], params=params)
+    scored = [c for c in rep["configs"].values() if c["solved"]]
+    best = min((c["par2"] for c in scored), default=None)
+    for name, c in rep["configs"].items():
+        ct.add(cell(name), cell(c["spec"]), cell(c["jobs"], "int"), cell(c["solved"], "int"),
+               cell(c["unknown"], "int"), cell(c["errors"], "int"), cell(c["over_limit"], "int"),
+               cell(c["par2"], "seconds", best=c["solved"] > 0 and c["par2"] == best),
+               cell(c["median_seconds"], "seconds"))
+    configs = list(rep["configs"])
+    it = Table("instances (value and seconds per configuration)",
+               [Column("instance"), Column("verdict", "verdict"), *(Column(c) for c in configs)],
+               params=params)
+    by: dict[tuple, list] = defaultdict(list)
+    for r in rows:
+        by[(r["instance"], r["task"], r["config"])].append(r)
+    times = per_instance_times(rows)
+    for inst in rep["instances"]:
+        mine = {c: times.get(c, {}).get(inst["instance"], math.inf) for c in configs
+                if by.get((inst["instance"], inst["task"], c))}
+        fastest = min(mine.values(), default=math.inf)
+        cells = []
+        for c in configs:
+            rs = by.get((inst["instance"], inst["task"], c), [])
+            text = " / ".join(dict.fromkeys(cell_text(r) for r in rs))
+            none = bool(rs) and all(r["status"] == "UNKNOWN" and not r.get("count_lower_bound") for r in rs)
+            cells.append(cell(text, unknown=none,
+                              best=inst["verdict"] != "DISAGREE" and math.isfinite(fastest)
+                              and mine.get(c) == fastest))
+        it.add(cell(inst["instance"]), cell(inst["verdict"], "verdict"), *cells)
+    tables = [ct, it]
+    if rep["splits"]:
+        st = Table("split counts (one job per part; the count is the parts' sum)",
+                   [Column("instance"), Column("config"), Column("parts", "int"), Column("finished", "int"),
+                    Column("count", "int"), Column("checked", "int"), Column("job s min", "float"),
+                    Column("job s max", "float"), Column("job s sum", "float"), Column("CPU s", "float")],
+                   params=params)
+        for s in rep["splits"]:
+            st.add(cell(s["instance"]), cell(s["config"]), cell(s["parts"], "int"),
+                   cell(s["finished"], "int"), cell(s["count"], "int", "—" if s["count"] is None else None),
+                   cell(s["solutions_checked"], "int"), *(cell(s[k], "float", f"{s[k]:.2f}") for k in
+                                                           ("seconds_min", "seconds_max", "seconds_sum",
+                                                            "cpu_seconds")))
+        tables.append(st)
+    return tables
+
+
+def task_of(rows: list[dict[str, Any]], meta: dict[str, str]) -> str | None:
+    """The campaign's task in words: as the run recorded it (one task, or one per family when
+    the spec gave none), else read off the stored jobs."""
+    if meta.get("task"):
+        return meta["task"]
+    by: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        by[r["family"]].add(r["task"])
+    if not by:
+        return None
+    return ", ".join(f"{f}={'/'.join(sorted(t))}" for f, t in sorted(by.items())) \
+        if len({t for ts in by.values() for t in ts}) > 1 else next(iter(next(iter(by.values()))))
+
+
+def cell_text(r: dict[str, Any]) -> str:
+    """A short text for one job in the instance table (a proved answer that came after the time
+    limit says `over limit`: it counts as unsolved)."""
     if r["status"] == "ERROR":
         return "ERROR"
     if r["termination"] in ("memory", "killed"):
         return r["termination"]
+    late = ", over limit" if over_limit(r) else ""
     if r["status"] == "INFEASIBLE":
-        return "infeasible"
+        return f"infeasible ({r['seconds']:.2f}s{late})" if late else "infeasible"
     val = r["count"] if r["task"] == "count" else r["objective"]
     if r["status"] == "OPTIMAL":
-        return f"{val if val is not None else 'ok'} ({r['seconds']:.2f}s)"
+        return f"{val if val is not None else 'ok'} ({r['seconds']:.2f}s{late})"
     if r["status"] == "FEASIBLE":
         if r["task"] == "optimize" and r["objective"] is not None:  # a bound on the optimum
             fam = families().get(r["family"])
             sense = fam.sense if fam else None
             return f"{'≤' if sense == 'min' else '≥'}{r['objective']} (feasible)"
-        return "found" if r["task"] == "feasible" else "feasible"
+        return (f"found ({r['seconds']:.2f}s{late})" if late else "found") if r["task"] == "feasible" \
+            else "feasible"
     if r.get("count_lower_bound"):
         return f"≥{r['count_lower_bound']} found"
     return "timeout"
@@ -242,5 +391,10 @@ def plot(rows: list[dict[str, Any]], meta: dict[str, str], kind: str, path: str,
     ax.set_title(title, fontsize="medium")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, metadata={"Date": None} if path.endswith(".svg") else None)
-    plt.close(fig)
+    fmt = "svg" if str(path).lower().endswith(".svg") else "png"
+    try:
+        write_atomic(path, lambda tmp: fig.savefig(tmp, format=fmt,
+                                                   metadata={"Date": None} if fmt == "svg" else None),
+                     "plot", suffix="." + fmt)
+    finally:
+        plt.close(fig)

@@ -2,7 +2,8 @@
 
     name = "peg-encodings"
     instances = ["peg/ipc-p01", "peg/ipc-p0*", "boards/*.toml"]  # names, files, globs
-    task = "optimize"          # optimize | count | feasible
+    task = "optimize"          # optimize | count | feasible (default: each family's first
+                               # task, as in solve/compare/lab: optimize, count for tilings)
     time_limit = 60            # seconds per job (hard)
     memory_limit_mb = 4096     # per job process (hard, RLIMIT_AS)
     repeat = 1                 # or: seeds = [0, 1, 2] (engines with a `seed` option get seed=s)
@@ -79,7 +80,7 @@ class Spec:
     name: str
     path: Path
     text: str
-    task: Task
+    task: Task | None          # None: the spec gives none, each family's first task
     time_limit: float
     memory_limit_mb: int
     repeats: list[tuple[int, int | None]]  # (repeat index, seed or None)
@@ -87,6 +88,19 @@ class Spec:
     configs: list[Config]
     instances: list[tuple[str, Family, Any, str]]  # (label, family, instance, content hash)
     split: int = 1
+
+    def task_of(self, fam: Family) -> Task:
+        """The task of the jobs on `fam`'s instances: the spec's, else the family's first."""
+        return self.task if self.task is not None else fam.tasks[0]
+
+    def tasks(self) -> dict[str, str]:
+        """family -> task of its jobs, for every family among the instances."""
+        return {f.name: str(self.task_of(f)) for f in {f.name: f for _, f, _, _ in self.instances}.values()}
+
+    def task_text(self) -> str:
+        """The task in words, as the store and the report say it (one task, or one per family
+        when the spec gives none and its families' first tasks differ)."""
+        return task_text(self.tasks(), self.task is None)
 
     def parts(self, eng) -> list[dict[str, str]]:
         """The option sets that split one job of engine `eng`: one per part, or [{}] unsplit."""
@@ -114,7 +128,7 @@ class Spec:
         out = []
         for label, fam, inst, h in self.instances:
             blob = base64.b64encode(pickle.dumps(inst)).decode()
-            runs = plan(fam, inst, self.configs, self.task, time_limit=self.time_limit,
+            runs = plan(fam, inst, self.configs, self.task_of(fam), time_limit=self.time_limit,
                         memory_limit_mb=self.memory_limit_mb, precheck=self.precheck, machine=False)
             for run in runs:
                 has_seed = run.engine.option("seed") is not None
@@ -130,9 +144,12 @@ class Spec:
 
 def job_of(campaign: str, label: str, h: str, run: Run, rep: int, seed: int | None,
            memory_limit_mb: int, blob: str) -> Job:
-    """The Job of a planned run (one repeat) in a campaign; keyed by `make_job`."""
+    """The Job of a planned run (one repeat) in a campaign; keyed by `make_job`. An option added
+    after 0.2 (`Option.since`) at its default is left out, so a store written before it resumes."""
+    later = {o.name: o.default for o in run.engine.options if o.since}
+    opts = {k: v for k, v in run.options.items() if not (k in later and v == later[k])}
     return make_job(campaign, label, h, run.family.name, run.label, run.spec, run.engine.name,
-                    run.options, str(run.task), rep, seed, float(run.time_limit), memory_limit_mb,
+                    opts, str(run.task), rep, seed, float(run.time_limit), memory_limit_mb,
                     run.precheck, blob)
 
 
@@ -191,8 +208,8 @@ def load_spec(path: str | Path) -> Spec:
     if not isinstance(name, str) or not name.strip():
         raise InputError("missing or empty 'name' (a string naming the campaign)", file=path, field="name")
     try:
-        task = Task(data.get("task", "optimize"))
-    except ValueError:
+        task = Task(data["task"]) if "task" in data else None
+    except (ValueError, TypeError):
         raise err("expected one of " + ", ".join(t.value for t in Task), "task") from None
     time_limit = data.get("time_limit", 60)
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
@@ -206,8 +223,6 @@ def load_spec(path: str | Path) -> Spec:
     split = data.get("split", 1)
     if isinstance(split, bool) or not isinstance(split, int) or split < 1:
         raise err("expected a positive integer (jobs per count)", "split")
-    if split > 1 and task is not Task.COUNT:
-        raise err("split divides a count into jobs: needs task = \"count\"", "split")
     if "repeat" in data and "seeds" in data:
         raise err("give either repeat or seeds, not both", "seeds")
     if "seeds" in data:
@@ -253,12 +268,25 @@ def load_spec(path: str | Path) -> Spec:
                 raise err(f"'{entry}': {e}", "instances") from None
             instances.append((label, fam, inst, content_hash(fam, inst)))
 
+    fams = {f.name: f for _, f, _, _ in instances}
+    for fam in fams.values():
+        if task is not None and task not in fam.tasks:
+            raise err(f"'{task}' is not one of {fam.name}'s tasks ({', '.join(map(str, fam.tasks))}); "
+                      f"without `task` each family gets its first", "task")
+    tasks = {n: task or f.tasks[0] for n, f in fams.items()}
+    if split > 1 and any(t is not Task.COUNT for t in tasks.values()):
+        raise err("split divides a count into jobs: needs task = \"count\""
+                  + ("" if task else f" (no `task` given: {task_text({n: str(t) for n, t in tasks.items()}, True)})"),
+                  "split")
     for cfg in configs:
-        for fam in {f.name: f for _, f, _, _ in instances}.values():
+        for fam in fams.values():
             try:
                 eng = fam.engine(cfg.engine)
-                if task not in eng.tasks:
-                    raise InputError(f"engine {eng.name} does not do task '{task}'")
+                ftask = tasks[fam.name]
+                if ftask not in eng.tasks:
+                    given = "the spec's `task`" if task else f"no `task` given: {fam.name}'s first task"
+                    raise InputError(f"engine {eng.name} does not do task '{ftask}' ({given}; it does: "
+                                     + ", ".join(map(str, eng.tasks)) + ")")
                 opts = dict(cfg.opts)
                 if "seed" in opts and any(s is not None for _, s in repeats):
                     raise InputError("sets seed, and the campaign gives seeds")
@@ -272,6 +300,16 @@ def load_spec(path: str | Path) -> Spec:
         raise err("no configuration's engine can split its count (options parts and part)", "split")
     return Spec(name.strip(), path, text, task, float(time_limit), mem, repeats, precheck, configs,
                 instances, split)
+
+
+def task_text(tasks: dict[str, str], defaulted: bool) -> str:
+    """`optimize`, or `peg=optimize, pentomino=count (no task in the spec: each family's first)`."""
+    if len(set(tasks.values())) == 1 and not defaulted:
+        return next(iter(tasks.values()))
+    text = ", ".join(f"{f}={t}" for f, t in sorted(tasks.items()))
+    if len(set(tasks.values())) == 1:
+        text = next(iter(tasks.values()))
+    return text + (" (no task in the spec: each family's first)" if defaulted else "")
 
 
 def _expand(entry: str, base: Path) -> list[tuple[str, str]]:

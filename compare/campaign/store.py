@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ...core.machine import machine
 from ...core.result import InputError
 
 SCHEMA_VERSION = "1"
@@ -38,6 +39,9 @@ COLUMNS = (
     ("count_lower_bound", "INTEGER", "distinct checked solutions of a count cut short"),
     ("solutions_checked", "INTEGER", "solutions that went through the family's checker"),
     ("seconds", "REAL", "the runner's wall seconds (as `solve` reports); the kill time if killed"),
+    ("over_limit", "INTEGER", "1 if the job ended after its time limit (seconds > time_limit: a "
+                              "solver that ignores interrupts ran into the grace period); such a "
+                              "job counts as unsolved in reports, whatever its status"),
     ("wall_seconds", "REAL", "wall seconds of the whole job process (start-up and checking included)"),
     ("cpu_seconds", "REAL", "CPU seconds (user + system) of the job process and its engine worker"),
     ("peak_memory_mb", "REAL", "peak resident memory (max over the job's processes), MB"),
@@ -114,12 +118,17 @@ class Store:
             for c, t, _ in COLUMNS:  # a store written by an earlier version: add the new columns
                 if c not in have:
                     con.execute(f"ALTER TABLE runs ADD COLUMN {c} {t}")
+            # rows stored before the over_limit column: computed from their seconds and limit
+            con.execute("UPDATE runs SET over_limit = (seconds > time_limit) WHERE over_limit IS NULL "
+                        "AND seconds IS NOT NULL AND time_limit IS NOT NULL")
             con.execute("CREATE INDEX IF NOT EXISTS runs_config ON runs (config)")
             con.execute("CREATE INDEX IF NOT EXISTS runs_instance ON runs (instance)")
             now = datetime.now(timezone.utc).isoformat(timespec="seconds")
             for k, v in (("campaign", campaign), ("schema_version", SCHEMA_VERSION), ("created", now)):
                 con.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (k, v))
             con.execute("INSERT OR REPLACE INTO meta VALUES ('spec', ?)", (spec_text,))
+            # the machine of the latest run (platform, CPUs, solver versions): report footnotes
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('machine', ?)", (json.dumps(machine()),))
         return cls(path, con)
 
     @classmethod
@@ -144,18 +153,30 @@ class Store:
 
     def put(self, rec: dict[str, Any]) -> None:
         """Store one job's record (replacing a `killed` one), committed at once."""
+        rec = {**rec, "over_limit": int(over_limit(rec))}
         vals = [int(rec[c]) if c == "precheck" else rec.get(c) for c in NAMES]
         with self.con:
             self.con.execute(f"INSERT OR REPLACE INTO runs ({', '.join(NAMES)}) VALUES "
                              f"({', '.join('?' * len(NAMES))})", vals)
 
     def rows(self) -> list[dict[str, Any]]:
-        """Every record, ordered by instance, config, repeat."""
+        """Every record, ordered by instance, config, repeat (`over_limit` computed where a store
+        of an earlier version has no such column or value)."""
         cur = self.con.execute("SELECT * FROM runs ORDER BY instance, config, repeat")
-        return [dict(r) for r in cur]
+        return [{**(d := dict(r)), "over_limit": int(over_limit(d))} for r in cur]
 
     def close(self) -> None:
         self.con.close()
+
+
+def over_limit(row: dict[str, Any]) -> bool:
+    """True when the job ended after its time limit: the stored flag, else (a row or store from
+    before the column) its seconds against its time limit."""
+    v = row.get("over_limit")
+    if v is not None:
+        return bool(v)
+    s, t = row.get("seconds"), row.get("time_limit")
+    return s is not None and t is not None and float(s) > float(t)
 
 
 def loads(text: str | None) -> Any:

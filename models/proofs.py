@@ -1,0 +1,400 @@
+"""Proof production: run a proof-logging solver on a DIMACS file and write its refutation beside it.
+
+    prove(cnf, proof=None, solver=...)  -> ProofRun (status, proof file, format, solve CPU seconds,
+                                          the pinned parameters); run.certify() checks the proof
+
+Solvers (PROOF_SOLVERS; anything else is refused with the list):
+
+    cadical195, glucose4, lingeling   python-sat with `with_proof=True`. The solver streams its
+            proof into a temporary file as it runs; it is copied byte for byte (binary DRAT from
+            CaDiCaL, text DRUP from Glucose and Lingeling) beside the CNF, `proof` (default
+            CNF.drat). (python-sat's `get_proof()` rewrites the binary into Python strings, slower
+            than the solve; it is used only when the temporary file is not reachable.)
+    cpsat   OR-tools CP-SAT on the CNF as BoolOr constraints, presolve off, one worker, seed 0,
+            `output_lrat_proof` and its own LRAT check (`check_lrat_proof`; VALID / INVALID is
+            recorded as `producer_check`). CP-SAT writes one binary file per sub-solver at the
+            absl flag `cp_model_lrat_output_prefix` (default /tmp/lrat: fixed names shared by every
+            run); each run gets its own folder by setting that flag (through absl's flag
+            reflection, under a lock, since the flag is process-wide). The sub-solver file that
+            derives the empty clause is converted to text LRAT (default CNF.lrat): imported
+            clauses are matched to the CNF's clauses by their literals (ids 1..C), lemmas are
+            numbered on. A clause CP-SAT imports that is not in the CNF gets an id no clause has,
+            so a proof using it is REJECTED.
+    ext:CMD external solver writing DRAT, e.g. `ext:cadical` (Debian's CaDiCaL) runs
+            `cadical -q CNF PROOF` (`binary=False` adds `--binary=false`); exit 20 = UNSAT,
+            10 = SAT. CPU seconds are the child's (getrusage).
+
+A SAT answer has no proof (status SAT, proof None). Solve seconds are CPU seconds.
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import re
+import resource
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.files import write_atomic
+from ..core.result import InputError
+from ..certify import Certificate, Verdict, certify
+
+PYSAT_PROOF_SOLVERS = ("cadical195", "glucose4", "lingeling")
+PROOF_SOLVERS = PYSAT_PROOF_SOLVERS + ("cpsat", "ext:CMD")
+SAT, UNSAT = "SAT", "UNSAT"
+
+
+@dataclass
+class ProofRun:
+    """One solver call on one CNF file: its answer and, for UNSAT, the proof it wrote."""
+
+    status: str                    # SAT or UNSAT
+    solver: str
+    cnf: Path
+    proof: Path | None             # None for SAT
+    format: str | None             # drat or lrat
+    solve_seconds: float           # CPU seconds of the solve
+    params: dict[str, Any] = field(default_factory=dict)
+    producer_check: str | None = None   # the producer's own proof check (CP-SAT: VALID / INVALID)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def certify(self, **kw) -> Certificate:
+        """Check this run's proof (certify(cnf, proof)); the solver's figures join the stats."""
+        if self.status != UNSAT or self.proof is None:
+            return Certificate(self.format, Verdict.NOT_CERTIFIABLE,
+                               f"{self.solver} answered {self.status}: there is no refutation to check",
+                               {"cnf": str(self.cnf)})
+        c = certify(self.cnf, self.proof, format=self.format or "auto", **kw)
+        c.stats.update(solver=self.solver, solve_seconds=self.solve_seconds,
+                       producer_check=self.producer_check, proof_bytes=self.proof.stat().st_size)
+        return c
+
+
+def proof_capable(solver: str) -> str | None:
+    """None when `solver` can log proofs, else the reason it cannot (for NOT-CERTIFIABLE)."""
+    if solver in PYSAT_PROOF_SOLVERS or solver == "cpsat" or solver.startswith("ext:"):
+        return None
+    return (f"solver {solver} cannot log proofs here; proof-logging solvers: "
+            + ", ".join(PROOF_SOLVERS))
+
+
+def prove(cnf: str | Path, proof: str | Path | None = None, *, solver: str = "cadical195",
+          binary: bool = True, seed: int = 0) -> ProofRun:
+    """Solve DIMACS file `cnf` with a proof-logging `solver` (PROOF_SOLVERS); for UNSAT its proof
+    is written to `proof` (default: beside the CNF, .drat or .lrat). `binary`: binary DRAT for
+    ext:cadical. `seed`: CP-SAT's random seed."""
+    reason = proof_capable(solver)
+    if reason:
+        raise InputError(reason)
+    cnf = Path(cnf)
+    if not cnf.is_file():
+        raise InputError("no such CNF file", file=cnf)
+    ext = ".lrat" if solver == "cpsat" else ".drat"
+    proof = Path(proof) if proof is not None else cnf.with_suffix(ext)
+    if not proof.parent.is_dir():
+        raise InputError(f"cannot write the proof: folder {str(proof.parent)!r} does not exist",
+                         file=proof)
+    if solver.startswith("ext:"):
+        return _prove_external(cnf, proof, solver, binary)
+    from pysat.formula import CNF
+    try:
+        f = CNF(from_file=str(cnf))
+    except Exception as e:  # python-sat's parser: any failure is bad input
+        raise InputError(f"python-sat cannot read it: {e}", file=cnf) from None
+    if solver == "cpsat":
+        return _prove_cpsat(cnf, proof, f.clauses, f.nv, seed)
+    return _prove_pysat(cnf, proof, f.clauses, solver)
+
+
+# ---- python-sat -------------------------------------------------------------------------------
+def _prove_pysat(cnf: Path, proof: Path, clauses, solver: str, raw: bool = True) -> ProofRun:
+    """python-sat with proof logging; `raw`: copy the solver's proof file (else get_proof())."""
+    from pysat.solvers import Solver
+    with Solver(name=solver, bootstrap_with=clauses, with_proof=True) as s:
+        t0 = time.process_time()
+        sat = s.solve()
+        secs = time.process_time() - t0
+        if sat:
+            return ProofRun(SAT, solver, cnf, None, None, round(secs, 3), {"with_proof": True})
+        backend = s.solver
+        prfile, prfp = getattr(backend, "prfile", None), getattr(backend, "prfp", None)
+        if raw and prfile is not None and prfp is not None:
+            import pysolvers
+            pysolvers.flushpr(prfp)
+            prfile.seek(0)
+
+            def copy(tmp):
+                with open(tmp, "wb") as out:
+                    shutil.copyfileobj(prfile, out, 1 << 20)
+            how = "raw"
+        else:
+            def copy(tmp):
+                with open(tmp, "w") as out:
+                    for line in s.get_proof():
+                        out.write(line + "\n")
+            how = "get_proof"
+        write_atomic(proof, copy, what="proof")
+    return ProofRun(UNSAT, solver, cnf, proof, "drat", round(secs, 3),
+                    {"with_proof": True}, stats={"copied": how})
+
+
+# ---- external -----------------------------------------------------------------------------------
+def _prove_external(cnf: Path, proof: Path, solver: str, binary: bool) -> ProofRun:
+    argv = shlex.split(solver[len("ext:"):])
+    if not argv:
+        raise InputError("ext: needs a command, e.g. ext:cadical")
+    exe = shutil.which(argv[0])
+    if exe is None:
+        raise InputError(f"external solver '{argv[0]}' not found on PATH")
+    if "-q" not in argv:
+        argv.append("-q")
+    if not binary:
+        argv.append("--binary=false")
+    argv = [exe] + argv[1:] + [str(cnf), str(proof)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(argv, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    secs = round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), 3)
+    params = {"argv": [Path(argv[0]).name] + argv[1:-2]}
+    if r.returncode == 10:
+        return ProofRun(SAT, solver, cnf, None, None, secs, params)
+    if r.returncode != 20:
+        tail = (r.stderr or r.stdout).strip().splitlines()[-1:] or [""]
+        raise RuntimeError(f"{argv[0]} exited with status {r.returncode} (not 10 or 20): {tail[0]}")
+    if not proof.is_file():
+        raise RuntimeError(f"{argv[0]} answered UNSAT but wrote no proof file {proof}")
+    return ProofRun(UNSAT, solver, cnf, proof, "drat", secs, params)
+
+
+# ---- CP-SAT -----------------------------------------------------------------------------------
+_FLAG_LOCK = threading.Lock()
+# absl's inline namespace in the mangled names, by the ortools wheels' absl library version
+_ABSL_LTS = ("lts_20250814", "lts_20250512", "lts_20250127", "lts_20240722", "lts_20240116")
+_flag_api: tuple | None = None
+
+
+def _absl_flag_api():
+    """(FindCommandLineFlag, CommandLineFlag::ParseFrom) from ortools' absl libraries, or None."""
+    global _flag_api
+    if _flag_api is not None:
+        return _flag_api or None
+    import ortools
+    libdir = Path(ortools.__file__).parent / ".libs"
+    found = ()
+    try:
+        refl = ctypes.CDLL(glob.glob(str(libdir / "libabsl_flags_reflection.so*"))[0])
+        cmf = ctypes.CDLL(glob.glob(str(libdir / "libabsl_flags_commandlineflag.so*"))[0])
+        for lts in _ABSL_LTS:
+            n = str(len(lts))
+            find = getattr(refl, f"_ZN4absl{n}{lts}19FindCommandLineFlagESt17basic_string_viewIcSt11char_traitsIcEE", None)
+            parse = getattr(cmf, f"_ZN4absl{n}{lts}15CommandLineFlag9ParseFromESt17basic_string_viewIcSt11char_traitsIcEEPNSt7__cxx1112basic_stringIcS4_SaIcEEE", None)
+            if find is not None and parse is not None:
+                find.restype, find.argtypes = ctypes.c_void_p, [ctypes.c_size_t, ctypes.c_char_p]
+                parse.restype = ctypes.c_bool
+                parse.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_void_p]
+                found = (find, parse)
+                break
+    except (IndexError, OSError):
+        found = ()
+    _flag_api = found
+    return found or None
+
+
+def _set_absl_flag(name: str, value: str) -> bool:
+    """Set absl flag `name` of the ortools library to `value` (string_view ABI: length, pointer)."""
+    api = _absl_flag_api()
+    if api is None:
+        return False
+    find, parse = api
+    bname, bval = name.encode(), value.encode()
+    flag = find(len(bname), bname)
+    if not flag:
+        return False
+    err = ctypes.create_string_buffer(64)  # an empty std::string: pointer to its inline buffer
+    base = ctypes.addressof(err)
+    ctypes.c_void_p.from_address(base).value = base + 16
+    ctypes.c_size_t.from_address(base + 8).value = 0
+    return bool(parse(flag, len(bval), bval, base))
+
+
+def _varints(data: bytes):
+    """Length-delimited records of ortools' recordio: (start, end) of each message."""
+    pos, n = 0, len(data)
+    while pos < n:
+        size = shift = 0
+        while True:
+            if pos >= n:
+                raise ValueError("truncated record length")
+            b = data[pos]
+            pos += 1
+            size |= (b & 127) << shift
+            shift += 7
+            if b < 128:
+                break
+        if pos + size > n:
+            raise ValueError("truncated record")
+        yield pos, pos + size
+        pos += size
+
+
+def _cp_lit(i: int) -> int:
+    return -((i >> 1) + 1) if i & 1 else (i >> 1) + 1
+
+
+class _CpsatLrat:
+    """Text LRAT from CP-SAT's binary files: the CNF's clauses are ids 1..C, every other clause
+    (lemmas, and imports matching no clause) gets the next id. An imported clause is matched by
+    its literals (sorted) to a live clause with the same ones (a CNF clause or an earlier lemma),
+    as CP-SAT's own merger does; a deletion takes that copy out of the live ones."""
+
+    def __init__(self, clauses, out):
+        self.live: dict[tuple, list[int]] = {}   # literals -> ids of the live clauses with them
+        self.key_of: dict[int, tuple] = {}
+        for i, c in enumerate(clauses):
+            self.add(i + 1, c)
+        self.nxt = len(clauses) + 1
+        self.out = out
+        self.counts = {"lemmas": 0, "deletions": 0, "unmatched_imports": 0, "unknown_hints": 0,
+                       "empty": False}
+
+    def add(self, cid: int, lits) -> None:
+        key = tuple(sorted(set(lits)))
+        self.live.setdefault(key, []).append(cid)
+        self.key_of[cid] = key
+
+    def fresh(self) -> int:
+        self.nxt += 1
+        return self.nxt - 1
+
+    def convert(self, path: Path, deletions: bool) -> None:
+        """Append file `path`'s steps (its own id space) until its empty clause; `deletions`:
+        write its deletions too."""
+        from ortools.sat import lrat_pb2
+        ids: dict[int, int] = {}
+
+        def ref(h: int) -> str:  # an id the file never defined: an id no clause has (rejected)
+            if h not in ids:
+                ids[h] = self.fresh()
+                self.counts["unknown_hints"] += 1
+            return str(ids[h])
+
+        data = path.read_bytes()
+        step = lrat_pb2.LratProofStep()
+        for a, b in _varints(data):
+            step.ParseFromString(data[a:b])
+            kind = step.WhichOneof("step")
+            if kind == "imported_clause":
+                ic = step.imported_clause
+                copies = self.live.get(tuple(sorted({_cp_lit(x) for x in ic.literals})))
+                if copies:
+                    ids[ic.clause_id] = copies[0]
+                else:
+                    ids[ic.clause_id] = self.fresh()
+                    self.counts["unmatched_imports"] += 1
+            elif kind == "inferred_clause":
+                ic = step.inferred_clause
+                new = self.fresh()
+                lits = [_cp_lit(x) for x in ic.literals]
+                parts = [str(new)] + [str(x) for x in lits] + ["0"]
+                parts += [ref(h) for h in ic.unit_ids]
+                for rat in ic.rat_infos:
+                    parts.append("-" + ref(rat.resolvant_id))
+                    parts += [ref(h) for h in rat.unit_ids]
+                parts.append("0")
+                self.out.write(" ".join(parts) + "\n")
+                ids[ic.clause_id] = new
+                self.add(new, lits)
+                self.counts["lemmas"] += 1
+                if not lits:
+                    self.counts["empty"] = True
+                    return
+            elif kind == "deleted_clauses" and deletions:
+                gone = [ids.pop(x) for x in step.deleted_clauses.clause_ids if x in ids]
+                gone = [g for g in gone if g in self.key_of and g in self.live[self.key_of[g]]]
+                for g in gone:
+                    self.live[self.key_of[g]].remove(g)
+                if gone:
+                    self.out.write(f"{self.nxt - 1} d " + " ".join(map(str, gone)) + " 0\n")
+                    self.counts["deletions"] += 1
+
+
+def _has_empty(path: Path) -> tuple[bool, int]:
+    """(derives the empty clause, number of lemmas) of a CP-SAT binary LRAT file."""
+    from ortools.sat import lrat_pb2
+    data = path.read_bytes()
+    step = lrat_pb2.LratProofStep()
+    n = 0
+    for a, b in _varints(data):
+        step.ParseFromString(data[a:b])
+        if step.WhichOneof("step") == "inferred_clause":
+            n += 1
+            if not step.inferred_clause.literals:
+                return True, n
+    return False, n
+
+
+def convert_cpsat_lrat(files: list[Path], clauses, out: Path) -> dict[str, Any]:
+    """Text LRAT against the CNF `clauses` from CP-SAT's binary files (lrat0.bin: the model
+    loading's clauses and inferences, then one file per sub-solver): file 0, then the sub-solver
+    file that derives the empty clause (else the one with most lemmas). File 0's deletions are
+    left out (CP-SAT's merger ignores them too: a later file may still import those clauses)."""
+    counts: dict[str, Any] = {}
+
+    def write(tmp):
+        with open(tmp, "w") as f:
+            w = _CpsatLrat(clauses, f)
+            if files:
+                w.convert(files[0], deletions=False)
+            if not w.counts["empty"] and len(files) > 1:
+                scan = [(_has_empty(p), p) for p in files[1:]]
+                (_, _), best = max(scan, key=lambda t: t[0])
+                w.convert(best, deletions=True)
+            counts.update(w.counts)
+    write_atomic(out, write, what="proof")
+    counts["subsolver_files"] = [p.name for p in files]
+    return counts
+
+
+def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int) -> ProofRun:
+    from ortools.sat.python import cp_model
+    model = cp_model.CpModel()
+    xs = [model.NewBoolVar(f"x{v}") for v in range(1, nvars + 1)]
+    for c in clauses:
+        model.AddBoolOr([xs[l - 1] if l > 0 else xs[-l - 1].Not() for l in c])
+    solver = cp_model.CpSolver()
+    params = {"num_workers": 1, "cp_model_presolve": False, "random_seed": seed,
+              "output_lrat_proof": True, "check_lrat_proof": True}
+    for k, v in params.items():
+        setattr(solver.parameters, k, v)
+    solver.parameters.log_search_progress = True
+    solver.parameters.log_to_stdout = False
+    log: list[str] = []
+    solver.log_callback = log.append
+    with _FLAG_LOCK, tempfile.TemporaryDirectory(prefix="puzzlesat-cpsat-lrat-") as tmp:
+        if not _set_absl_flag("cp_model_lrat_output_prefix", os.path.join(tmp, "lrat")):
+            raise RuntimeError("cannot direct CP-SAT's LRAT files to a private folder with this "
+                               "ortools build (absl flag reflection not found)")
+        try:
+            t0 = time.process_time()
+            status = solver.Solve(model)
+            secs = round(time.process_time() - t0, 3)
+        finally:
+            _set_absl_flag("cp_model_lrat_output_prefix", "/tmp/lrat")
+        name = solver.StatusName(status)
+        m = re.search(r"LRAT_status:\s*(\w+)", "\n".join(log))
+        own = m.group(1) if m else None
+        if name == "OPTIMAL" or name == "FEASIBLE":
+            return ProofRun(SAT, "cpsat", cnf, None, None, secs, params, own)
+        if name != "INFEASIBLE":
+            raise RuntimeError(f"CP-SAT ended {name} on a pure clause model")
+        files = sorted(Path(tmp).glob("lrat*.bin"), key=lambda p: int(p.stem[4:] or 0))
+        stats = convert_cpsat_lrat(files, clauses, proof)
+    return ProofRun(UNSAT, "cpsat", cnf, proof, "lrat", secs, params, own, stats)
