@@ -412,3 +412,12 @@ def test_search_layers_sharing_chain_states_expand_to_every_prefix(bname, start,
             got = _expanded(sp, layer, backward)[0]
             assert got == _oracle(sp, layer, backward)
             layer = np.array(sorted(got), np.uint64)
+
+
+def test_merson_pruned_engine_options_prove_triangle21_is_12():
+    # the engine options prune and max_moves through the runner: K = 11 refuted, K = 12 meets
+    run = {k: solve(family("peg"), CAT["triangle21"](), "native:bfs", "optimize",
+                    options={"prune": "merson", "max_moves": k}) for k in (11, 12)}
+    assert run[11].status == Status.UNKNOWN and run[11].stats["lower_bound"] == 12
+    assert (run[12].status, run[12].objective, run[12].checked) == (Status.OPTIMAL, 12, 1)
+    assert bfs("triangle21", prune="merson").objective == 12
