@@ -57,17 +57,34 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
               help="run each problem as a campaign job (native:bfs, hard limits) stored in this "
                    "SQLite file; a second run runs only the problems not stored yet")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="with --store: problems at once (default: the CPU cores; dask: workers)")
+              help="with --store: problems at once; with --least (pruned): chunk jobs of each "
+                   "layer expansion at once (default: the CPU cores; dask: workers)")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
-              show_default=True, help="with --store: where the jobs run")
+              show_default=True, help="with --store or --least: where the jobs run")
 @dask_options
 @click.option("--memory-limit-mb", type=click.IntRange(min=64), default=8192, show_default=True,
               help="with --store: memory limit of each job process")
+@click.option("--prune/--no-prune", default=None,
+              help="--least and --method bfs: searches bounded by K moves, keeping a position only "
+                   "if its depth plus its Merson-region move bound is at most K, K ascending until "
+                   "the layers meet (default for --least unless --forward-depth is given; "
+                   "--backward-depth then caps the backward side)")
+@click.option("--max-moves", type=click.IntRange(min=1), default=None,
+              help="with --prune: only K = this (no meeting proves a lower bound of K + 1)")
+@click.option("--work-dir", type=click.Path(file_okay=False), default=None,
+              help="--least and --method bfs: keep every finished layer in this folder; a run "
+                   "with the same folder resumes from the last complete layer")
+@click.option("--layer-memory-mb", type=click.IntRange(min=0), default=None,
+              help="--least and --method bfs: memory for layers (default: 75%% of the memory "
+                   "available); layers past it are built and kept on disk")
+@click.option("--disk-limit-mb", type=click.IntRange(min=0), default=None,
+              help="--least and --method bfs: disk the layers may use; past it a problem is "
+                   "UNKNOWN with the bound its complete layers prove")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def problems(board_name: str, vacate, finish, time_limit, method, stream, backward_depth,
              max_forward, max_backward, beam_width, forward_depth, least, store_path, jobs,
              executor, scheduler, tls_ca_file, tls_cert, tls_key, insecure, memory_limit_mb,
-             as_json) -> None:
+             prune, max_moves, work_dir, layer_memory_mb, disk_limit_mb, as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
     by position class at once, else the minimum moves by a native search (shared bidirectional
     layers), with one optimal jump sequence that the checker replayed; a problem the search cannot
@@ -84,13 +101,43 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     if store_path is not None and (least or method == "table"):
         raise InputError("--store runs each problem as its own campaign job (method bfs); it "
                          "cannot be combined with " + ("--least" if least else "--method table"))
-    if store_path is None and (jobs is not None or scheduler is not None or executor != "local"):
-        raise InputError("--jobs, --executor and --scheduler need --store")
+    if store_path is None and not least and (jobs is not None or scheduler is not None
+                                             or executor != "local"):
+        raise InputError("--jobs, --executor and --scheduler need --store or --least")
     method = method or ("bfs" if store_path is not None else "table")
+    layer_opts = {"memory": None if layer_memory_mb is None else layer_memory_mb * 2**20,
+                  "work_dir": work_dir,
+                  "disk_limit": None if disk_limit_mb is None else disk_limit_mb * 2**20}
     if least:
-        _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
-               as_json)
+        if prune is None:
+            prune = forward_depth is None
+        if prune and forward_depth is not None:
+            raise InputError("--prune chooses its own forward depth (K less the backward depth): "
+                             "drop --forward-depth (or use --no-prune)")
+        if not prune and (max_moves is not None or any(v is not None for v in layer_opts.values())):
+            raise InputError("--max-moves, --work-dir, --layer-memory-mb and --disk-limit-mb "
+                             "need --prune with --least")
+        pool = None
+        if jobs is not None or scheduler is not None or executor != "local":
+            if not prune:
+                raise InputError("--jobs, --executor and --scheduler with --least need --prune")
+            from ..compare.campaign.peg_layers import pool_for
+            from ..core.procs import default_workers
+            from .campaign import tls_files
+            pool = pool_for(executor, jobs or default_workers(), scheduler,
+                            tls_files(tls_ca_file, tls_cert, tls_key), insecure)
+        try:
+            _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
+                   as_json, prune, max_moves, layer_opts, time_limit,
+                   None if pool is None else pool.expand)
+        finally:
+            if pool is not None:
+                pool.executor.close()
         return
+    if method == "table" and (prune or max_moves is not None
+                              or any(v is not None for v in layer_opts.values())):
+        raise InputError("--prune, --max-moves, --work-dir, --layer-memory-mb and "
+                         "--disk-limit-mb go with --least or --method bfs")
     vs = _holes(b, vacate, ("all",))
     fs = _holes(b, finish, ("all", "same"))
     rows = []
@@ -100,6 +147,11 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
         click.echo(f"{'vacate':>6} {'finish':>6} {'moves':>10}  {'proof':<15} {'orbit':>5} {'seconds':>8}")
     opts = {} if method == "bfs" else {"stream": stream, "backward_depth": backward_depth,
                                        "forward_depth": forward_depth, "beam_width": beam_width}
+    if method == "bfs":  # native:bfs options for every problem
+        engine_opts = {"prune": "merson" if prune else "none", "max_moves": max_moves or 0,
+                       "memory_mb": layer_memory_mb or 0, "work_dir": work_dir or "",
+                       "disk_limit_mb": disk_limit_mb or 0}
+        opts = {"options": {k: v for k, v in engine_opts.items() if v not in (0, "", "none")}}
     if method == "table":
         opts.update({k: v for k, v in (("max_forward", max_forward), ("max_backward", max_backward))
                      if v is not None})
@@ -155,17 +207,26 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
 
 
 def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
-           as_json) -> None:
+           as_json, prune=False, max_moves=None, layer_opts=None, time_limit=None,
+           expander=None) -> None:
     """`peg problems --least`: the least minimum over all problems, proved or bounded, with one
     solution the checker replayed."""
     from ..native_search.peg_problems import problem_instance
-    from ..native_search.peg_table import MAX_BACKWARD, MAX_FORWARD, least_over_all
+    from ..native_search.peg_table import MAX_BACKWARD, MAX_FORWARD, least_by_bound, least_over_all
     from ..puzzles.peg import check, hole_label
     t0 = time.perf_counter()
-    r = least_over_all(b, forward_depth, backward_depth, stream, beam_width,
-                       max_forward=max_forward or MAX_FORWARD, max_backward=max_backward or MAX_BACKWARD,
-                       progress=None if as_json else
-                       (lambda s: click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True)))
+
+    def say(s: str) -> None:
+        click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True)
+    if prune:  # progress on stderr also with --json: these runs are long
+        r = least_by_bound(b, max_moves=max_moves, beam_width=beam_width, progress=say,
+                           time_limit=time_limit, expander=expander,
+                           backward_depth=backward_depth, **(layer_opts or {}))
+    else:
+        r = least_over_all(b, forward_depth, backward_depth, stream, beam_width,
+                           max_forward=max_forward or MAX_FORWARD,
+                           max_backward=max_backward or MAX_BACKWARD,
+                           progress=None if as_json else say)
     if r.solution is not None:
         got = check(problem_instance(b, *r.pair), r.solution)
         if got != (r.moves if r.moves is not None else got):
@@ -178,7 +239,7 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
                                "upper_bound": upper, "pair": list(r.pair) if r.pair else None,
                                "solution": [list(j) for j in r.solution] if r.solution else None,
                                "layers_forward": r.layers_forward,
-                               "layers_backward": r.layers_backward,
+                               "layers_backward": r.layers_backward, "stats": r.stats,
                                "seconds": round(time.perf_counter() - t0, 3)}))
         return
     what = (f"{r.moves} (proved)" if r.moves is not None else

@@ -16,6 +16,20 @@ SEARCH = (Option("search", "auto", "auto: CP-SAT's default search; fixed: depth-
                  "(FIXED_SEARCH over the jump literals, step by step, lines in board order)",
                  ("auto", "fixed")),
           Option("presolve", True, "CP-SAT cp_model_presolve for the decision calls"))
+NATIVE_LAYER_OPTIONS = (
+    Option("prune", "none", "merson: layers bounded by K moves, a position kept only if its depth "
+           "plus its Merson-region move bound is at most K (native_search/peg_bound.py); K ascends "
+           "from the start's bound (or is max_moves) until the layers meet", ("none", "merson")),
+    Option("max_moves", 0, "with prune=merson: search only for solutions of at most this many "
+           "moves (0: ascend from the start's bound); none proves a lower bound of max_moves + 1"),
+    Option("memory_mb", 0, "memory for layers in MiB (0: 75% of the memory available); layers "
+           "past it are built and kept on disk"),
+    Option("work_dir", "", "folder for the layers on disk: every finished layer is kept there and "
+           "a run with the same folder resumes from its last complete layer (empty: a temporary "
+           "folder, removed)"),
+    Option("disk_limit_mb", 0, "disk the layers may use in MiB (0: all but 1 GiB of free space); "
+           "past it the answer is UNKNOWN with the bound the complete layers prove"),
+)
 MERSON_OPTIONS = (
     Option("families", "all", "Merson-region families counted: all = every maximal disjoint family "
            "of the minimal regions, one constraint each; best = one family (most regions full at "
@@ -39,6 +53,7 @@ FAMILY = Family(
                           "finish, by the moves it needs", ("forward", "backward"), flag=True),
                    Option("symmetry", True, "reduce positions by the board's symmetry group"),
                    Option("bidirectional", True, "grow forward and backward layers, the smaller side first"),
+                   *NATIVE_LAYER_OPTIONS,
                ),
                description="breadth-first search by moves over symmetry-reduced bitboard layers"),
         Engine("native:auto", "puzzlesat.native_search.peg:run_auto", ALL, aliases=("native",),

@@ -36,18 +36,23 @@ from typing import Iterator
 import numpy as np
 from numba import njit
 
-from ..core.result import Context, Outcome, Status, Task
+from ..core.result import Context, InputError, Outcome, Status, Task
 from ..puzzles.peg import Jump, PegInstance, Solution
+
+from . import peg_disk
+from .peg_bound import NO_BOUND, Bound, backward_bound, bound_of, forward_bound
+from .peg_disk import DiskFull, LayerBuilder, Store
 
 Perm = tuple[int, ...]        # a symmetry as a hole permutation: hole h goes to perm[h]
 Chain = list[Jump]            # the jumps of one move, in playing order
 
 CHUNK = 1 << 22               # successor buffer (entries) per kernel call: 32 MiB
-MEMORY_BUDGET = 8 << 30       # bytes for layers at most (by default)
+SLICE_IN = 1 << 21            # positions of a layer read at once (a layer may be a memmap)
 BYTE = np.uint64(255)
 EIGHT = np.uint64(8)
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
+LOW32 = np.uint64(0xFFFFFFFF)
 
 
 # ---- kernels ----------------------------------------------------------------------------------
@@ -76,13 +81,41 @@ def canon_many(ps, tables, nbytes):
 
 
 @njit(cache=True)
-def _expand(layer, i0, m3, want, to, lstart, tables, nbytes, out):
+def _visit(s, hole, keys, holes, ticks, t, used):
+    """Mark chain state (s, hole) for the position stamped t in an open-addressing table:
+    returns (seen before, entries used). The caller keeps the table at most half full."""
+    mask = keys.shape[0] - 1
+    # 32-bit halves times 32-bit odd constants: no product wraps (plain Python warns on wrapping)
+    x = (((s & LOW32) * np.uint64(0x9E3779B1)) ^ ((s >> np.uint64(32)) * np.uint64(0x85EBCA77))
+         ^ (np.uint64(hole + 1) * np.uint64(0xC2B2AE3D)))
+    idx = np.int64((x >> np.uint64(13)) & np.uint64(mask))
+    while ticks[idx] == t:
+        if keys[idx] == s and holes[idx] == hole:
+            return True, used
+        idx = (idx + 1) & mask
+    ticks[idx] = t
+    keys[idx] = s
+    holes[idx] = hole
+    return False, used + 1
+
+
+@njit(cache=True)
+def _expand(layer, i0, m3, want, to, lstart, tables, nbytes, out, singles, masks, group_len,
+            offset, table, anywhere, flip, hmax, keys, holes, ticks, tick):
     """Canonical successors by one move of layer[i0:], written to `out` until it is full.
 
     A line j applies to bitboard p when p & m3[j] == want[j]; it flips the three holes
     (p ^ m3[j]) and the moving peg lands in to[j], where the chain may go on with lines
-    lstart[to[j]] .. lstart[to[j] + 1] - 1. Every chain prefix is emitted. A position's successors
-    are written all or none: returns (index of the first position not expanded, entries written).
+    lstart[to[j]] .. lstart[to[j] + 1] - 1. Every chain prefix is a successor; with hmax >= 0 one
+    is written only when its bound (peg_bound.bound_of with the bound arguments) is at most hmax
+    (the chain is followed on either way: a later prefix may have a smaller bound). A chain state
+    (position, moving peg's hole) two or more jumps deep that an earlier chain of the same move
+    reached is not followed again (its prefixes are the same positions): the table keys/holes/
+    ticks, stamped per position by tick[0], keeps the number of chains followed to the distinct
+    states (a lone peg unjumping on a large empty board has exponentially many chains to few
+    states). A position's successors are written all or none: returns (index of the first
+    position not expanded, entries written, chain states generated, whether the table ran full:
+    then the caller gives a larger one and calls again from that index).
     """
     cap = out.shape[0]
     nlines = m3.shape[0]
@@ -91,20 +124,28 @@ def _expand(layer, i0, m3, want, to, lstart, tables, nbytes, out):
     stk_h = np.empty(depth, np.int64)
     stk_j = np.empty(depth, np.int64)
     k = 0
+    gen = 0
     i = i0
     while i < layer.shape[0]:
         p = layer[i]
         k0 = k
+        g0 = gen
         full = False
+        tick[0] += 1
+        t = tick[0]
+        used = 0
         for j0 in range(nlines):
             if (p & m3[j0]) != want[j0]:
                 continue
             q = p ^ m3[j0]
-            if k == cap:
-                full = True
-                break
-            out[k] = _canon(q, tables, nbytes)
-            k += 1
+            gen += 1
+            if hmax < 0 or bound_of(q, singles, masks, group_len, offset, table, anywhere,
+                                    flip) <= hmax:
+                if k == cap:
+                    full = True
+                    break
+                out[k] = _canon(q, tables, nbytes)
+                k += 1
             sp = 0
             stk_p[0] = q
             stk_h[0] = to[j0]
@@ -117,11 +158,19 @@ def _expand(layer, i0, m3, want, to, lstart, tables, nbytes, out):
                     r = stk_p[sp]
                     if (r & m3[j]) == want[j]:
                         s = r ^ m3[j]
-                        if k == cap:
-                            full = True
-                            break
-                        out[k] = _canon(s, tables, nbytes)
-                        k += 1
+                        seen, used = _visit(s, to[j], keys, holes, ticks, t, used)
+                        if seen:
+                            continue
+                        if 2 * used > keys.shape[0]:
+                            return i, k0, g0, True
+                        gen += 1
+                        if hmax < 0 or bound_of(s, singles, masks, group_len, offset, table,
+                                                anywhere, flip) <= hmax:
+                            if k == cap:
+                                full = True
+                                break
+                            out[k] = _canon(s, tables, nbytes)
+                            k += 1
                         sp += 1
                         stk_p[sp] = s
                         stk_h[sp] = to[j]
@@ -131,9 +180,9 @@ def _expand(layer, i0, m3, want, to, lstart, tables, nbytes, out):
             if full:
                 break
         if full:
-            return i, k0
+            return i, k0, g0, False
         i += 1
-    return i, k
+    return i, k, gen, False
 
 
 # ---- the search space -------------------------------------------------------------------------
@@ -206,27 +255,59 @@ class Space:
                 if self.applies(q, l, backward):
                     stack.append((q ^ _bits(l), ch + [l]))
 
-    def expand(self, layer: np.ndarray, backward: bool, seen: np.ndarray, counters: dict
-               ) -> np.ndarray:
-        """The next layer: canonical successors of `layer` not in `seen`, sorted, unique."""
+    def expand(self, layer: np.ndarray, backward: bool, previous, counters: dict, *,
+               store: Store | None = None, name: str = "layer", bound: Bound | None = None,
+               hmax: int = -1) -> np.ndarray:
+        """The next layer: canonical successors of `layer` (with `bound`: only those whose bound is
+        at most `hmax`) that are in no array of `previous` (an array or a list of them), sorted,
+        unique. Built in memory while it fits in the store's budget, else on disk (peg_disk);
+        `name` names it in the store. `layer` may be a memmap: it is read in slices."""
+        if isinstance(previous, np.ndarray):
+            previous = [previous]
+        store = store or default_store()
         m3, want, to, lstart = self.arrays[backward]
+        bargs = (bound or NO_BOUND).args
+        if bound is None:
+            hmax = -1
         out = np.empty(CHUNK, np.uint64)
-        acc = np.empty(0, np.uint64)  # the layer so far, sorted and unique
-        parts, i = [], 0               # and the chunks not merged into it yet
-        while i < len(layer):
-            i2, k = _expand(layer, i, m3, want, to, lstart, self.tables, self.nbytes, out)
-            if i2 == i:  # one position has more successors than the buffer holds
-                out = np.empty(2 * len(out), np.uint64)
-                continue
-            counters["nodes"] += int(k)
-            parts.append(_minus(_unique(out[:k]), seen))
-            i = i2
-            if len(parts) > 8:
-                acc = merge_unique(acc, _unique(np.concatenate(parts)))
-                parts = []
-        if parts:
-            acc = merge_unique(acc, _unique(np.concatenate(parts)))
-        return acc
+        keys, holes, ticks, tick = _state_table()
+        builder = LayerBuilder(store, name, merge_unique, _minus)
+        try:
+            for s0 in range(0, len(layer), SLICE_IN):
+                part = np.asarray(layer[s0:s0 + SLICE_IN])
+                i = 0
+                while i < len(part):
+                    i2, k, gen, table_full = _expand(part, i, m3, want, to, lstart, self.tables,
+                                                     self.nbytes, out, *bargs, hmax, keys, holes,
+                                                     ticks, tick)
+                    if table_full:  # one position's chains reach more states than the table holds
+                        keys, holes, ticks, tick = _state_table(4 * len(keys))
+                    elif i2 == i:  # one position has more successors than the buffer holds
+                        out = np.empty(2 * len(out), np.uint64)
+                    if k:  # the positions before i2 are done
+                        counters["nodes"] += int(gen)
+                        counters["kept"] = counters.get("kept", 0) + int(k)
+                        builder.expected = max(1.5, 1.5 * len(layer) / max(1, s0 + i2))
+                        builder.add(_unique(out[:k]))
+                    elif i2 > i:
+                        counters["nodes"] += int(gen)
+                    i = i2
+            res = builder.finish(previous)
+        except BaseException:
+            builder.abandon()
+            raise
+        if builder.spilled:
+            counters["spilled"] = counters.get("spilled", 0) + 1
+        return res
+
+
+STATE_TABLE = 1 << 16         # chain states remembered per position expanded, to start with
+
+
+def _state_table(size: int = STATE_TABLE) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The chain-state table of _expand (a power-of-two size): keys, holes, ticks, tick counter."""
+    return (np.zeros(size, np.uint64), np.zeros(size, np.int8), np.zeros(size, np.int64),
+            np.zeros(1, np.int64))
 
 
 def _unique(a) -> np.ndarray:
@@ -340,10 +421,28 @@ def _union(seen: np.ndarray, new: np.ndarray) -> np.ndarray:
     return merge_unique(seen, new)
 
 
+def next_layer(space: Space, done: list[np.ndarray], backward: bool, counters: dict, store: Store,
+               name: str, bound: Bound | None, K: int | None, expander=None) -> np.ndarray:
+    """Layer len(done) after layers `done` (with a bound and K: depth + bound <= K kept).
+    `expander`: a function with Space.expand's signature, the space first (e.g. chunks on a
+    cluster, compare/campaign/peg_layers.py); default the space's own expand."""
+    expand = (lambda *a, **k: expander(space, *a, **k)) if expander is not None else space.expand
+    if bound is None or K is None:
+        return expand(done[-1], backward, done, counters, store=store, name=name)
+    hmax = K - len(done)
+    if hmax < 0:
+        return store.commit(name, np.empty(0, np.uint64))
+    return expand(done[-1], backward, done, counters, store=store, name=name, bound=bound,
+                  hmax=hmax)
+
+
 def layers(space: Space, root: np.ndarray, backward: bool, counters: dict | None = None,
-           limit: int | None = None) -> Iterator[np.ndarray]:
+           limit: int | None = None, *, store: Store | None = None, prefix: str = "",
+           bound: Bound | None = None, K: int | None = None, expander=None) -> Iterator[np.ndarray]:
     """BFS layers from `root` (a sorted canonical array): root first, then each next layer, ending
-    with the first empty one (or after layer `limit`). counters["nodes"] counts successors.
+    with the first empty one (or after layer `limit`). counters["nodes"] counts successors. With a
+    store, layer d is named prefix + d (a layer the store already holds is read back, not
+    recomputed: resuming); with `bound` and K only positions with depth + bound <= K are kept.
 
     >>> from puzzlesat.puzzles.peg import catalogue
     >>> inst = catalogue()["english33"]()
@@ -352,15 +451,18 @@ def layers(space: Space, root: np.ndarray, backward: bool, counters: dict | None
     [1, 1, 2, 9, 47, 263, 1452, 7772]
     """
     counters = {"nodes": 0} if counters is None else counters
-    layer = root
-    seen = root.copy()
-    yield layer
+    store = store or default_store()
+    done: list[np.ndarray] = [root]
+    yield root
     depth = 0
-    while len(layer) and (limit is None or depth < limit):
+    while len(done[-1]) and (limit is None or depth < limit):
         depth += 1
-        layer = space.expand(layer, backward, seen, counters)
-        seen = _union(seen, layer)
-        yield layer
+        name = f"{prefix}{depth:03d}"
+        new = store.saved(name) if store.persistent else None
+        if new is None:
+            new = next_layer(space, done, backward, counters, store, name, bound, K, expander)
+        done.append(new)
+        yield new
 
 
 # ---- the search -------------------------------------------------------------------------------
@@ -383,7 +485,8 @@ def group_for(inst: PegInstance, symmetry: bool, with_finish: bool) -> list[Perm
 
 @dataclass
 class Result:
-    """What a search found: optimum (None: no solution), one optimal solution, layer sizes."""
+    """What a search found: the optimum (None: not found) with one optimal solution, or what was
+    proved (`lower`: no solution has fewer moves; `infeasible`: none at all), and figures."""
 
     moves: int | None
     solution: Solution | None
@@ -394,8 +497,16 @@ class Result:
     nodes: int = 0
     group_order: int = 1
     meet: tuple[int, int] | None = None
-    exhausted: bool = False  # the forward side was searched to its end
-    out_of_memory: bool = False  # stopped by the memory budget: nothing proved
+    exhausted: bool = False      # a side was searched to its end (unpruned: a proof)
+    infeasible: bool = False     # proved: no solution at all
+    lower: int = 0               # proved: every solution has at least this many moves
+    bound: int | None = None     # pruned search: K of the search that answered (moves <= K)
+    refuted: list[int] = field(default_factory=list)  # pruned searches that proved moves > K
+    out_of_disk: bool = False    # stopped by the disk limit: only `lower` is proved
+    out_of_time: bool = False    # stopped by the time limit: only `lower` is proved
+    disk_peak: int = 0           # bytes of layer files at most
+    spilled: int = 0             # layers built on disk
+    resumed: int = 0             # layers read back from the work folder
     reason: str | None = None
 
     @property
@@ -403,158 +514,261 @@ class Result:
         return sum(self.layers_forward)
 
 
-def memory_budget() -> int:
-    """Bytes the layers may use: 8 GiB, or 60% of the memory available now if that is less."""
-    avail = None
-    try:
-        with open("/proc/meminfo") as f:
-            for ln in f:
-                if ln.startswith("MemAvailable:"):
-                    avail = int(ln.split()[1]) * 1024
-    except OSError:
-        pass
-    return min(MEMORY_BUDGET, int(0.6 * avail)) if avail else MEMORY_BUDGET
+def _store_figures(res: Result, store: Store) -> None:
+    res.disk_peak = max(res.disk_peak, store.peak_disk)
 
 
-def _over_budget(res, stored: list, side: list, memory: int, direction: str) -> bool:
-    """True (and `res` says why) when the next layer of `side` would pass the memory budget."""
-    need = _needed_bytes(sum(map(len, stored)), len(side[-1]), len(side[-2]) if len(side) > 1 else 1)
-    if need <= memory:
-        return False
-    res.out_of_memory = True
-    res.reason = (f"memory budget: the next {direction} layer would need about "
-                  f"{need / 2**30:.2f} GiB of {memory / 2**30:.2f} GiB")
-    return True
-
-
-def _needed_bytes(stored: int, frontier: int, previous: int) -> int:
-    """Rough peak bytes of the next expansion: stored layers and their union, plus the next
-    layer (guessed from the last growth ratio) about four times over while it is built."""
-    growth = max(1.0, frontier / max(1, previous))
-    return 8 * (2 * stored + int(4 * frontier * growth)) + 8 * CHUNK
+def search_key(inst: PegInstance, sp: Space, **extra) -> dict:
+    """The key of one search's work folder: the board's lines, start, finish, first jump, group."""
+    return peg_disk.search_key(kind="peg-bfs", n=inst.board.n, lines=sorted(inst.board.lines),
+                               start=inst.start, finish=inst.finish, first_jump=inst.first_jump,
+                               group=sorted(sp.group), **extra)
 
 
 def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = True,
            exhaust: bool = False, direction: str = "forward", ctx: Context | None = None,
-           memory: int | None = None) -> Result:
+           memory: int | None = None, work_dir: str | None = None, disk_limit: int | None = None,
+           prune: bool = False, max_moves: int | None = None, expander=None) -> Result:
     """Minimum moves from inst.start to inst.finish by layered BFS, with one optimal solution.
 
     `exhaust` searches one way to the end and still reports the optimum: forward (`direction`
     "forward": every position reachable from the start, the first depth at which the finish
     appears) or backward ("backward": every position that can reach the finish, by the moves it
-    needs; the start's layer is the optimum). It implies a one-sided search. When the next layer
-    would not fit in `memory` bytes (default: memory_budget()) the search stops with `res.moves`
-    None and `res.out_of_memory` set (a limit, not a proof).
+    needs; the start's layer is the optimum). It implies a one-sided search.
+
+    `prune`: searches bounded by K moves (native_search/peg_bound.py: a position at depth d is kept
+    only if d + its Merson bound <= K), for K = `max_moves`, or ascending from the bound of the start
+    until one meets (the first that meets is the optimum; each that does not proves moves > K).
+
+    Layers live in memory within `memory` bytes (default peg_disk.default_memory()), else on disk;
+    with `work_dir` every finished layer is kept there and a search started again with the same
+    folder resumes from its last complete layer. Past `disk_limit` bytes (or on a full disk), or
+    past the context's time limit, the search stops: `moves` None, `lower` what its complete layers
+    proved. `expander`: how layers are expanded (next_layer; e.g. chunks on a cluster).
     """
-    memory = memory_budget() if memory is None else memory
     ctx = ctx or Context()
+    if prune and exhaust:
+        raise ValueError("a pruned search cannot exhaust a side")
     if exhaust and direction == "backward":
-        return _search_backward(inst, symmetry, ctx, memory)
+        return _search_backward(inst, symmetry, ctx, memory, work_dir, disk_limit)
     t0 = time.monotonic()
     bidirectional = bidirectional and not exhaust
-    group = group_for(inst, symmetry, with_finish=bidirectional)
+    group = group_for(inst, symmetry, with_finish=bidirectional or prune)
     sp = Space(inst, group)
     res = Result(None, None, group_order=len(group))
-    counters = {"nodes": 0}
-    start = _bits(inst.start)
-    finish = None if inst.finish is None else _bits(inst.finish)
-    targets = (sp.canon([1 << h for h in range(sp.n)]) if finish is None else sp.canon([finish]))
-    targets = _unique(targets)
-
-    # forward roots: the start (layer 0); with a required first jump, layer 1 is the chains
-    # beginning with it, and the search proper starts there (layer 0 may not meet anything).
     if inst.solved_at_start:
         res.moves, res.solution, res.layers_forward, res.meet = 0, (), [1], (0, 0)
         return res
     if inst.jumps_needed <= 0:
         res.reason = "no jump can be made (the finish has as many pegs as the start)"
         res.layers_forward = [1]
+        res.infeasible = True
         return res
-    fwd_layers: list[np.ndarray] = [np.array([start], np.uint64)]
+    if inst.first_jump is not None:
+        a, c = inst.first_jump
+        line = next((l for l in sp.lines[False] if l[0] == a and l[2] == c), None)
+        if line is None or not sp.applies(_bits(inst.start), line, False):
+            res.reason = f"the first jump {a}->{c} is not possible from the start"
+            res.layers_forward = [1]
+            res.infeasible = True
+            return res
+    if not prune:
+        store = Store(work_dir, search_key(inst, sp, bidirectional=bidirectional, exhaust=exhaust),
+                      memory, disk_limit)
+        try:
+            _bidir(inst, sp, res, store, ctx, t0, bidirectional, exhaust, expander=expander)
+        finally:
+            _store_figures(res, store)
+            store.close()
+        return res
+    fb = forward_bound(inst.board, inst.finish)
+    bb = backward_bound(inst.board, frozenset(range(inst.board.n)) - inst.start)
+    k = max_moves
+    if k is None:
+        k = max(1, int(fb.of([_bits(inst.start)])[0]))
+        if inst.finish is not None:
+            k = max(k, int(bb.of([_bits(inst.finish)])[0]))
+    k = min(k, inst.jumps_needed)
+    while True:
+        store = Store(work_dir, search_key(inst, sp, bidirectional=bidirectional, K=k,
+                                           bound=[fb.description, bb.description]), memory, disk_limit)
+        one = Result(None, None, group_order=len(group))
+        try:
+            _bidir(inst, sp, one, store, ctx, t0, bidirectional, False, K=k, fb=fb, bb=bb,
+                   expander=expander)
+        finally:
+            _store_figures(one, store)
+            store.close()
+        for f in ("layers_forward", "layers_backward", "seconds_forward", "seconds_backward",
+                  "meet", "moves", "solution", "reason", "out_of_disk", "out_of_time"):
+            setattr(res, f, getattr(one, f))
+        res.nodes += one.nodes
+        res.disk_peak = max(res.disk_peak, one.disk_peak)
+        res.spilled += one.spilled
+        res.resumed += one.resumed
+        res.lower = max(res.lower, one.lower)
+        res.bound = k
+        if one.moves is not None or one.out_of_disk or one.out_of_time:
+            return res
+        res.refuted.append(k)
+        if k >= inst.jumps_needed:  # every solution has jumps_needed jumps, so no more moves
+            res.infeasible = True
+            res.reason = (f"no solution within {k} moves, and every solution has {inst.jumps_needed} "
+                          "jumps")
+            return res
+        if max_moves is not None:
+            res.reason = f"no solution within {k} moves (pruned search)"
+            return res
+        k += 1
+
+
+def _bidir(inst: PegInstance, sp: Space, res: Result, store: Store, ctx: Context, t0: float,
+           bidirectional: bool, exhaust: bool, K: int | None = None, fb: Bound | None = None,
+           bb: Bound | None = None, expander=None) -> None:
+    """The bidirectional layered search (module docstring) from inst.start to inst.finish into
+    `res`, with one optimal solution rebuilt; with K, layers pruned by the bounds fb (forward) and
+    bb (backward) and stopped once the depths reach K."""
+    start = _bits(inst.start)
+    finish = None if inst.finish is None else _bits(inst.finish)
+    targets = _unique(sp.canon([1 << h for h in range(sp.n)]) if finish is None else sp.canon([finish]))
+    roots = [np.array([start], np.uint64)]
     first_line = None
     if inst.first_jump is not None:
         a, c = inst.first_jump
-        first_line = next((l for l in sp.lines[False] if l[0] == a and l[2] == c), None)
-        if first_line is None or not sp.applies(start, first_line, False):
-            res.reason = f"the first jump {a}->{c} is not possible from the start"
-            res.layers_forward = [1]
-            return res
-        fwd_layers.append(_unique(sp.canon([q for q, _ in sp.chains(start, False, first_line)])))
+        first_line = next(l for l in sp.lines[False] if l[0] == a and l[2] == c)
+        roots.append(_unique(sp.canon([q for q, _ in sp.chains(start, False, first_line)])))
+    fwd, bwd, meeting = meet(sp, roots, targets, res, store, ctx, t0, bidirectional, exhaust, K, fb, bb,
+                             expander)
+    if meeting is not None:
+        d, e, m = meeting
+        res.solution = _reconstruct(sp, fwd, bwd, d, e, m, first_line)
 
-    fgen = layers(sp, fwd_layers[-1], False, counters)
-    next(fgen)
-    res.layers_forward = [len(x) for x in fwd_layers]
-    res.seconds_forward = [0.0] * len(fwd_layers)
-    bwd_layers: list[np.ndarray] = [targets]
-    res.layers_backward = [len(targets)]
+
+def meet(sp: Space, roots: list[np.ndarray], targets: np.ndarray, res: Result, store: Store,
+         ctx: Context, t0: float, bidirectional: bool = True, exhaust: bool = False,
+         K: int | None = None, fb: Bound | None = None, bb: Bound | None = None, expander=None,
+         backward_depth: int | None = None
+         ) -> tuple[list[np.ndarray], list[np.ndarray], tuple[int, int, int] | None]:
+    """Layers from the forward roots (layer 0, and layer 1 too when a first jump is fixed) and
+    from the backward `targets`, the smaller frontier grown first, until they meet: returns the
+    layers and (d, e, a common canonical position) with d + e the least distance, or None (then
+    `res` says what is proved: `lower`, or infeasible when an unpruned side ran out). With K the
+    layers keep depth + bound <= K (fb forward, bb backward) and the search stops at depth sum K.
+    Layers live in `store` (resumed from it when it persists), expanded by `expander` (next_layer);
+    `backward_depth` caps the backward side's depth (then the forward side grows alone). `res`
+    gets the layer sizes, seconds, nodes, meet, moves and lower."""
+    counters = {"nodes": 0}
+
+    def root(ps: np.ndarray, bound: Bound | None, depth: int) -> np.ndarray:
+        if K is None or bound is None or not len(ps):
+            return ps
+        return ps[bound.of(ps) + depth <= K]
+
+    fwd: list[np.ndarray] = [root(r, fb, d) for d, r in enumerate(roots)]
+    bwd: list[np.ndarray] = [root(targets, bb, 0)]
+    res.layers_forward = [len(x) for x in fwd]
+    res.seconds_forward = [0.0] * len(fwd)
+    res.layers_backward = [len(bwd[0])]
     res.seconds_backward = [0.0]
-    bgen = layers(sp, targets, True, counters) if bidirectional else None
-    if bgen is not None:
-        next(bgen)
 
     def report(side: str, depth: int, size: int) -> None:
         ctx.progress(side=side, layer=depth, size=size, nodes=counters["nodes"],
-                     elapsed=round(time.monotonic() - t0, 2))
+                     elapsed=round(time.monotonic() - t0, 2), **({"max_moves": K} if K else {}))
 
-    report("forward", len(fwd_layers) - 1, len(fwd_layers[-1]))
-    if bgen is not None:
-        report("backward", 0, len(targets))
+    report("forward", len(fwd) - 1, len(fwd[-1]))
+    if bidirectional:
+        report("backward", 0, len(bwd[0]))
     meeting = None  # (forward depth, backward depth, a common canonical position)
-    common = _common(fwd_layers[-1], bwd_layers[-1])  # layer 1 after a required first jump
+    common = _common(fwd[-1], bwd[-1])  # layer 1 after a required first jump
     if len(common):
-        meeting = (len(fwd_layers) - 1, 0, int(common[0]))
-    while meeting is None or exhaust:
-        forward = bgen is None or len(fwd_layers[-1]) <= len(bwd_layers[-1])
-        side = fwd_layers if forward else bwd_layers
-        if _over_budget(res, fwd_layers + bwd_layers, side, memory, "forward" if forward else "backward"):
+        meeting = (len(fwd) - 1, 0, int(common[0]))
+    rate = {True: 0.0, False: 0.0}  # successors generated per position expanded, by side (forward)
+    empty_side = None
+    if not len(fwd[-1]):
+        empty_side = "forward"
+    elif bidirectional and not len(bwd[0]):
+        empty_side = "backward"
+    while (meeting is None or exhaust) and empty_side is None:
+        A, E = len(fwd) - 1, len(bwd) - 1
+        if K is not None and A + E >= K:
             break
+        if ctx.expired():
+            res.out_of_time = True
+            res.reason = f"time limit: layers to forward depth {A}, backward depth {E} searched"
+            break
+        if K is None:  # the smaller frontier
+            forward = not bidirectional or len(fwd[-1]) <= len(bwd[-1])
+        else:  # pruned: the side whose next layer generates fewer successors, by its last rate
+            # (a rate from the roots alone says little: single pegs unjump far; then the other's)
+            rf = rate[True] or rate[False] or 1.0
+            rb = rate[False] or rate[True] or 1.0
+            forward = not bidirectional or len(fwd[-1]) * rf <= len(bwd[-1]) * rb
+        if backward_depth is not None and E >= backward_depth:
+            forward = True
+        side, name = (fwd, f"f{A + 1:03d}") if forward else (bwd, f"b{E + 1:03d}")
         t1 = time.monotonic()
-        if forward:
-            new = next(fgen, None)
-            if new is None:
-                res.exhausted = True
-                break
-            fwd_layers.append(new)
-            res.layers_forward.append(len(new))
-            res.seconds_forward.append(round(time.monotonic() - t1, 3))
-            report("forward", len(fwd_layers) - 1, len(new))
+        new = store.saved(name) if store.persistent else None
+        before = counters["nodes"]
+        if new is not None:
+            res.resumed += 1
+            counters["nodes"] += store.note(name).get("nodes", 0)
         else:
-            new = next(bgen)
-            bwd_layers.append(new)
-            res.layers_backward.append(len(new))
-            res.seconds_backward.append(round(time.monotonic() - t1, 3))
-            report("backward", len(bwd_layers) - 1, len(new))
+            spilled = counters.get("spilled", 0)
+            try:
+                new = next_layer(sp, side, not forward, counters, store, name,
+                                 fb if forward else bb, K, expander)
+            except DiskFull as e:
+                res.out_of_disk = True
+                res.reason = (f"{e}: layers to forward depth {A}, backward depth {E} searched")
+                break
+            res.spilled += counters.get("spilled", 0) - spilled
+            if store.persistent:
+                store.set_note(name, {"nodes": counters["nodes"] - before,
+                                      "seconds": round(time.monotonic() - t1, 3)})
+        if len(side) > 1:
+            rate[forward] = max(1.0, (counters["nodes"] - before) / max(1, len(side[-1])))
+        side.append(new)
+        sizes = res.layers_forward if forward else res.layers_backward
+        secs = res.seconds_forward if forward else res.seconds_backward
+        sizes.append(len(new))
+        secs.append(round(time.monotonic() - t1, 3))
+        report("forward" if forward else "backward", len(side) - 1, len(new))
         if len(new) == 0:
-            if forward:
-                res.exhausted = True
-                fwd_layers.pop()
-                res.layers_forward.pop()
-                res.seconds_forward.pop()
-            else:
-                bwd_layers.pop()
-                res.layers_backward.pop()
-                res.seconds_backward.pop()
+            side.pop()
+            sizes.pop()
+            secs.pop()
+            empty_side = "forward" if forward else "backward"
             break
         if meeting is None:
-            common = _common(new, bwd_layers[-1] if forward else fwd_layers[-1])
+            common = _common(new, bwd[-1] if forward else fwd[-1])
             if len(common):
-                meeting = (len(fwd_layers) - 1, len(bwd_layers) - 1, int(common[0]))
+                meeting = (len(fwd) - 1, len(bwd) - 1, int(common[0]))
     res.nodes = counters["nodes"]
-    del fgen, bgen
-    if res.out_of_memory and meeting is None:
-        return res
+    A, E = len(fwd) - 1, len(bwd) - 1
     if meeting is None:
-        res.reason = res.reason or ("the {} search ran out of positions without meeting the other side"
-                                    .format("forward" if res.exhausted or not bidirectional else "backward"))
-        return res
+        if empty_side is not None:
+            res.exhausted = empty_side == "forward"
+            if K is None:
+                res.infeasible = True
+                res.reason = (f"the {empty_side if bidirectional else 'forward'} search ran out of "
+                              "positions without meeting the other side")
+                return fwd, bwd, None
+            res.lower = K + 1
+            res.reason = f"no solution within {K} moves: the pruned {empty_side} side ran out"
+            return fwd, bwd, None
+        reached = A + E if bidirectional else A
+        res.lower = reached + 1 if K is None else min(reached, K) + 1
+        if K is not None and reached >= K and res.reason is None:
+            res.reason = f"no solution within {K} moves (pruned layers to depth {A} + {E})"
+        return fwd, bwd, None
     d, e, m = meeting
     res.meet = (d, e)
-    res.moves = d + e
-    res.solution = _reconstruct(sp, fwd_layers, bwd_layers, d, e, m, first_line)
-    return res
+    res.moves = res.lower = d + e
+    return fwd, bwd, meeting
 
 
-def _search_backward(inst: PegInstance, symmetry: bool, ctx: Context, memory: int) -> Result:
+def _search_backward(inst: PegInstance, symmetry: bool, ctx: Context, memory: int | None,
+                     work_dir: str | None, disk_limit: int | None) -> Result:
     """Every position that can reach the finish, layer by layer (moves needed), then the start's
     distance (through the required first jump if any) and one optimal sequence walked forward."""
     t0 = time.monotonic()
@@ -568,15 +782,36 @@ def _search_backward(inst: PegInstance, symmetry: bool, ctx: Context, memory: in
     counters = {"nodes": 0}
     targets = _unique(sp.canon([1 << h for h in range(sp.n)] if inst.finish is None
                                else [_bits(inst.finish)]))
-    bwd: list[np.ndarray] = []
-    gen = layers(sp, targets, True, counters)
+    store = Store(work_dir, search_key(inst, sp, exhaust="backward"), memory, disk_limit)
+    try:
+        return _search_backward_in(inst, sp, res, store, ctx, t0, counters, targets)
+    finally:
+        _store_figures(res, store)
+        store.close()
+
+
+def _search_backward_in(inst, sp, res, store, ctx, t0, counters, targets) -> Result:
+    bwd: list[np.ndarray] = [targets]
+    res.layers_backward.append(len(targets))
+    res.seconds_backward.append(0.0)
     while True:
-        if bwd:
-            if _over_budget(res, bwd, bwd, memory, "backward"):
-                break
+        if ctx.expired():
+            res.out_of_time = True
+            res.reason = f"time limit: backward layers to depth {len(bwd) - 1} searched"
+            break
         t1 = time.monotonic()
-        new = next(gen, None)
-        if new is None or (bwd and len(new) == 0):
+        name = f"b{len(bwd):03d}"
+        new = store.saved(name) if store.persistent else None
+        if new is not None:
+            res.resumed += 1
+        else:
+            try:
+                new = next_layer(sp, bwd, True, counters, store, name, None, None)
+            except DiskFull as e:
+                res.out_of_disk = True
+                res.reason = f"{e}: backward layers to depth {len(bwd) - 1} searched"
+                break
+        if len(new) == 0:
             res.exhausted = True
             break
         bwd.append(new)
@@ -584,8 +819,8 @@ def _search_backward(inst: PegInstance, symmetry: bool, ctx: Context, memory: in
         res.seconds_backward.append(round(time.monotonic() - t1, 3))
         ctx.progress(side="backward", layer=len(bwd) - 1, size=len(new), nodes=counters["nodes"],
                      elapsed=round(time.monotonic() - t0, 2))
-    del gen
     res.nodes = counters["nodes"]
+    res.spilled = counters.get("spilled", 0)
     start = _bits(inst.start)
     first_line = None
     if inst.first_jump is not None:
@@ -593,6 +828,7 @@ def _search_backward(inst: PegInstance, symmetry: bool, ctx: Context, memory: in
         first_line = next((l for l in sp.lines[False] if l[0] == a and l[2] == c), None)
         if first_line is None or not sp.applies(start, first_line, False):
             res.reason = f"the first jump {a}->{c} is not possible from the start"
+            res.infeasible = True
             return res
 
     def depth(p: int) -> int | None:
@@ -608,10 +844,13 @@ def _search_backward(inst: PegInstance, symmetry: bool, ctx: Context, memory: in
             if k is not None and (best is None or k + 1 < best):
                 best, x, jumps = k + 1, q, list(ch)
     if best is None:
-        if not res.out_of_memory:
+        if res.exhausted:
+            res.infeasible = True
             res.reason = "the start is not among the positions that can reach the finish"
+        else:  # stopped early: the start is farther than every layer searched
+            res.lower = len(bwd) + (first_line is not None)
         return res
-    res.moves, res.meet = best, (0, best)
+    res.moves, res.meet, res.lower = best, (0, best), best
     for k in range(best - (first_line is not None), 0, -1):
         cand = list(sp.chains(x, backward=False))
         i = _member(sp, [q for q, _ in cand], bwd[k - 1])
@@ -671,34 +910,58 @@ def peak_rss_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+_DEFAULT_STORE: Store | None = None
+
+
+def default_store() -> Store:
+    """The store of searches given none: the default memory budget, a temporary folder."""
+    global _DEFAULT_STORE
+    if _DEFAULT_STORE is None:
+        import atexit
+        _DEFAULT_STORE = Store()
+        atexit.register(_DEFAULT_STORE.close)
+    return _DEFAULT_STORE
+
+
 # the engine's options and their defaults (families/peg.py declares the same; a test checks)
-OPTION_DEFAULTS = {"exhaust": False, "direction": "forward", "symmetry": True, "bidirectional": True}
+OPTION_DEFAULTS = {"exhaust": False, "direction": "forward", "symmetry": True, "bidirectional": True,
+                   "prune": "none", "max_moves": 0, "memory_mb": 0, "work_dir": "",
+                   "disk_limit_mb": 0}
 
 
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `native:bfs`: the optimum and one optimal jump sequence (task feasible: the same)."""
     opts = {**OPTION_DEFAULTS, **ctx.options}
     t0 = time.monotonic()
+    memory = opts.get("memory_mb", 0) * 2**20 or None
+    disk = opts.get("disk_limit_mb", 0) * 2**20 or None
+    prune = opts.get("prune", "none") == "merson"
+    if prune and opts["exhaust"]:
+        raise InputError("native:bfs: prune=merson cannot be combined with exhaust")
     res = search(inst, symmetry=opts["symmetry"], bidirectional=opts["bidirectional"],
-                 exhaust=opts["exhaust"], direction=opts["direction"], ctx=ctx)
+                 exhaust=opts["exhaust"], direction=opts["direction"], ctx=ctx, memory=memory,
+                 work_dir=opts.get("work_dir") or None, disk_limit=disk, prune=prune,
+                 max_moves=opts.get("max_moves", 0) or None)
     stats = {"nodes": res.nodes, "layers_forward": res.layers_forward,
              "layers_backward": res.layers_backward, "seconds_forward": res.seconds_forward,
              "seconds_backward": res.seconds_backward, "symmetries": res.group_order,
              "meet": list(res.meet) if res.meet else None, "peak_rss_mib": peak_rss_mib(),
-             "seconds": round(time.monotonic() - t0, 3)}
+             "disk_peak_mib": round(res.disk_peak / 2**20, 1), "layers_on_disk": res.spilled,
+             "layers_resumed": res.resumed, "seconds": round(time.monotonic() - t0, 3)}
+    if prune:
+        stats.update({"max_moves": res.bound, "refuted": res.refuted})
     if opts["exhaust"]:
         lay = res.layers_backward if opts["direction"] == "backward" else res.layers_forward
         stats.update({"direction": opts["direction"], "layers": lay, "total": sum(lay),
                       "exhausted": res.exhausted})
         if opts["direction"] == "forward":
             stats["reachable_total"] = res.reachable_total
-    if res.out_of_memory:
-        stats["memory_budget_gib"] = round(memory_budget() / 2**30, 2)
-        if res.moves is None:
-            return Outcome(Status.UNKNOWN, stats=stats, reason=res.reason)
     if res.moves is None:
-        return Outcome(Status.INFEASIBLE, stats=stats, reason=res.reason)
+        if res.infeasible:
+            return Outcome(Status.INFEASIBLE, stats=stats, reason=res.reason)
+        stats["lower_bound"] = res.lower
+        return Outcome(Status.UNKNOWN, stats=stats, reason=res.reason)
     ctx.found(res.solution)
+    stats["lower_bound"] = res.moves
     status = Status.FEASIBLE if task is Task.FEASIBLE else Status.OPTIMAL
-    return Outcome(status, res.moves, None, (res.solution,), stats,
-                   res.reason if res.out_of_memory else None)
+    return Outcome(status, res.moves, None, (res.solution,), stats)

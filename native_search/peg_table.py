@@ -532,6 +532,165 @@ class Least:
     layers_forward: list[int]
     layers_backward: list[int]
     seconds: float
+    stats: dict = field(default_factory=dict)
+
+
+def _walk(sp: Space, fwd: list, bwd: list, beams: dict, d: int, e: int, m: int, A: int
+          ) -> tuple[Pair, Solution]:
+    """From the common position m (forward depth d, backward depth e) back through the forward
+    layers (or beam levels past A) to some single-vacancy start and on through the backward
+    layers to some single peg: the problem (vacate, finish) and its jumps."""
+    full = sp.full
+    chains: list = []
+    x = m
+    for k in range(d, 0, -1):  # back to some single-vacancy start
+        x, unjumps = next((q, u) for q, u in sp.chains(x, backward=True)
+                          if contains(fwd[k - 1] if k - 1 <= A else beams[k - 1],
+                                      int(sp.canon([q])[0])))
+        chains.append([(c, mm, a) for a, mm, c in reversed(unjumps)])
+    chains.reverse()
+    v = (full ^ x).bit_length() - 1
+    x = m
+    for k in range(e, 0, -1):  # on to some single peg
+        x, ch = next((q, ch) for q, ch in sp.chains(x) if contains(bwd[k - 1], int(sp.canon([q])[0])))
+        chains.append(ch)
+    f = x.bit_length() - 1
+    return (v, f), tuple(j for ch in chains for j in ch)
+
+
+def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 0,
+                   beam_levels: int = 4, memory: int | None = None, work_dir: str | None = None,
+                   disk_limit: int | None = None, progress: Callable[[str], None] | None = None,
+                   time_limit: float | None = None, expander=None,
+                   backward_depth: int | None = None) -> Least:
+    """The least minimum over all single-vacancy -> single-survivor problems by pruned searches
+    (native_search/peg_bound.py): for K = `max_moves`, or ascending from the least bound of any
+    start, one bidirectional search (peg_bfs.meet) between the set of all single-vacancy starts
+    and the set of all single pegs, canonical under the whole symmetry group, keeping a forward
+    position at depth d only if d + its bound (to any single peg) <= K and a backward one at depth e
+    only if e + its bound (from any single vacancy) <= K. The first K whose layers meet gives the
+    minimum (its least meeting); a K that does not meet proves every problem needs more than K
+    moves. After such a K, when its search generated more than ten times `beam_width` successors,
+    a beam (`beam_width` > 0: the best of the last forward layer by the peg_beam score,
+    `beam_levels` levels on, met with every backward layer) may find a solution; one of K + 1
+    moves settles the minimum. Layers as peg_bfs.search: within `memory`, else on
+    disk; with `work_dir` resumable; past `disk_limit` or `time_limit` the answer is the proved
+    lower bound (moves None); `expander` expands the layers (peg_bfs.next_layer: e.g. chunk jobs
+    on a cluster); `backward_depth` caps the backward layers (default: the side that generates
+    fewer successors grows, peg_bfs.meet)."""
+    from ..core.result import Context
+    from .peg_bound import backward_bound, forward_bound
+    from .peg_disk import Store
+    say = progress or (lambda s: None)
+    t0 = time.monotonic()
+    group = [tuple(g) for g in b.symmetries]
+    inst = PegInstance(f"{b.name}:all", b, frozenset(range(1, b.n)), frozenset({0}))
+    sp = Space(inst, group)
+    full = (1 << b.n) - 1
+    starts = _unique(sp.canon([full ^ (1 << h) for h in range(b.n)]))
+    pegs = _unique(sp.canon([1 << h for h in range(b.n)]))
+    fb, bb = forward_bound(b, None), backward_bound(b, None)
+    k = max_moves if max_moves is not None else max(1, int(fb.of(starts).min()), int(bb.of(pegs).min()))
+    k = min(k, b.n - 2)
+    stats = {"refuted": [], "disk_peak_bytes": 0, "layers_on_disk": 0, "layers_resumed": 0,
+             "nodes": 0, "bound": [fb.description, bb.description]}
+    best: tuple[int, Pair, Solution] | None = None  # the shortest solution found (an upper bound)
+    lower = 0
+    lf: list[int] = []
+    lb: list[int] = []
+
+    def prog(f: dict) -> None:
+        say(f"K={k} {f['side']} layer {f['layer']}: {f['size']} positions "
+            f"({f['nodes']} successors, {f['elapsed']:.1f} s)")
+
+    ctx = Context(time_limit=time_limit, progress=prog)
+    while True:
+        key = peg_bfs.search_key(inst, sp, least=True, K=k, bound=stats["bound"],
+                                 backward_depth=backward_depth)
+        key.pop("start"), key.pop("finish")
+        store = Store(work_dir, key, memory, disk_limit, prefix="peg-least")
+        res = peg_bfs.Result(None, None, group_order=len(group))
+        try:
+            fwd, bwd, meeting = peg_bfs.meet(sp, [starts], pegs, res, store, ctx, t0, True, False,
+                                             K=k, fb=fb, bb=bb, expander=expander,
+                                             backward_depth=backward_depth)
+            lf, lb = res.layers_forward, res.layers_backward
+            stats["nodes"] += res.nodes
+            stats["layers_on_disk"] += res.spilled
+            stats["layers_resumed"] += res.resumed
+            lower = max(lower, res.lower)
+            if meeting is not None:
+                d, e, m = meeting
+                pair, sol = _walk(sp, fwd, bwd, {}, d, e, m, len(fwd) - 1)
+                assert moves(sol) == d + e, "the least meeting's path has another length"
+                say(f"K={k}: met at {d} + {e} = {d + e} moves {time.monotonic() - t0:.1f} s")
+                return Least(d + e, d + e, pair, sol, lf, lb, time.monotonic() - t0,
+                             _fin(stats, store, k))
+            if res.out_of_disk or res.out_of_time:
+                say(f"K={k}: stopped ({res.reason})")
+                return _least_open(best, lower, lf, lb, t0, _fin(stats, store, k), res.reason)
+            stats["refuted"].append(k)
+            say(f"K={k}: no solution within {k} moves ({res.reason}) {time.monotonic() - t0:.1f} s")
+            # the beam costs about as much as a search of a few times its width: worth it only
+            # after a search that cost more (small K: the next K's search is cheaper)
+            if best is None and beam_width and len(fwd[-1]) and res.nodes > 10 * beam_width:
+                found = _beam_from(sp, fwd, bwd, beam_width, beam_levels, inst)
+                if found is not None:
+                    best = found
+                    say(f"beam of {beam_width}: a solution of {found[0]} moves "
+                        f"{time.monotonic() - t0:.1f} s")
+        finally:
+            stats["disk_peak_bytes"] = max(stats["disk_peak_bytes"], store.peak_disk)
+            store.close()
+        if best is not None and best[0] == lower:
+            return Least(best[0], lower, best[1], best[2], lf, lb, time.monotonic() - t0,
+                         _fin(stats, None, k))
+        if max_moves is not None or k >= b.n - 2:
+            return _least_open(best, lower, lf, lb, t0, _fin(stats, None, k),
+                               f"no solution within {k} moves")
+        k += 1
+
+
+def _fin(stats: dict, store, k: int) -> dict:
+    out = dict(stats)
+    out["max_moves"] = k
+    if store is not None:
+        out["disk_peak_bytes"] = max(out["disk_peak_bytes"], store.peak_disk)
+    return out
+
+
+def _least_open(best, lower, lf, lb, t0, stats, reason) -> Least:
+    stats = dict(stats, reason=reason)
+    if best is None:
+        return Least(None, lower, None, None, lf, lb, time.monotonic() - t0, stats)
+    return Least(None, lower, best[1], best[2], lf, lb, time.monotonic() - t0, stats)
+
+
+def _beam_from(sp: Space, fwd: list, bwd: list, width: int, levels: int, inst: PegInstance
+               ) -> tuple[int, Pair, Solution] | None:
+    """A solution through a beam from the last forward layer (the best `width` by the peg_beam
+    score, then `levels` levels of the best `width` successors), met with any backward layer;
+    the shortest found (its real moves), or None."""
+    from .peg_beam import _neighbours, _scores
+    nbs = _neighbours(inst)
+    A = len(fwd) - 1
+    last = np.asarray(fwd[-1])
+    beam = last if len(last) <= width else np.sort(last[np.argpartition(_scores(last, *nbs), width)[:width]])
+    beams = {A: beam}
+    for j in range(1, levels + 1):
+        nxt = sp.expand(beam, False, np.empty(0, np.uint64), {"nodes": 0})
+        if len(nxt) > width:
+            nxt = np.sort(nxt[np.argpartition(_scores(nxt, *nbs), width)[:width]])
+        beams[A + j] = nxt
+        for e in range(len(bwd)):
+            hit = common_sorted(nxt, np.asarray(bwd[e]))
+            if len(hit):
+                pair, sol = _walk(sp, fwd, bwd, beams, A + j, e, int(hit[0]), A)
+                return moves(sol), pair, sol
+        beam = nxt
+        if not len(beam):
+            break
+    return None
 
 
 def least_over_all(b: Board, forward_depth: int | None = None, backward_depth: int | None = None,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import peg_bfs
-from puzzlesat.core.result import Context, Status, Task
+from puzzlesat.core.result import Context, Status
 from puzzlesat.puzzles.peg import PegInstance, catalogue, check, infeasible_reason
 
 CAT = catalogue()
@@ -252,13 +252,14 @@ def test_all_ipc_optima():
         assert (r.status, r.objective) == (Status.OPTIMAL, CAT[f"ipc-{key}"]().known_min_moves), key
 
 
-def test_memory_budget_is_a_limit_not_a_proof(monkeypatch):
+def test_memory_budget_moves_layers_to_disk_not_a_proof():
+    """A memory budget too small for the layers builds them on disk: the same optimum."""
     inst = CAT["triangle21"]()
-    res = peg_bfs.search(inst, memory=1 << 20)
-    assert res.moves is None and res.out_of_memory and "memory budget" in res.reason
-    monkeypatch.setattr(peg_bfs, "MEMORY_BUDGET", 1 << 20)
-    out = peg_bfs.run(inst, Task.OPTIMIZE, Context(family("peg").engine("native:bfs").resolve_options({})))
-    assert out.status == Status.UNKNOWN and not out.solutions
+    res = peg_bfs.search(inst, memory=0)
+    assert res.moves == 12 and res.spilled > 0 and check(inst, res.solution) == 12
+    out = solve(family("peg"), inst, "native:bfs", "optimize", options={"memory_mb": 1,
+                                                                     "disk_limit_mb": 1})
+    assert out.status == Status.OPTIMAL and out.objective == 12
 
 
 def test_progress_reports_every_layer():
@@ -289,3 +290,134 @@ def test_merge_unique_is_the_sorted_union():
         a = np.unique(rng.integers(0, 2500, n1).astype(np.uint64))
         b = np.unique(rng.integers(0, 2500, n2).astype(np.uint64))
         assert np.array_equal(merge_unique(a, b), np.union1d(a, b))
+
+
+# ---- the expansion kernel's chain-state table ---------------------------------------------------
+def chain_oracle(lines, p: int, backward: bool) -> set[int]:
+    """Bitboards one move (every prefix of every jump chain, no state merged) from bitboard p;
+    backward: unjump chains (a peg in c with b, a empty goes to a and refills b)."""
+    out, todo = set(), [(p, None)]
+    while todo:
+        q, hole = todo.pop()
+        for a, b, c in lines:
+            src, over, dst = (c, b, a) if backward else (a, b, c)
+            if hole is not None and src != hole:
+                continue
+            if q >> src & 1 and (q >> over & 1) != backward and not q >> dst & 1:
+                r = q ^ (1 << a | 1 << b | 1 << c)
+                out.add(r)
+                todo.append((r, dst))
+    return out
+
+
+def _space(bname: str, symmetric: bool) -> peg_bfs.Space:
+    from puzzlesat.puzzles.peg import board
+    b = board(bname)
+    group = list(b.symmetries) if symmetric else [tuple(range(b.n))]
+    return peg_bfs.Space(PegInstance("t", b, frozenset(range(b.n)), None, None), group)
+
+
+def _expanded(sp, ps, backward, bound=None, hmax=-1):
+    counters = {"nodes": 0}
+    layer = np.unique(sp.canon(ps))
+    out = sp.expand(layer, backward, [], counters, bound=bound, hmax=hmax)
+    return set(int(x) for x in out), counters
+
+
+def _oracle(sp, ps, backward, keep=lambda q: True) -> set[int]:
+    want = {q for p in set(int(x) for x in sp.canon(ps))
+            for q in chain_oracle(sp.inst.board.lines, p, backward) if keep(q)}
+    return set(int(x) for x in sp.canon(sorted(want))) if want else set()
+
+
+LONE = [("triangle7", 0), ("triangle7", 14), ("triangle6", 10), ("english33", 0)]
+
+
+@pytest.mark.parametrize("bname, hole", LONE)
+def test_lone_peg_long_chains_lose_no_successor(bname, hole):
+    # a lone peg unjumping on an empty board: triangle7 from hole 0 has 82,022 chains to 4,134
+    # positions, the chain-state table follows each state once
+    for symmetric in (False, True):
+        sp = _space(bname, symmetric)
+        got, counters = _expanded(sp, [1 << hole], True)
+        assert got == _oracle(sp, [1 << hole], True)
+        full = sp.full ^ (1 << hole)  # and the complement forward: one vacancy, short chains
+        assert _expanded(sp, [full], False)[0] == _oracle(sp, [full], False)
+
+
+@pytest.mark.parametrize("bname", ["triangle5", "triangle6", "english33", "hoppers"])
+def test_random_layers_expand_to_every_chain_prefix(bname):
+    rng = np.random.default_rng(sum(map(ord, bname)))
+    for symmetric in (False, True):
+        sp = _space(bname, symmetric)
+        for _ in range(6):
+            density = rng.uniform(0.1, 0.9)
+            ps = [int(sum(1 << h for h in range(sp.n) if rng.random() < density)) or 1
+                  for _ in range(int(rng.integers(1, 30)))]
+            for backward in (False, True):
+                assert _expanded(sp, ps, backward)[0] == _oracle(sp, ps, backward)
+
+
+def test_bounded_expansion_keeps_every_prefix_within_the_bound():
+    from puzzlesat.native_search import peg_bound
+    sp = _space("triangle7", False)
+    bd = peg_bound.forward_bound(sp.inst.board, None)
+    rng = np.random.default_rng(7)
+    ps = [int(sum(1 << h for h in range(sp.n) if rng.random() < 0.5)) for _ in range(40)]
+    ps += [sp.full ^ 1, sp.full ^ (1 << 14)]
+    for hmax in (2, 4, 6):
+        want = _oracle(sp, ps, False, lambda q: int(bd.of([q])[0]) <= hmax)
+        assert _expanded(sp, ps, False, bd, hmax)[0] == want
+
+
+def test_state_table_and_buffer_restarts_neither_lose_nor_double_count(monkeypatch):
+    sp = _space("triangle7", True)
+    rng = np.random.default_rng(3)
+    ps = [1, 1 << 14, 1 << 20] + [int(sum(1 << h for h in range(sp.n) if rng.random() < 0.3))
+                                   for _ in range(50)]
+    for backward in (False, True):
+        want = _expanded(sp, ps, backward)
+        small = peg_bfs._state_table
+        monkeypatch.setattr(peg_bfs, "_state_table", lambda size=4: small(size))  # 4, 16, 64, ...
+        monkeypatch.setattr(peg_bfs, "CHUNK", 8)  # the successor buffer overflows too
+        got = _expanded(sp, ps, backward)
+        monkeypatch.undo()
+        assert got == want and want[0] == _oracle(sp, ps, backward)
+
+
+def test_state_table_runs_as_plain_python(no_jit):
+    code = ("import numpy as np\n"
+            "from puzzlesat.native_search import peg_bfs\n"
+            "from puzzlesat.puzzles.peg import board, PegInstance\n"
+            "b = board('triangle6')\n"
+            "sp = peg_bfs.Space(PegInstance('t', b, frozenset(range(b.n)), None, None),"
+            " [tuple(range(b.n))])\n"
+            "small = peg_bfs._state_table\n"
+            "peg_bfs._state_table = lambda size=4: small(size)\n"
+            "c = {'nodes': 0}\n"
+            "out = sp.expand(np.array([1 << 10], np.uint64), True, [], c)\n"
+            "print(len(out), c['nodes'], c['kept'])\n")
+    assert no_jit(code).split() == ["84", "84", "84"]
+
+
+@pytest.mark.parametrize("bname, start, backward, depth", [("triangle6", 1 << 10, True, 2),
+                                                           ("english33", None, False, 3),
+                                                           ("english33", 1 << 16, True, 2)])
+def test_search_layers_sharing_chain_states_expand_to_every_prefix(bname, start, backward, depth):
+    # the positions of a layer reach common states by different chains: none may hide another's
+    for symmetric in (False, True):
+        sp = _space(bname, symmetric)
+        layer = np.unique(sp.canon([sp.full ^ (1 << 16) if start is None else start]))
+        for _ in range(depth):
+            got = _expanded(sp, layer, backward)[0]
+            assert got == _oracle(sp, layer, backward)
+            layer = np.array(sorted(got), np.uint64)
+
+
+def test_merson_pruned_engine_options_prove_triangle21_is_12():
+    # the engine options prune and max_moves through the runner: K = 11 refuted, K = 12 meets
+    run = {k: solve(family("peg"), CAT["triangle21"](), "native:bfs", "optimize",
+                    options={"prune": "merson", "max_moves": k}) for k in (11, 12)}
+    assert run[11].status == Status.UNKNOWN and run[11].stats["lower_bound"] == 12
+    assert (run[12].status, run[12].objective, run[12].checked) == (Status.OPTIMAL, 12, 1)
+    assert bfs("triangle21", prune="merson").objective == 12

@@ -14,7 +14,7 @@ from puzzlesat.compare.runner import solve
 from puzzlesat.native_search import peg_bfs
 from puzzlesat.compare.campaign.peg_problems import problems  # table (native) and bfs (runner)
 from puzzlesat.native_search.peg_problems import minimum, orbit_pairs, problem_instance
-from puzzlesat.native_search.peg_table import least_over_all, solve_table
+from puzzlesat.native_search.peg_table import least_by_bound, least_over_all, solve_table
 from puzzlesat.core.result import InputError, Status
 from puzzlesat.puzzles.peg import board, catalogue, check, hole_label, infeasible_reason, parse_hole
 from oracles import brute_table
@@ -165,6 +165,30 @@ def test_least_over_all_bounds_are_sound(fd, bd, beam):
         assert r.solution is None
 
 
+@pytest.mark.parametrize("n", [4, 5, 6])
+def test_least_by_bound_is_a127500(n, tmp_path):
+    """The pruned searches: every K below the minimum refuted, the minimum met and replayed; the
+    same with every layer on disk (no memory) in a work folder."""
+    b = board(f"triangle{n}")
+    for kw in ({}, {"memory": 0, "work_dir": str(tmp_path)}):
+        r = least_by_bound(b, **kw)
+        assert r.moves == r.lower == A127500[n]
+        assert all(k < A127500[n] for k in r.stats["refuted"])
+        assert check(problem_instance(b, *r.pair), r.solution) == A127500[n]
+
+
+def test_least_by_bound_at_a_fixed_k_is_a_bound():
+    b = board("triangle6")
+    below = least_by_bound(b, max_moves=A127500[6] - 1)
+    assert below.moves is None and below.lower == A127500[6] and below.stats["refuted"] == [8]
+    at = least_by_bound(b, max_moves=A127500[6] + 2)   # K above the minimum: still the least meeting
+    assert at.moves == A127500[6]
+    beam = least_by_bound(board("triangle5"), max_moves=A127500[5] - 1, beam_width=500)
+    assert beam.lower == A127500[5] and (beam.moves in (None, A127500[5]))
+    if beam.solution is not None:
+        assert check(problem_instance(board("triangle5"), *beam.pair), beam.solution) >= A127500[5]
+
+
 def test_least_command():
     r = CliRunner().invoke(cli, ["peg", "problems", "triangle6", "--least", "--json"])
     assert r.exit_code == 0, r.output
@@ -177,6 +201,25 @@ def test_least_command():
 @pytest.mark.slow
 def test_least_over_all_side_7():
     assert least_over_all(board("triangle7"), 7, 4).moves == A127500[7]
+    assert least_by_bound(board("triangle7")).moves == A127500[7]
+
+
+def test_least_command_options():
+    r = CliRunner().invoke(cli, ["peg", "problems", "triangle5", "--least", "--no-prune", "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["minimum"] == A127500[5]
+    r = CliRunner().invoke(cli, ["peg", "problems", "triangle6", "--least", "--max-moves", "8",
+                                 "--beam", "0", "--json"])
+    d = json.loads(r.stdout)
+    assert r.exit_code == 0 and d["minimum"] is None and d["lower_bound"] == 9
+    r = CliRunner().invoke(cli, ["peg", "problems", "triangle6", "--least", "--max-moves", "8",
+                                 "--beam", "1000", "--json"])  # the beam after K = 8: 9 moves
+    d = json.loads(r.stdout)
+    assert r.exit_code == 0 and d["minimum"] == d["lower_bound"] == d["upper_bound"] == 9
+    for bad in (["--least", "--forward-depth", "3", "--prune"], ["--least", "--no-prune", "--max-moves", "9"],
+                ["--least", "--no-prune", "--jobs", "2"],
+                ["--max-moves", "9"]):
+        r = CliRunner().invoke(cli, ["peg", "problems", "triangle5", *bad])
+        assert r.exit_code == 2, (bad, r.output)
 
 
 def test_a127500_side_6():

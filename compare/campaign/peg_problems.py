@@ -128,12 +128,13 @@ def problems(b: Board, vacate="all", finish="all", time_limit: float | None = No
         return
     if method != "bfs":
         raise ValueError(f"method {method!r}: one of {native.METHODS}")
-    yield from by_runner(b, native.orbit_pairs(b, vacate, finish)[:limit], time_limit)
+    yield from by_runner(b, native.orbit_pairs(b, vacate, finish)[:limit], time_limit,
+                         table_options.get("options"))
 
 
-def by_runner(b: Board, pairs, time_limit) -> Iterator[Any]:
+def by_runner(b: Board, pairs, time_limit, options: dict | None = None) -> Iterator[Any]:
     """Method bfs: each problem by `native:bfs` through the runner (a forked worker under a hard
-    limit when a time limit is given), in `pairs` order."""
+    limit when a time limit is given), in `pairs` order; `options`: the engine's (e.g. prune)."""
     import time
 
     from ...families.registry import family
@@ -144,7 +145,7 @@ def by_runner(b: Board, pairs, time_limit) -> Iterator[Any]:
         inst = problem_instance(b, v, f)
         t0 = time.perf_counter()
         r = solve(fam, inst, "native:bfs", "optimize", time_limit=time_limit,
-                  isolate=time_limit is not None)
+                  isolate=time_limit is not None, options=options or {})
         sec = time.perf_counter() - t0
         if r.status is Status.OPTIMAL:
             yield Problem(v, f, r.status, r.objective, tuple(map(tuple, r.solutions[0])), "search",
@@ -153,4 +154,5 @@ def by_runner(b: Board, pairs, time_limit) -> Iterator[Any]:
             proof = "search" if r.stats else "position class"
             yield Problem(v, f, r.status, None, None, proof, sec, size, r.stats)
         else:
-            yield Problem(v, f, r.status, None, None, r.reason or str(r.status), sec, size, r.stats)
+            yield Problem(v, f, r.status, None, None, r.reason or str(r.status), sec, size, r.stats,
+                          r.stats.get("lower_bound") if r.stats else None)

@@ -1,0 +1,238 @@
+"""Peg layer expansions split over the campaign executors: chunks of the frontier as jobs.
+
+The frontier (a sorted layer file in the search's store folder, native_search/peg_disk.py) is cut
+into slices; each slice is one job (native_search/peg_chunks.py: expand by one move, write the
+sorted distinct successors to the chunk's file, atomically). On a `LocalExecutor` the jobs are
+`jobs` processes at once on this machine (`python -m puzzlesat.native_search.peg_chunks`, each in
+its own session, killed when the run is cancelled); on a `DaskExecutor` they are tasks on its
+client's cluster (the store folder must then be one every worker sees: the same machine, or a
+shared file system). The client merges each chunk's output once, keyed by chunk id, through the
+same `LayerBuilder` a single process uses (in memory or range files on disk), and subtracts the
+earlier layers there: the layer is the same set as one process builds.
+
+A chunk whose process dies (killed, out of memory) leaves no output file and is run again: on the
+local executor by the client, up to `retries` more times; on Dask the scheduler re-runs a task
+whose worker died (its `allowed-failures`), and the client submits it again under a new key when
+the scheduler gives up, up to `retries` times. A chunk that still fails stops the search with an
+error; a chunk's output is never merged twice (the client keeps the ids it merged), and partial
+outputs never exist (temporary name, then rename).
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import uuid
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+CHUNK_POSITIONS = 1 << 20   # frontier positions per job (at least; at most 4 jobs per worker)
+
+
+class ChunkFailed(RuntimeError):
+    """A chunk failed every time it was run."""
+
+
+class ChunkPool:
+    """Layer expansions as chunk jobs on a campaign executor (see the module docstring);
+    `expand` has the signature of peg_bfs.Space.expand with the space first."""
+
+    def __init__(self, executor, chunk: int = CHUNK_POSITIONS, retries: int = 3):
+        self.executor = executor
+        self.chunk = chunk
+        self.retries = retries
+        self.stats = {"chunks": 0, "reruns": 0}
+
+    @property
+    def workers(self) -> int:
+        if getattr(self.executor, "name", "") == "dask":
+            return max(1, len(self.executor.client.scheduler_info().get("workers", {})))
+        return max(1, int(getattr(self.executor, "jobs", 1)))
+
+    # ---- running chunk specs -----------------------------------------------------------------
+    def run(self, specs: list[dict], folder: Path) -> Iterator[dict]:
+        """Each chunk's result once, as they finish (re-running chunks that die)."""
+        if getattr(self.executor, "name", "") == "dask":
+            yield from self._run_dask(specs)
+        else:
+            yield from self._run_local(specs, folder)
+
+    def _run_local(self, specs: list[dict], folder: Path) -> Iterator[dict]:
+        cancel = getattr(self.executor, "cancel", None) or threading.Event()
+        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="puzzlesat-chunk")
+        pending = {pool.submit(self._local_one, s, folder, cancel) for s in specs}
+        try:
+            while pending:
+                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield f.result()
+        finally:
+            if pending:
+                cancel.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _local_one(self, spec: dict, folder: Path, cancel: threading.Event) -> dict:
+        spec_path = folder / f"spec-{spec['id']}.pkl"
+        res_path = folder / f"result-{spec['id']}.json"
+        with open(spec_path, "wb") as f:
+            pickle.dump(spec, f)
+        fails = []
+        for attempt in range(self.retries + 1):
+            if cancel.is_set():
+                raise ChunkFailed("cancelled")
+            res_path.unlink(missing_ok=True)
+            proc = subprocess.Popen([sys.executable, "-m", "puzzlesat.native_search.peg_chunks",
+                                     str(spec_path), str(res_path)], start_new_session=True,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            while True:
+                try:
+                    _, err = proc.communicate(timeout=0.5)
+                    break
+                except subprocess.TimeoutExpired:
+                    if cancel.is_set():
+                        _kill_group(proc.pid)
+            if proc.returncode == 0 and res_path.exists():
+                out = json.loads(res_path.read_text())
+                res_path.unlink()
+                spec_path.unlink(missing_ok=True)
+                return out
+            fails.append(f"exit {proc.returncode}: {err.decode(errors='replace').strip()[-300:]}")
+            if attempt < self.retries:
+                self.stats["reruns"] += 1
+        raise ChunkFailed(f"chunk {spec['id']} failed {len(fails)} times: {fails[-1]}")
+
+    def _run_dask(self, specs: list[dict]) -> Iterator[dict]:
+        from distributed import as_completed
+        from ...native_search.peg_chunks import expand_chunk
+        client = self.executor.client
+        tries = {s["id"]: 0 for s in specs}
+        by_key = {}
+        futures = []
+        for s in specs:
+            f = client.submit(expand_chunk, s, key=f"peg-chunk-{s['tag']}-{s['id']}-0", pure=False)
+            by_key[f.key] = s
+            futures.append(f)
+        seen: set[int] = set()
+        ac = as_completed(futures, loop=client.loop)
+        for f in ac:
+            s = by_key[f.key]
+            try:
+                res = f.result()
+            except Exception as e:  # KilledWorker past allowed-failures, or an error in the job
+                tries[s["id"]] += 1
+                if tries[s["id"]] > self.retries:
+                    raise ChunkFailed(f"chunk {s['id']} failed {tries[s['id']]} times: {e}") from e
+                self.stats["reruns"] += 1
+                g = client.submit(expand_chunk, s, key=f"peg-chunk-{s['tag']}-{s['id']}-{tries[s['id']]}",
+                                  pure=False)
+                by_key[g.key] = s
+                ac.add(g)
+                continue
+            finally:
+                f.release()
+            if res["id"] in seen:
+                continue
+            seen.add(res["id"])
+            yield res
+
+    # ---- one layer ---------------------------------------------------------------------------
+    def expand(self, space, layer: np.ndarray, backward: bool, previous, counters: dict, *,
+               store=None, name: str = "layer", bound=None, hmax: int = -1) -> np.ndarray:
+        """The next layer (as Space.expand), its successors generated by chunk jobs."""
+        from ...native_search.peg_bfs import _minus, default_store, merge_unique
+        from ...native_search.peg_disk import ITEM, LayerBuilder
+        if isinstance(previous, np.ndarray):
+            previous = [previous]
+        store = store or default_store()
+        if bound is None:
+            hmax = -1
+        if len(layer) <= self.chunk:  # one chunk: no job is worth its start-up
+            return space.expand(layer, backward, previous, counters, store=store, name=name,
+                                bound=bound, hmax=hmax)
+        folder = store.scratch(f"{name}-chunks")
+        path, own = _layer_file(layer, store, folder)
+        n = len(layer)
+        size = max(self.chunk, -(-n // (4 * self.workers)))
+        tag = uuid.uuid4().hex[:12]
+        memory = max(64 << 20, store.memory // (2 * self.workers))
+        specs = [{"id": i, "tag": tag, "space": space, "backward": backward, "bound": bound,
+                  "hmax": hmax, "layer": str(path), "n": n, "lo": lo, "hi": min(n, lo + size),
+                  "out": str(folder / f"chunk-{i}.u64"), "memory": memory}
+                 for i, lo in enumerate(range(0, n, size))]
+        builder = LayerBuilder(store, name, merge_unique, _minus)
+        merged: set[int] = set()
+        reruns = self.stats["reruns"]
+        try:
+            for res in self.run(specs, folder):
+                if res["id"] in merged:  # a chunk is merged once
+                    continue
+                merged.add(res["id"])
+                out = Path(res["path"])
+                size_out = out.stat().st_size // ITEM
+                store.reserve(ITEM * size_out)   # the chunk's file, written by its job
+                if size_out:
+                    mm = np.memmap(out, dtype=np.uint64, mode="r", shape=(size_out,))
+                    for i in range(0, size_out, 1 << 22):
+                        builder.add(np.array(mm[i:i + (1 << 22)]))
+                    del mm
+                store.remove(out)
+                counters["nodes"] += int(res["nodes"])
+                counters["kept"] = counters.get("kept", 0) + int(res["count"])
+            if len(merged) != len(specs):
+                raise ChunkFailed(f"{len(specs) - len(merged)} chunks never finished")
+            result = builder.finish(previous)
+        except BaseException:
+            builder.abandon()
+            raise
+        finally:
+            if own:
+                store.remove(path)
+            store.drop_scratch(folder)
+        self.stats["chunks"] += len(specs)
+        counters["chunks"] = counters.get("chunks", 0) + len(specs)
+        counters["chunk_reruns"] = counters.get("chunk_reruns", 0) + self.stats["reruns"] - reruns
+        if builder.spilled:
+            counters["spilled"] = counters.get("spilled", 0) + 1
+        return result
+
+
+def _layer_file(layer: np.ndarray, store, folder: Path) -> tuple[Path, bool]:
+    """A file holding exactly `layer` (its own file if it is a whole-file memmap; else written to
+    the scratch folder: own=True)."""
+    fn = getattr(layer, "filename", None)
+    if fn is not None and getattr(layer, "offset", 0) == 0 and \
+            os.path.getsize(fn) == layer.nbytes:
+        return Path(fn), False
+    path = folder / "frontier.u64"
+    for i in range(0, len(layer), 1 << 22):
+        store.append(path, np.asarray(layer[i:i + (1 << 22)]))
+    if not len(layer):
+        path.touch()
+    return path, True
+
+
+def _kill_group(pid: int) -> None:
+    import signal
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def pool_for(executor_name: str, jobs: int, scheduler: str | None = None, tls=None,
+             insecure: bool = False, **kw: Any) -> ChunkPool:
+    """A ChunkPool on a new campaign executor ('local' or 'dask': `scheduler`, `tls` and
+    `insecure` as the campaign executor's); close it with close_pool."""
+    from .run import executor
+    ex = executor(executor_name, jobs, scheduler, tls, insecure)  # InputError: a bad combination
+    return ChunkPool(ex, **kw)
+
+
+def close_pool(pool: ChunkPool) -> None:
+    pool.executor.close()
