@@ -49,9 +49,9 @@ def digest(*paths: Path) -> str:
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory):
-    """A 2-worker local campaign: 8 small instances x 3 configurations, task count."""
+    """A 2-worker local campaign: 4 small instances x 3 configurations, task count."""
     d = tmp_path_factory.mktemp("grid")
-    boards(d / "boards", 8)
+    boards(d / "boards", 4)
     sp = spec(d, 'name = "grid"\ninstances = ["boards/*.toml"]\ntask = "count"\ntime_limit = 60\n'
                  '[configs]\nnative = "native"\ncpsat = "cpsat"\ntot = "sat:time[encoding=totalizer]"\n')
     p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(d / "grid.db"))
@@ -62,7 +62,7 @@ def grid(tmp_path_factory):
 def test_campaign_gives_the_answers_of_each_job_alone(grid):
     d, _, db = grid
     got = {(Path(r["instance"]).name, r["config"]): r for r in rows(db)}
-    assert len(got) == 24
+    assert len(got) == 12
     for f in sorted((d / "boards").glob("*.toml")):
         fam, inst = load_instance(str(f))
         for cname, (engine, opts) in CONFIGS.items():
@@ -80,7 +80,7 @@ def test_second_run_executes_nothing(grid):
     before = rows(db)
     p = cli("campaign", "run", str(sp), "--jobs", "2", "--store", str(db))
     assert p.returncode == 0, p.stderr
-    assert "24 already stored, 0 to run" in p.stderr
+    assert "12 already stored, 0 to run" in p.stderr
     assert rows(db) == before
 
 
@@ -91,11 +91,11 @@ def test_report_json_and_table(grid):
     rep = json.loads(p.stdout)
     assert set(rep["configs"]) == set(CONFIGS)
     for c in rep["configs"].values():
-        assert (c["jobs"], c["solved"], c["unknown"], c["errors"]) == (8, 8, 0, 0)
+        assert (c["jobs"], c["solved"], c["unknown"], c["errors"]) == (4, 4, 0, 0)
         assert c["par2"] > 0 and c["median_seconds"] > 0
-    assert len(rep["instances"]) == 8 and {i["verdict"] for i in rep["instances"]} == {"AGREE"}
+    assert len(rep["instances"]) == 4 and {i["verdict"] for i in rep["instances"]} == {"AGREE"}
     p = cli("campaign", "report", "--store", str(db))
-    assert p.returncode == 0 and "PAR-2" in p.stdout and "verdicts: AGREE 8, INCOMPLETE 0, DISAGREE 0" in p.stdout
+    assert p.returncode == 0 and "PAR-2" in p.stdout and "verdicts: AGREE 4, INCOMPLETE 0, DISAGREE 0" in p.stdout
 
 
 def test_report_disagree_first_and_exit_1(grid, tmp_path):
