@@ -310,15 +310,7 @@ def _state_table(size: int = STATE_TABLE) -> tuple[np.ndarray, np.ndarray, np.nd
             np.zeros(1, np.int64))
 
 
-def _unique(a) -> np.ndarray:
-    """Sorted distinct elements (np.sort and a neighbour mask: np.unique is several times slower)."""
-    a = np.sort(np.asarray(a, dtype=np.uint64))
-    if len(a) < 2:
-        return a
-    keep = np.empty(len(a), np.bool_)
-    keep[0] = True
-    np.not_equal(a[1:], a[:-1], out=keep[1:])
-    return a[keep]
+_unique = peg_disk.unique_sorted  # sorted distinct elements
 
 
 @njit(cache=True)

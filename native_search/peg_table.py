@@ -772,21 +772,7 @@ def least_over_all(b: Board, forward_depth: int | None = None, backward_depth: i
     if best is None:
         return Least(None, lower, None, None, lf, lb, time.monotonic() - t0)
     d, e, m = best
-    chains: list = []
-    x = m
-    for k in range(d, 0, -1):  # back to some single-vacancy start
-        x, unjumps = next((q, u) for q, u in sp.chains(x, backward=True)
-                          if contains(fwd[k - 1] if k - 1 <= A else beams[k - 1],
-                                      int(sp.canon([q])[0])))
-        chains.append([(c, mm, a) for a, mm, c in reversed(unjumps)])
-    chains.reverse()
-    v = (full ^ x).bit_length() - 1
-    x = m
-    for k in range(e, 0, -1):  # on to some single peg
-        x, ch = next((q, ch) for q, ch in sp.chains(x) if contains(bwd[k - 1], int(sp.canon([q])[0])))
-        chains.append(ch)
-    f = x.bit_length() - 1
-    sol = tuple(j for ch in chains for j in ch)
+    (v, f), sol = _walk(sp, fwd, bwd, beams, d, e, m, A)
     k = moves(sol)  # a beam position may be nearer the start than its level
     assert k >= lower or not beams, f"a solution of {k} moves below the proved bound {lower}"
     exact = not beams or k == lower
