@@ -107,14 +107,14 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
     if run.extra.get("certify_refused"):
         res.certificate = {"verdict": "NOT-CERTIFIABLE", "reason": run.extra["certify_refused"]}
     elif opts.get("certify"):
-        res.certificate = check_certificate(out.certificate, res)
+        res.certificate = check_certificate(out.certificate, res, eng.identity(opts))
         if res.certificate.get("verdict") == "REJECTED":
             res.status = Status.ERROR
             res.reason = "certificate REJECTED: " + str(res.certificate.get("reason"))
     return res
 
 
-def check_certificate(claimed: dict | None, res: Result) -> dict:
+def check_certificate(claimed: dict | None, res: Result, identity: dict | None = None) -> dict:
     """The engine's certificate checked here, in the runner, after the engine returned: every
     proof against its CNF by `puzzlesat.certify` (VERIFIED only if all are), the claim matched to
     the result (a count's blocking clauses number the solutions counted). REJECTED makes the
@@ -135,7 +135,10 @@ def check_certificate(claimed: dict | None, res: Result) -> dict:
     problems = []
     if not proofs:
         problems.append("no proof for the claim")
-    if res.task is Task.COUNT and claimed.get("blocking") != res.count:
+    orbits = claimed.get("orbits")
+    if res.task is Task.COUNT and orbits is not None:
+        cert["orbits"] = _orbit_count(orbits, claimed.get("blocking"), res, identity or {}, problems)
+    elif res.task is Task.COUNT and claimed.get("blocking") != res.count:
         problems.append(f"the refuted CNF blocks {claimed.get('blocking')} solutions, the count is {res.count}")
     checked = []
     for i, p in enumerate(proofs, 1):
@@ -167,6 +170,40 @@ def check_certificate(claimed: dict | None, res: Result) -> dict:
     if problems:
         cert.update(verdict="REJECTED", reason="; ".join(problems))
     return cert
+
+
+def _orbit_count(orbits: dict, blocking: Any, res: Result, identity: dict, problems: list) -> dict:
+    """An orbit count's derivation, redone here: the engine's N solutions (all of them; the proof
+    says there are no others) each pass the family's checker, are distinct as solutions, number
+    the blocking clauses, and fall in exactly `res.count` classes of the family's solution_key
+    under the run's identity options (e.g. up_to_symmetry). Problems are appended."""
+    fam, inst = res.fam, res.inst
+    sols = orbits.get("solutions") or []
+    plain = {k: (False if isinstance(v, bool) else v) for k, v in identity.items()}
+    want = dict(identity) or dict(orbits.get("identity") or {})  # the run's meaning of "the same"
+    keys, classes, bad = set(), set(), 0
+    for i, data in enumerate(sols, 1):
+        try:
+            s = fam.solution_from_json(inst, data)
+            fam.check(inst, s)
+        except CheckError as e:
+            bad += 1
+            if bad == 1:
+                problems.append(f"solution {i} of the full enumeration fails the checker: {e}")
+            continue
+        keys.add(fam.solution_key(inst, s, **plain))
+        classes.add(fam.solution_key(inst, s, **want))
+    if len(keys) != len(sols):
+        problems.append(f"the full enumeration's {len(sols)} solutions hold {len(keys)} distinct ones")
+    if blocking != len(sols):
+        problems.append(f"the refuted CNF blocks {blocking} solutions, the full enumeration has {len(sols)}")
+    if len(classes) != res.count:
+        problems.append(f"the {len(sols)} solutions fall in {len(classes)} classes, the count is {res.count}")
+    return {"solutions": len(sols), "checked": len(sols) - bad, "classes": len(classes),
+            "enumeration": orbits.get("enumeration"),
+            "identity": want, "derivation": "the runner: distinct solution_key values under the "
+            "identity options over the full enumeration's checked solutions (whose completeness the proof "
+            "certifies)"}
 
 
 def _memory_outcome(what: str) -> Outcome:

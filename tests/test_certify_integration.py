@@ -100,11 +100,70 @@ def test_pentomino_3x20_count_is_certified(tmp_path):
     _verified(r, 1)
 
 
-def test_orbit_counts_are_not_certifiable(tmp_path):
-    r = ps.solve(ps.load(PENTO_3X5 % "FPU"), "sat", "count", certify=True, up_to_symmetry=True,
+@pytest.mark.parametrize("breaking", [True, False])
+def test_orbit_count_is_certified_from_the_full_enumeration(breaking, tmp_path):
+    # 3x5 with F, P, U: 4 tilings (the native search's count), one orbit under the board's group
+    inst = ps.load(PENTO_3X5 % "FPU")
+    assert ps.solve(inst, "native", "count").count == 4
+    assert ps.solve(inst, "native", "count", up_to_symmetry=True).count == 1
+    r = ps.solve(inst, "sat", "count", certify=True, up_to_symmetry=True,
+                 symmetry_breaking=breaking, proof_dir=str(tmp_path))
+    assert (r.status, r.count) == (Status.OPTIMAL, 1)
+    _verified(r, 1)
+    o = r.certificate["orbits"]
+    assert (o["solutions"], o["checked"], o["classes"]) == (4, 4, 1)
+    assert ("second enumeration" in o["enumeration"]) == breaking
+    assert ("second enumeration" in r.params["certify_full_enumeration"]) == breaking
+    assert r.certificate["proofs"][0]["claim"].startswith("no tiling beyond the 4 blocked")
+
+
+@pytest.mark.slow
+def test_pentomino_3x20_orbit_count_is_certified(tmp_path):
+    r = ps.solve(ps.load("pentomino/3x20"), "sat", "count", certify=True, up_to_symmetry=True,
                  proof_dir=str(tmp_path))
-    assert r.status is Status.OPTIMAL and r.certificate["verdict"] == "NOT-CERTIFIABLE"
-    assert "symmetry" in r.certificate["reason"]
+    assert (r.status, r.count) == (Status.OPTIMAL, 2)
+    _verified(r, 1)
+    assert (r.certificate["orbits"]["solutions"], r.certificate["orbits"]["classes"]) == (8, 2)
+
+
+def _orbit_engine(tamper):
+    """A user engine: sat:cover's orbit count with certify, its certificate then tampered with."""
+    import dataclasses
+
+    from puzzlesat.families.registry import family
+
+    def engine(inst, task, ctx):
+        from puzzlesat.models.pentomino_sat import run
+        out = run(inst, task, ctx)
+        return Outcome(out.status, out.objective, out.count, out.solutions, out.stats,
+                       certificate=tamper(out.certificate))
+    # sat:cover's options (up_to_symmetry is an identity option a function engine must declare)
+    return dataclasses.replace(family("pentomino").engine("sat:cover"), name="user:tamper",
+                               target=engine, aliases=(), user=True)
+
+
+def test_a_tampered_orbit_certificate_makes_the_result_error(tmp_path):
+    inst = ps.load(PENTO_3X5 % "FPU")
+
+    def cut_proof(c):  # the refutation's binary DRAT cut to its first 40 bytes
+        p = Path(c["proofs"][0]["proof"])
+        p.write_bytes(p.read_bytes()[:40])
+        return c
+
+    def drop_one(c):  # one tiling left out of the enumeration the orbits are counted from
+        return {**c, "orbits": {**c["orbits"], "solutions": c["orbits"]["solutions"][1:]}}
+
+    def duplicate(c):  # one tiling listed twice in place of another
+        sols = c["orbits"]["solutions"]
+        return {**c, "orbits": {**c["orbits"], "solutions": sols[:-1] + sols[:1]}}
+
+    for tamper, says in ((cut_proof, "proof 1 (no tiling beyond the 4 blocked"),
+                         (drop_one, "blocks 4 solutions, the full enumeration has 3"),
+                         (duplicate, "hold 3 distinct ones")):
+        r = ps.solve(inst, _orbit_engine(tamper), "count", certify=True, up_to_symmetry=True,
+                     proof_dir=str(tmp_path))
+        assert r.status is Status.ERROR and r.certificate["verdict"] == "REJECTED", tamper
+        assert says in r.reason, (tamper, r.reason)
 
 
 # ---- INFEASIBLE, one per family with a SAT engine ---------------------------------------------
