@@ -152,8 +152,9 @@ def check_certificate(claimed: dict | None, res: Result, identity: dict | None =
             entry.update(verdict=j["verdict"], reason=j["reason"], files=j["files"], sha256=j["sha256"],
                          lemmas=j["lemmas"], checker_seconds=j["checker_seconds"],
                          proof_bytes=os.path.getsize(p["proof"]))
-            if "solve_seconds" in p:
-                entry["solve_seconds"] = p["solve_seconds"]
+            for k in ("solve_seconds", "producer_check"):
+                if k in p:
+                    entry[k] = p[k]
         if entry["verdict"] != "VERIFIED":
             problems.append(f"proof {i} ({p.get('claim')}): {entry['reason']}")
         checked.append(entry)

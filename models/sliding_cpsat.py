@@ -34,6 +34,9 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     out = trivial(inst, task)
     if out is not None:
         return out
+    if ctx.options.get("certify"):
+        from .cpsat_cnf import run_certified
+        return run_certified(inst, task, ctx, "puzzlesat.models.sliding_time:decision")
     o = ctx.options
     tried = []
     params: dict = {}  # the pinned solver parameters of the last call

@@ -166,6 +166,49 @@ def test_a_tampered_orbit_certificate_makes_the_result_error(tmp_path):
         assert says in r.reason, (tamper, r.reason)
 
 
+# ---- CP-SAT engines: CP-SAT on the formulation's CNF, with LRAT -------------------------------
+@pytest.mark.slow
+def test_cpsat_hoppers_optimum_is_certified_through_the_cnf(tmp_path):
+    r = ps.solve(ps.load("peg/hoppers"), "cpsat", "optimize", certify=True, proof_dir=str(tmp_path))
+    assert (r.status, r.objective) == (Status.OPTIMAL, 7)
+    _verified(r, 1)
+    p = r.certificate["proofs"][0]
+    assert (p["claim"], p["format"], p["solver"]) == ("no solution with moves <= 6", "lrat", "cpsat")
+    assert p["producer_check"] == "VALID"  # CP-SAT's own LRAT check agrees with ours
+    assert "CNF form of puzzlesat.models.peg_sat:decision" in r.params["certify_route"]
+    assert r.params["cnf_encoding"] == "seqcounter" and r.params["cpsat_cnf"]["num_workers"] == 1
+
+
+@pytest.mark.slow
+def test_cpsat_peg_count_is_certified_through_the_cnf(tmp_path):
+    r = ps.solve(ps.load("peg/hoppers-first06"), "cpsat", "count", certify=True,
+                 cnf_encoding="totalizer", proof_dir=str(tmp_path))
+    assert (r.status, r.objective, r.count) == (Status.OPTIMAL, 7, 18)
+    _verified(r, 2)  # moves <= 6, and moves <= 7 beyond the 18 blocked
+    assert r.certificate["proofs"][1]["claim"].startswith("no solution with moves <= 7 beyond the 18 blocked")
+    assert "totalizer" in r.params["certify_route"]
+
+
+def test_cpsat_counts_and_infeasible_are_certified_through_the_cnf(tmp_path):
+    # stand-ins for the slow peg cases: a tiling count (4, the native count), its orbit count
+    # (1: 4 tilings certified, their classes counted by the runner), a peg refutation
+    t = ps.solve(ps.load(PENTO_3X5 % "FPU"), "cpsat", "count", certify=True, up_to_symmetry=True,
+                 proof_dir=str(tmp_path))
+    assert (t.status, t.count) == (Status.OPTIMAL, 1)
+    _verified(t, 1)
+    assert t.certificate["proofs"][0]["claim"].startswith("no solution beyond the 4 blocked")
+    assert t.certificate["proofs"][0]["producer_check"] == "VALID"  # CP-SAT's own check agrees
+    assert (t.certificate["orbits"]["solutions"], t.certificate["orbits"]["classes"]) == (4, 1)
+    peg = ps.load('kind = "peg"\nboard = "hoppers"\nempty = [0]\nfinish = [4]\n')
+    r = ps.solve(peg, "cpsat", "optimize", certify=True, proof_dir=str(tmp_path),
+                 **{"cnf_encoding": "totalizer"})
+    assert r.status is Status.INFEASIBLE
+    _verified(r, 1)
+    assert r.certificate["proofs"][0]["format"] == "lrat"
+    assert "CNF form of puzzlesat.models.peg_sat:decision (cardinality encoding totalizer)" \
+        in r.params["certify_route"]
+
+
 # ---- INFEASIBLE, one per family with a SAT engine ---------------------------------------------
 def test_peg_infeasible_is_certified(tmp_path):
     # hoppers from hole 0 to hole 4: no position-class argument refutes it (the precheck passes);
