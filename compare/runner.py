@@ -77,13 +77,14 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
     t0 = time.perf_counter()
     reason = fam.infeasible_reason(inst) if run.precheck else None
     if reason is not None:
-        cert = None
+        cert, status = None, Status.INFEASIBLE
         if opts.get("certify") or run.extra.get("certify_refused"):
-            cert = {"verdict": "NOT-CERTIFIABLE", "reason": f"proved by the family's invariant "
-                    f"check before any solver call ({reason}), not by a proof"}
-        return Result(name, fam.name, eng.name, task, Status.INFEASIBLE, None,
-                      0 if task is Task.COUNT else None, [], time.perf_counter() - t0, params,
-                      {}, reason, 0, config, 0, cert, fam, inst)
+            cert = invariant_certificate(fam, inst, reason)
+            if cert["verdict"] == "REJECTED":
+                status, reason = Status.ERROR, "certificate REJECTED: " + str(cert["reason"])
+        return Result(name, fam.name, eng.name, task, status, None,
+                      0 if task is Task.COUNT and status is Status.INFEASIBLE else None, [],
+                      time.perf_counter() - t0, params, {}, reason, 0, config, 0, cert, fam, inst)
     tally = (_StreamCount(fam, inst, eng.identity(opts))
              if task is Task.COUNT and fam.streamed_count else None)
     if isolate:
@@ -114,6 +115,21 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
     return res
 
 
+def invariant_certificate(fam: Family, inst: Any, reason: str) -> dict:
+    """The certificate of an INFEASIBLE answer an invariant gave (`reason`): the family's own
+    check of that invariant (`check_infeasible`, beside its checker, sharing nothing with the
+    solvers) says VERIFIED or REJECTED (with why); a family without one: NOT-CERTIFIABLE."""
+    fn = getattr(fam.module, "check_infeasible", None)
+    if fn is None:
+        return {"verdict": "NOT-CERTIFIABLE", "reason": f"proved by the family's invariant check "
+                f"before any solver call ({reason}), not by a proof"}
+    fmt, why = fn(inst)
+    return {"verdict": "VERIFIED" if why is None else "REJECTED", "reason": why, "format": fmt,
+            "claim": f"no solution: {reason}", "proofs": [],
+            "trusted": f"the invariant, recomputed by {fam.module.__name__}.check_infeasible "
+                       "(no solver, no proof file)"}
+
+
 def check_certificate(claimed: dict | None, res: Result, identity: dict | None = None) -> dict:
     """The engine's certificate checked here, in the runner, after the engine returned: every
     proof against its CNF by `puzzlesat.certify` (VERIFIED only if all are), the claim matched to
@@ -129,6 +145,10 @@ def check_certificate(claimed: dict | None, res: Result, identity: dict | None =
         return {"verdict": "NOT-CERTIFIABLE", "reason": "the engine returned no certificate"}
     if claimed.get("verdict") == "NOT-CERTIFIABLE":
         return {"verdict": "NOT-CERTIFIABLE", "reason": claimed.get("reason")}
+    if claimed.get("invariant"):  # an engine's INFEASIBLE by an invariant, no solver call
+        if res.status is not Status.INFEASIBLE:
+            return {"verdict": "REJECTED", "reason": f"an invariant certificate for a {res.status} answer"}
+        return invariant_certificate(res.fam, res.inst, str(claimed.get("claim") or claimed["invariant"]))
     cert = {"verdict": "VERIFIED", "reason": None, "claim": claimed.get("claim"),
             "trusted": claimed.get("trusted"), "folder": claimed.get("folder")}
     proofs = list(claimed.get("proofs") or ())

@@ -230,12 +230,61 @@ def test_pentomino_infeasible_is_certified(tmp_path):
         _verified(r, 1)
 
 
-def test_sliding_infeasible_is_the_parity_argument(tmp_path):
-    # no SAT call can refute an unsolvable sliding position here: the parity invariant decides it
-    r = ps.solve(ps.load("sliding/8-unsolvable"), "sat", "optimize", certify=True,
-                 precheck=False, proof_dir=str(tmp_path))
-    assert r.status is Status.INFEASIBLE and r.certificate["verdict"] == "NOT-CERTIFIABLE"
-    assert "parity" in r.certificate["reason"]
+SLIDING = 'kind = "sliding"\nrows = %d\ncols = %d\nstart = %s\n'
+UNSOLVABLE = {"8-unsolvable": "sliding/8-unsolvable",
+              "2x3": SLIDING % (2, 3, [2, 1, 3, 4, 5, 0]),
+              "4x4": SLIDING % (4, 4, list(range(1, 14)) + [15, 14, 0])}
+
+
+@pytest.mark.parametrize("name", sorted(UNSOLVABLE))
+def test_sliding_infeasible_is_certified_by_the_parity_invariant(name, tmp_path):
+    inst = ps.load(UNSOLVABLE[name])
+    # before any solver call (the precheck), and inside the engines (precheck off)
+    for engine, precheck in (("sat", True), ("sat", False), ("cpsat", False)):
+        r = ps.solve(inst, engine, "optimize", certify=True, precheck=precheck, proof_dir=str(tmp_path))
+        assert r.status is Status.INFEASIBLE and "parity" in r.reason, (engine, precheck)
+        c = r.certificate
+        assert (c["verdict"], c["format"], c["proofs"]) == ("VERIFIED", "invariant:parity", []), c
+        assert "check_infeasible" in c["trusted"] and c["claim"].startswith("no solution: parity")
+
+
+def test_a_wrong_parity_claim_is_rejected(monkeypatch, tmp_path):
+    # a solvable start declared unsolvable by a broken invariant: the independent check refuses it
+    import puzzlesat.puzzles.sliding as sliding
+    monkeypatch.setattr(sliding, "infeasible_reason", lambda inst: "parity: (claimed)")
+    r = ps.solve(ps.load("sliding/8-easy"), "sat", "optimize", certify=True, proof_dir=str(tmp_path))
+    assert r.status is Status.ERROR and r.certificate["verdict"] == "REJECTED"
+    assert r.reason.startswith("certificate REJECTED: the start is in the goal's parity class")
+    # the same claim made inside the engines (precheck off; the forked worker inherits the patch)
+    for engine in ("sat", "cpsat"):
+        e = ps.solve(ps.load("sliding/8-easy"), engine, "optimize", certify=True, precheck=False,
+                     proof_dir=str(tmp_path))
+        assert e.status is Status.ERROR and e.certificate["verdict"] == "REJECTED", engine
+        assert "parity does not rule it out" in e.reason
+
+
+def test_parity_check_agrees_with_reachability_on_every_2x3_start():
+    # brute-force oracle: breadth-first search from the goal over all 720 boards of a 2x3 puzzle
+    import itertools
+
+    from puzzlesat.puzzles.sliding import check_infeasible, parse_inline
+    goal = (1, 2, 3, 4, 5, 0)
+    seen, todo = {goal}, [goal]
+    while todo:
+        b = todo.pop()
+        z = b.index(0)
+        for d in (-3, 3, -1, 1):
+            n = z + d
+            if 0 <= n < 6 and (d in (-3, 3) or n // 3 == z // 3):
+                nb = list(b)
+                nb[z], nb[n] = nb[n], 0
+                if tuple(nb) not in seen:
+                    seen.add(tuple(nb))
+                    todo.append(tuple(nb))
+    assert len(seen) == 360
+    for start in itertools.permutations(range(6)):
+        fmt, why = check_infeasible(parse_inline(2, 3, list(start), list(goal)))
+        assert fmt == "invariant:parity" and (why is None) == (start not in seen), start
 
 
 def test_ext_dimacs_cadical_writes_checked_proofs(tmp_path):
