@@ -371,6 +371,27 @@ def test_a_count_that_does_not_match_its_blocking_clauses_is_rejected(tmp_path):
     assert r.status is Status.ERROR and "blocks 17 solutions, the count is 18" in r.reason
 
 
+# ---- checking under the run's limits ---------------------------------------------------------------
+def test_checking_that_outlasts_the_time_limit_leaves_the_answer_uncertified(tmp_path):
+    from puzzlesat.core.result import Context, Task
+    from puzzlesat.families.registry import family
+    from puzzlesat.models.pentomino_sat import run
+    inst = ps.load(PENTO_3X5 % "FPU")
+    opts = family("pentomino").engine("sat:cover").resolve_options(
+        {"certify": True, "proof_dir": str(tmp_path)}, Task.COUNT)
+    out = run(inst, Task.COUNT, Context(opts))  # 4 tilings and the refutation's proof, made here
+    cert = {**out.certificate, "proofs": out.certificate["proofs"] * 5000}  # ~1 min of checking
+
+    def ready(inst, task, ctx):  # an engine that answers at once, with that certificate
+        return Outcome(out.status, out.objective, out.count, out.solutions, out.stats, certificate=cert)
+    r = ps.solve(inst, ready, "count", certify=True, time_limit=0.3)
+    assert (r.status, r.count) == (Status.OPTIMAL, 4)  # the answer stands, checked solutions
+    c = r.certificate
+    assert c["verdict"] == "UNKNOWN" and not r.certified, c["verdict"]
+    assert c["reason"].startswith("time limit: checking stopped after ") and "of 5000 proofs" in c["reason"]
+    assert len(c["proofs"]) < 5000 and all(p["verdict"] == "VERIFIED" for p in c["proofs"])
+
+
 # ---- records ----------------------------------------------------------------------------------
 def test_certificate_round_trips_through_records(tmp_path):
     r = ps.solve(ps.load("peg/hoppers"), "sat", "optimize", certify=True, proof_dir=str(tmp_path))
