@@ -184,7 +184,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     if up:
         params["group_order"] = len(symmetries(inst, group))
 
-    from .prooflog import ProofLog, blocking as block_clause, not_certifiable
+    from .prooflog import ProofLog, blocking as block_clause
     log = ProofLog(ctx, o["solver"], f"pentomino-{getattr(inst, 'name', 'instance')}")
     trues: list = []  # each tiling's true placement variables (certify)
 
