@@ -11,6 +11,8 @@ again. Algorithms and trust: kernels.py.
 from __future__ import annotations
 
 import enum
+import functools
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +74,19 @@ def _format_of(proof: Path, fmt: str) -> str:
     if fmt not in FORMATS:
         raise InputError(f"unknown proof format '{fmt}'; known: auto, " + ", ".join(FORMATS))
     return fmt
+
+
+@functools.cache
+def preload() -> None:
+    """Load (or compile) every checking kernel into this process once, on a two-variable formula,
+    so that checkers forked from it inherit the kernels instead of each loading them again."""
+    with tempfile.TemporaryDirectory(prefix="puzzlesat-preload-") as d:
+        cnf, proof = Path(d, "f.cnf"), Path(d, "f.drat")
+        cnf.write_text("p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n")
+        proof.write_text("1 0\n0\n")
+        certify(cnf, proof, lrat=Path(d, "f.lrat"))  # text DRAT, LRAT emitted and checked
+        proof.write_bytes(bytes([0x61, 2, 0]))       # binary DRAT: add the unit clause 1
+        certify(cnf, proof, format="drat")
 
 
 def certify(cnf: str | Path, proof: str | Path, *, format: str = "auto",

@@ -12,6 +12,7 @@ dies is reported (ERROR / UNKNOWN with the reason); it never crashes the tool.
 from __future__ import annotations
 
 import multiprocessing as mp
+import threading
 import os
 import signal
 import time
@@ -74,6 +75,8 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
     params = run.params()
     config = run.config
     name = getattr(inst, "name", "?")
+    if isolate:
+        _load_kernels()  # before the clock starts: loading is not this run's time
     t0 = time.perf_counter()
     reason = fam.infeasible_reason(inst) if run.precheck else None
     if reason is not None:
@@ -238,6 +241,8 @@ def _check_isolated(proofs: list, limits: CheckLimits) -> tuple[list[dict], str 
     at `limits.deadline`: (the entries of the proofs checked, None or why checking stopped)."""
     if limits.deadline is not None and time.perf_counter() >= limits.deadline:
         return [], "time limit (none of the run's time was left)"
+    from ..certify.check import preload
+    preload()  # the kernels loaded here once: every forked checker inherits them
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_check_child, args=(child, proofs, limits.memory_mb, os.getpid()))
@@ -426,6 +431,10 @@ def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: flo
     try:
         out = _call(eng, inst, task, ctx, memory_mb is not None, fn)
         stream.flush()
+        try:  # the kernels this run loaded, for the parent to hand on to its next worker
+            conn.send(("kernels", procs.loaded_kernels()))
+        except Exception:  # noqa: BLE001 - an optimisation only
+            pass
         conn.send(("done", out))
     except InputError as e:
         conn.send(("input_error", e))
@@ -435,6 +444,19 @@ def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: flo
     except Exception as e:  # e.g. an outcome or solution that cannot be pickled
         conn.send(("done", Outcome(Status.ERROR, reason=f"engine result could not be sent back: {e!r}")))
     conn.close()
+
+
+_KERNELS: list = []  # numba kernels earlier workers held, not yet loaded here
+_KERNELS_LOCK = threading.Lock()
+
+
+def _load_kernels() -> None:
+    """Load what earlier workers reported (once), so that the next worker inherits it."""
+    with _KERNELS_LOCK:
+        todo = _KERNELS[:]
+        _KERNELS.clear()
+    if todo:
+        procs.load_kernels(todo)
 
 
 def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
@@ -466,6 +488,9 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
                     (tally or streamed).extend(payload)
                 elif kind == "done":
                     out = payload
+                elif kind == "kernels":
+                    with _KERNELS_LOCK:
+                        _KERNELS.extend(payload)
                 elif kind == "input_error":
                     raise payload
             elif not proc.is_alive() and not parent.poll(0):

@@ -136,3 +136,44 @@ def find_program(cmd: str, what: str) -> str:
     if found is None:
         raise InputError(f"{what}: '{prog}' not found on PATH")
     return found
+
+
+# ---- numba kernels shared with forked workers -------------------------------------------------
+# A forked worker that calls a numba kernel its parent never called loads it from numba's cache
+# (or compiles it) anew: about 0.3-1 s per run, every run, as the parent never learns of it. The
+# worker reports the kernels it holds; the parent loads them (from the cache the worker wrote)
+# before its next fork, so every later worker inherits them.
+_SKIP = ("numba", "llvmlite", "numpy", "ortools", "google", "pysat", "scipy", "encodings", "_")
+
+
+def loaded_kernels() -> list[tuple[str, str, list]]:
+    """(module, name, signatures) of every numba kernel this process holds compiled (nothing
+    without numba loaded)."""
+    import sys
+    if "numba" not in sys.modules:
+        return []
+    from numba.core.registry import CPUDispatcher
+    out = []
+    for name, mod in list(sys.modules.items()):
+        space = getattr(mod, "__dict__", None)
+        if not space or name.startswith(_SKIP):
+            continue
+        for attr, obj in list(space.items()):
+            if (isinstance(obj, CPUDispatcher) and obj.signatures
+                    and getattr(obj.py_func, "__module__", None) == name):
+                out.append((name, attr, list(obj.signatures)))
+    return out
+
+
+def load_kernels(kernels: list[tuple[str, str, list]]) -> None:
+    """Load into this process the kernels a worker reported (cached by it; any failure only means
+    the next worker loads them itself)."""
+    import importlib
+    for module, attr, sigs in kernels:
+        try:
+            disp = getattr(importlib.import_module(module), attr)
+            for sig in sigs:
+                if sig not in disp.signatures:
+                    disp.compile(sig)
+        except Exception:  # noqa: BLE001 - an optimisation only
+            continue
