@@ -29,6 +29,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,23 @@ MANIFEST = "manifest.json"
 
 class DiskFull(Exception):
     """The work folder may not grow (disk limit, free-space reserve, or the disk is full)."""
+
+
+class OutOfTime(Exception):
+    """The time limit passed while a layer was being built (its files are removed; the layers
+    finished before it stay, so a search with a work folder resumes from them)."""
+
+
+def past(deadline: float | None) -> bool:
+    """Has `deadline` (time.monotonic() seconds; None: no limit) passed? The one clock of the
+    checks inside a layer (a test replaces it to stop at a chosen check)."""
+    return deadline is not None and time.monotonic() > deadline
+
+
+def check_time(deadline: float | None, where: str) -> None:
+    """Raise OutOfTime naming `where` once `deadline` has passed."""
+    if past(deadline):
+        raise OutOfTime(f"time limit inside {where}")
 
 
 def default_memory() -> int:
@@ -325,19 +343,24 @@ class LayerBuilder:
                 self.store.append(self.dir / f"{b:05d}", part[lo:hi])
             lo = hi
 
-    def finish(self, previous: list[np.ndarray], note: dict | None = None) -> np.ndarray:
-        """The layer: the chunks' union minus every layer in `previous`, committed to the store."""
+    def finish(self, previous: list[np.ndarray], note: dict | None = None,
+               deadline: float | None = None) -> np.ndarray:
+        """The layer: the chunks' union minus every layer in `previous`, committed to the store.
+        Past `deadline` (checked between the earlier layers and between ranges) OutOfTime, the
+        layer's files removed."""
         try:
             if self.cuts is None:
                 self._fold()
                 layer = self.acc
                 self.acc = np.empty(0, np.uint64)
                 for p in previous:
+                    check_time(deadline, f"the merge of layer {self.name}")
                     layer = _minus_range(layer, p, self.minus)
                 return self.store.commit(self.name, layer, note=note)
             out = self.dir / "layer"
             n = 0
             for b in range(len(self.cuts) + 1):
+                check_time(deadline, f"the merge of layer {self.name}")
                 n += self._finish_range(self.dir / f"{b:05d}", out, previous)
             return self.store.commit(self.name, out, n, note=note)
         finally:

@@ -45,6 +45,7 @@ from ..puzzles.peg import Board, Hole, PegInstance, Solution, moves
 
 from . import peg_bfs
 from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, gallop, merge_unique
+from .peg_disk import OutOfTime
 
 Perm = tuple[int, ...]     # hole h goes to perm[h]
 Pair = tuple[Hole, Hole]   # (vacate, finish)
@@ -155,10 +156,11 @@ class _Side:
 def _grow(space: Space, root: int | np.ndarray, backward: bool, cap: int, deadline: float | None,
           depth: int | None = None) -> _Side:
     """Layers from `root` until one is empty (done), the next is predicted to pass `cap`, or
-    layer `depth` (if given; then `cap` only stops a layer that is itself larger than `cap`)."""
+    layer `depth` (if given; then `cap` only stops a layer that is itself larger than `cap`), or
+    `deadline` passes (checked inside each layer too: the unfinished layer is dropped)."""
     t0 = time.monotonic()
     roots = root if isinstance(root, np.ndarray) else _unique(space.canon([root]))
-    gen = peg_bfs.layers(space, roots, backward)
+    gen = peg_bfs.layers(space, roots, backward, deadline=deadline)
     out = [next(gen)]
     done = False
     while True:
@@ -171,7 +173,10 @@ def _grow(space: Space, root: int | np.ndarray, backward: bool, cap: int, deadli
             break
         if deadline is not None and time.monotonic() > deadline:
             break
-        nxt = next(gen, None)
+        try:
+            nxt = next(gen, None)
+        except OutOfTime:
+            break
         if nxt is None or len(nxt) == 0:
             done = True
             break
