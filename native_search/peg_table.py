@@ -642,10 +642,11 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     moves. After such a K, when its search generated more than ten times `beam_width` successors,
     a beam (`beam_width` > 0: the best of the last forward layer by the peg_beam score,
     `beam_levels` levels on, met with every backward layer) may find a solution; one of K + 1
-    moves settles the minimum. Every solution (the minimum's, the beam's upper bound) is replayed
-    by the checker before it is reported (CheckError if it does not replay: never reported); with
-    `work_dir` the best one is kept there (peg-least-upper-*.json) and a later run starts from it,
-    replayed again. Layers as peg_bfs.search: within `memory`, else on
+    moves settles the minimum (the beam runs after each such K while the best solution known is
+    longer than K + 1; the shortest is kept). Every solution (the minimum's, the beam's upper
+    bound) is replayed by the checker before it is reported (CheckError if it does not replay:
+    never reported); with `work_dir` the best one is kept there (peg-least-upper-*.json) and a
+    later run starts from it, replayed again. Layers as peg_bfs.search: within `memory`, else on
     disk; with `work_dir` resumable; past `disk_limit` or `time_limit` the answer is the proved
     lower bound (moves None); `expander` expands the layers (peg_bfs.next_layer: e.g. chunk jobs
     on a cluster); `backward_depth` caps the backward layers (default: the side that generates
@@ -707,16 +708,19 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
             stats["refuted"].append(k)
             say(f"K={k}: no solution within {k} moves ({res.reason}) {time.monotonic() - t0:.1f} s")
             # the beam costs about as much as a search of a few times its width: worth it only
-            # after a search that cost more (small K: the next K's search is cheaper)
-            if best is None and beam_width and len(fwd[-1]) and res.nodes > 10 * beam_width:
+            # after a search that cost more (small K: the next K's search is cheaper), and only
+            # while the best solution known is longer than K + 1 (it could be beaten)
+            if (best is None or best[0] > k + 1) and beam_width and len(fwd[-1]) \
+                    and res.nodes > 10 * beam_width:
                 found = _beam_from(sp, fwd, bwd, beam_width, beam_levels, inst)
                 if found is not None:
                     replayed(b, found[1], found[2], found[0])
-                    best = found
-                    _store_upper(work_dir, b, best, f"beam of {beam_width} after K={k}")
                     say(f"beam of {beam_width}: a solution of {found[0]} moves, replayed by the "
                         f"checker ({solution_text(b, found[1], found[2])}) "
                         f"{time.monotonic() - t0:.1f} s")
+                    if best is None or found[0] < best[0]:
+                        best = found
+                        _store_upper(work_dir, b, best, f"beam of {beam_width} after K={k}")
         finally:
             stats["disk_peak_bytes"] = max(stats["disk_peak_bytes"], store.peak_disk)
             store.close()

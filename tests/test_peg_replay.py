@@ -27,7 +27,8 @@ def _stored(tmp_path) -> dict:
 def test_beam_upper_bound_is_replayed_printed_and_kept(tmp_path):
     """triangle6 with K = 7: K refuted (>= 8), the beam's solution (10 moves) is an upper bound;
     it is replayed, printed with its jumps and stored; a run without a beam takes it from the
-    folder (replayed again): K = 8 refuted proves 9, the stored solution stays the upper bound."""
+    folder (replayed again): K = 8 refuted proves 9, the stored solution stays the upper bound;
+    with a beam after K = 8 (the known solution is longer than 9) a 9-move one settles it."""
     b = board("triangle6")
     said: list[str] = []
     r = least_by_bound(b, max_moves=7, beam_width=20, work_dir=str(tmp_path), progress=said.append)
@@ -46,6 +47,9 @@ def test_beam_upper_bound_is_replayed_printed_and_kept(tmp_path):
                for s in said)
     assert again.lower == A6 and (again.moves == A6) == (up == A6)
     assert check(problem_instance(b, *again.pair), again.solution) == up
+    third = least_by_bound(b, max_moves=8, beam_width=100, work_dir=str(tmp_path))
+    assert third.moves == A6                # a beam after K = 8: a shorter solution, stored
+    assert check(problem_instance(b, *third.pair), third.solution) == A6 == _stored(tmp_path)["moves"]
 
 
 def test_the_minimum_is_replayed_and_kept(tmp_path):
