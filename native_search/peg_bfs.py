@@ -48,6 +48,7 @@ Chain = list[Jump]            # the jumps of one move, in playing order
 
 CHUNK = 1 << 22               # successor buffer (entries) per kernel call: 32 MiB
 SLICE_IN = 1 << 21            # positions of a layer read at once (a layer may be a memmap)
+CHECKPOINT_SECONDS = 60.0     # a layer built on disk in a work folder records its progress this often
 BYTE = np.uint64(255)
 EIGHT = np.uint64(8)
 ONE = np.uint64(1)
@@ -263,7 +264,10 @@ class Space:
         unique. Built in memory while it fits in the store's budget, else on disk (peg_disk);
         `name` names it in the store. `layer` may be a memmap: it is read in slices. Past
         `deadline` (time.monotonic(); checked before each kernel call and in the merge) it raises
-        peg_disk.OutOfTime and the unfinished layer's files are removed."""
+        peg_disk.OutOfTime and the unfinished layer's files are removed — except, with a work
+        folder, a layer built on disk: its range files and a checkpoint (every
+        CHECKPOINT_SECONDS) stay, and building the same layer again goes on from the checkpoint
+        (peg_disk.LayerBuilder.resume; counters["resumed_inside"] counts the positions skipped)."""
         if isinstance(previous, np.ndarray):
             previous = [previous]
         store = store or default_store()
@@ -274,8 +278,19 @@ class Space:
         out = np.empty(CHUNK, np.uint64)
         keys, holes, ticks, tick = _state_table()
         builder = LayerBuilder(store, name, merge_unique, _minus)
+        ident = {"layer": name, "n": len(layer), "backward": bool(backward), "hmax": int(hmax),
+                 "ends": [int(layer[0]), int(layer[-1])] if len(layer) else []}
+        state = builder.resume(ident) if store.persistent else None
+        start, base = 0, counters["nodes"]
+        if state is not None:  # a checkpoint inside this layer: go on from it
+            start = state["next"]
+            counters["nodes"] += state["nodes"]
+            counters["kept"] = counters.get("kept", 0) + state["kept"]
+            counters["resumed_inside"] = counters.get("resumed_inside", 0) + start
+        kept0 = counters.get("kept", 0) - (state["kept"] if state else 0)
+        last_cp = time.monotonic()
         try:
-            for s0 in range(0, len(layer), SLICE_IN):
+            for s0 in range(start, len(layer), SLICE_IN):
                 part = np.asarray(layer[s0:s0 + SLICE_IN])
                 i = 0
                 while i < len(part):
@@ -295,9 +310,13 @@ class Space:
                     elif i2 > i:
                         counters["nodes"] += int(gen)
                     i = i2
+                    if store.persistent and time.monotonic() - last_cp > CHECKPOINT_SECONDS:
+                        builder.checkpoint(ident, {"next": s0 + i, "nodes": counters["nodes"] - base,
+                                                   "kept": counters.get("kept", 0) - kept0})
+                        last_cp = time.monotonic()
             res = builder.finish(previous, deadline=deadline)
-        except BaseException:
-            builder.abandon()
+        except BaseException as e:
+            builder.abandon(keep=not isinstance(e, DiskFull))
             raise
         if builder.spilled:
             counters["spilled"] = counters.get("spilled", 0) + 1
@@ -508,6 +527,7 @@ class Result:
     disk_peak: int = 0           # bytes of layer files at most
     spilled: int = 0             # layers built on disk
     resumed: int = 0             # layers read back from the work folder
+    resumed_inside: int = 0      # positions of an unfinished layer not expanded again (checkpoint)
     reason: str | None = None
 
     @property
@@ -607,6 +627,7 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
         res.disk_peak = max(res.disk_peak, one.disk_peak)
         res.spilled += one.spilled
         res.resumed += one.resumed
+        res.resumed_inside += one.resumed_inside
         res.lower = max(res.lower, one.lower)
         res.bound = k
         if one.moves is not None or one.out_of_disk or one.out_of_time:
@@ -749,6 +770,7 @@ def meet(sp: Space, roots: list[np.ndarray], targets: np.ndarray, res: Result, s
             if len(common):
                 meeting = (len(fwd) - 1, len(bwd) - 1, int(common[0]))
     res.nodes = counters["nodes"]
+    res.resumed_inside = counters.get("resumed_inside", 0)
     A, E = len(fwd) - 1, len(bwd) - 1
     if meeting is None:
         if empty_side is not None:

@@ -692,6 +692,8 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
             stats["nodes"] += res.nodes
             stats["layers_on_disk"] += res.spilled
             stats["layers_resumed"] += res.resumed
+            stats["positions_resumed_inside"] = (stats.get("positions_resumed_inside", 0)
+                                                 + res.resumed_inside)
             lower = max(lower, res.lower)
             if meeting is not None:
                 d, e, m = meeting

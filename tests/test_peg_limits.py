@@ -143,3 +143,28 @@ def test_chunk_jobs_stop_at_the_limit(tmp_path, monkeypatch):
         assert not [t for t in threading.enumerate() if t.name.startswith("puzzlesat-chunk")]
     finally:
         pool.executor.close()
+
+
+def test_a_layer_on_disk_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    """With a work folder and the layers on disk, a layer stopped inside keeps its range files and
+    checkpoint (part-<layer>); the next run skips the positions already expanded and still gives
+    exactly the uninterrupted layers, nodes and answer (triangle21: 12)."""
+    inst = CAT["triangle21"]()
+    full = peg_bfs.search(inst)
+    monkeypatch.setattr(peg_bfs, "CHUNK", 64)
+    monkeypatch.setattr(peg_bfs, "SLICE_IN", 256)
+    monkeypatch.setattr(peg_bfs, "CHECKPOINT_SECONDS", 0.0)
+    _late_at(monkeypatch, 80)
+    r = peg_bfs.search(inst, memory=0, work_dir=str(tmp_path), ctx=Context(time_limit=1e6))
+    assert r.moves is None and r.out_of_time and "inside the expansion" in r.reason
+    (part,) = tmp_path.glob("*/part-*")
+    prog = json.loads((part / "progress.json").read_text())
+    assert prog["state"]["next"] > 0
+    monkeypatch.setattr(peg_disk, "past", lambda deadline: False)
+    monkeypatch.setattr(peg_bfs, "CHECKPOINT_SECONDS", 60.0)
+    again = peg_bfs.search(inst, memory=0, work_dir=str(tmp_path))
+    assert again.resumed_inside == prog["state"]["next"]
+    assert (again.moves, again.layers_forward, again.layers_backward, again.nodes) == \
+        (full.moves, full.layers_forward, full.layers_backward, full.nodes)
+    assert check(inst, again.solution) == 12
+    assert not list(tmp_path.glob("*/part-*")) and not list(tmp_path.glob("*/tmp-*"))
