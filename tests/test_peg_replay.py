@@ -50,6 +50,8 @@ def test_beam_upper_bound_is_replayed_printed_and_kept(tmp_path):
     third = least_by_bound(b, max_moves=8, beam_width=100, work_dir=str(tmp_path))
     assert third.moves == A6                # a beam after K = 8: a shorter solution, stored
     assert check(problem_instance(b, *third.pair), third.solution) == A6 == _stored(tmp_path)["moves"]
+    fourth = least_by_bound(b, max_moves=8, work_dir=str(tmp_path))  # no beam: K = 8 refuted
+    assert fourth.moves == fourth.lower == A6   # and the stored 9, replayed again, settles it
 
 
 def test_the_minimum_is_replayed_and_kept(tmp_path):
