@@ -1,8 +1,15 @@
-"""Shared test helpers that are neither oracles nor strategies: instance files and stores."""
+"""Shared test helpers that are neither oracles nor strategies: instance files, stores, the CLI."""
 from __future__ import annotations
 
+import os
 import random
+import signal
 import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
 from pathlib import Path
 # ---- campaigns -------------------------------------------------------------------------------
 def boards(folder: Path, n: int, seed: int = 13) -> list[Path]:
@@ -49,3 +56,68 @@ def proved_count(r) -> int:
     assert r.status in (Status.OPTIMAL, Status.INFEASIBLE), (r.engine, r.status, r.reason)
     assert r.count == (0 if r.status is Status.INFEASIBLE else r.count) and r.count is not None
     return r.count
+
+
+def cli(*args: str, cwd=None, timeout: float = 600, env: dict | None = None,
+        input: str | None = None) -> subprocess.CompletedProcess:
+    """`python -m puzzlesat *args` as a fork of this process: its own process (exit status,
+    stdout and stderr as a subprocess gives them, `cwd`, nothing it changes reaches the test), but
+    without a new interpreter's start and imports (about a second of CPU each with the solvers).
+    With `env` it is a real subprocess (the environment is read at start-up)."""
+    argv = [sys.executable, "-m", "puzzlesat", *args]
+    if env is not None:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env,
+                              input=input)
+    from puzzlesat.cli.main import main
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.TemporaryFile() as inp:
+        inp.write((input or "").encode())
+        inp.flush()
+        inp.seek(0)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into the test
+            code = 1
+            try:
+                os.setpgid(0, 0)  # its own group, like a command started from a shell
+                for fd, f in ((0, inp), (1, out), (2, err)):
+                    os.dup2(f.fileno(), fd)
+                sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)
+                sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)
+                sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", closefd=False)
+                for s in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+                    signal.signal(s, signal.SIG_DFL)
+                if cwd is not None:
+                    os.chdir(cwd)
+                try:
+                    main(list(args))
+                    code = 0
+                except SystemExit as e:
+                    code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+                    if not isinstance(e.code, (int, type(None))):
+                        print(e.code, file=sys.stderr)
+                except BaseException:
+                    traceback.print_exc()
+                    code = 1
+            finally:
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code)
+        deadline = time.monotonic() + timeout
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise subprocess.TimeoutExpired(argv, timeout)
+            time.sleep(0.005)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(argv, os.waitstatus_to_exitcode(status),
+                                           out.read().decode("utf-8", "replace"),
+                                           err.read().decode("utf-8", "replace"))

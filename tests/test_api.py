@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+import helpers
+
 import puzzlesat as ps
 from puzzlesat.engine import Outcome, Status, Task
 
@@ -19,8 +21,7 @@ HOPPERS_7 = [[0, 3, 6], [12, 9, 6], [10, 8, 6]]  # a prefix only: not a solution
 
 
 def cli(*args, cwd=None, **kw):
-    return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True, text=True,
-                          timeout=300, cwd=cwd, **kw)
+    return helpers.cli(*args, cwd=cwd, timeout=300, **kw)  # a fork; with env= a subprocess
 
 
 # ---- loading -----------------------------------------------------------------------------------

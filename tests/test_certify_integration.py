@@ -9,8 +9,6 @@ engine sharing no code with the CNF), and proofs tampered with in a known way.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -241,8 +239,8 @@ def test_compare_reports_certified_agreement(tmp_path):
 
 # ---- CLI ----------------------------------------------------------------------------------------
 def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True, text=True,
-                          cwd=cwd)
+    import helpers
+    return helpers.cli(*args, cwd=cwd)  # a fork of this process
 
 
 PHP = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"

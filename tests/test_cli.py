@@ -7,10 +7,17 @@ import sys
 
 import pytest
 
+from helpers import cli
+
 
 def run(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return cli(*args, cwd=cwd)  # a fork of this process (tests/helpers.py)
+
+
+def run_process(*args: str) -> subprocess.CompletedProcess:
+    """A real `python -m puzzlesat` (the start-up path itself)."""
     return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True, text=True,
-                          timeout=600, cwd=cwd)
+                          timeout=600)
 
 
 def test_solve_json_contract():
@@ -108,8 +115,11 @@ def test_generate_into_a_missing_folder_is_one_line(family, args, tmp_path):
 # ---- daily use ------------------------------------------------------------------------------------
 def test_version_and_one_error_format(tmp_path):
     import puzzlesat
-    p = run("--version")
+    p = run_process("--version")
     assert p.returncode == 0 and p.stdout.strip() == f"puzzlesat {puzzlesat.__version__}"
+    p = run_process("solve")
+    assert p.returncode == 2 and p.stderr.startswith("puzzlesat: error: Missing argument") and \
+        "Traceback" not in p.stderr, p.stderr
     cases = [(("solve",), "Missing argument 'INSTANCE'"),                          # click's usage error
              (("solve", "peg/hoppers", "--time-limit", "-3"), "'-3' is not a positive"),
              (("nosuchcommand",), "No such command 'nosuchcommand'"),

@@ -438,8 +438,8 @@ def test_png_without_cairosvg_is_one_clear_error(tmp_path, monkeypatch):
 
 # ---- CLI ----------------------------------------------------------------------------------
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True, text=True,
-                          timeout=300)
+    import helpers
+    return helpers.cli(*args, timeout=300)  # a fork of this process
 
 
 def test_cli_show_svg(tmp_path):

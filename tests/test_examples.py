@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -132,9 +130,8 @@ def test_register_engine_and_cli():
     finally:
         from puzzlesat.families.registry import unregister_engine
         unregister_engine("maze", "example:circuit")
-    p = subprocess.run([sys.executable, "-m", "puzzlesat", "compare", "peg/hoppers", "--engines",
-                        f"native,{spec('peg_moves')}", "--json"], capture_output=True, text=True,
-                       timeout=600)
+    import helpers
+    p = helpers.cli("compare", "peg/hoppers", "--engines", f"native,{spec('peg_moves')}", "--json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["verdict"] == "AGREE"

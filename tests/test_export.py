@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 from pysat.formula import CNF
@@ -25,8 +24,8 @@ from puzzlesat.puzzles import peg
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True, text=True,
-                          timeout=300)
+    import helpers
+    return helpers.cli(*args, timeout=300)  # a fork of this process
 
 
 def independent_solve(path: str) -> tuple[bool, list[int]]:

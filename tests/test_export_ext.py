@@ -9,7 +9,6 @@ from __future__ import annotations
 import shutil
 import stat
 import subprocess
-import sys
 
 import pytest
 
@@ -23,8 +22,8 @@ from puzzlesat.core.result import InputError, Status
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True, text=True,
-                          timeout=300)
+    import helpers
+    return helpers.cli(*args, timeout=300)  # a fork of this process
 
 
 def script(tmp_path, name: str, body: str) -> str:

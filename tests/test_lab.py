@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import stat
 import subprocess
-import sys
 
 from puzzlesat.core.config import parse_many
 from puzzlesat.families.instances import load_instance
@@ -18,8 +17,8 @@ from puzzlesat.compare.lab import lab_instance
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True, text=True,
-                          timeout=300)
+    import helpers
+    return helpers.cli(*args, timeout=300)  # a fork of this process
 
 
 def test_compare_same_engine_two_encodings_counts_agree():

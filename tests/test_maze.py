@@ -208,8 +208,8 @@ def test_text_goal_error_names_the_goal():
 def test_cli_bad_file_exit_2(tmp_path):
     p = tmp_path / "bad.txt"
     p.write_text("3 3\n+1 +2\n+4 -1 +1\n+3 *2\n*3 -2 +5\n-4 +1\n")
-    res = subprocess.run([sys.executable, "-m", "puzzlesat", "solve", str(p)], capture_output=True,
-                         text=True, cwd=ROOT, timeout=120)
+    import helpers
+    res = helpers.cli("solve", str(p), cwd=ROOT, timeout=120)  # a fork of this process
     err = " ".join(res.stderr.split())  # the console may wrap the line
     assert res.returncode == 2
     assert "bad.txt:7:" in err and "missing start/goal line" in err

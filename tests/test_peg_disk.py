@@ -98,10 +98,16 @@ def _stop_after(n: int):
     return progress
 
 
-@pytest.mark.parametrize("memory", [None, 0])
-def test_interrupted_search_resumes_from_its_last_layer(tmp_path, memory):
+@pytest.fixture(scope="module")
+def english33_full():
+    """The central game searched once in memory: (instance, search result) for the resume tests."""
     inst = CAT["english33"]()
-    full = peg_bfs.search(inst)
+    return inst, peg_bfs.search(inst)
+
+
+@pytest.mark.parametrize("memory", [None, 0])
+def test_interrupted_search_resumes_from_its_last_layer(tmp_path, memory, english33_full):
+    inst, full = english33_full
     with pytest.raises(Stop):
         peg_bfs.search(inst, memory=memory, work_dir=str(tmp_path), ctx=Context(progress=_stop_after(9)))
     again = peg_bfs.search(inst, memory=memory, work_dir=str(tmp_path))

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 
 from puzzlesat.compare.campaign.store import COLUMNS, Store
 from puzzlesat.puzzles.peg import board
@@ -15,8 +13,8 @@ from oracles import brute_table
 
 
 def _cli(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "puzzlesat", "peg", "problems", *args],
-                          capture_output=True, text=True, timeout=timeout)
+    import helpers
+    return helpers.cli("peg", "problems", *args, timeout=timeout)  # a fork of this process
 
 
 def test_store_table_equals_brute_force_and_resumes(tmp_path):

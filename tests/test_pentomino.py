@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -384,9 +382,9 @@ def test_bad_input_exits_2_from_the_cli(tmp_path):
     pytest.importorskip("puzzlesat.cli")
     f = tmp_path / "bad.toml"
     f.write_text('kind = "pentomino"\nboard = "....."\npieces = "IL"\n')
-    out = subprocess.run([sys.executable, "-m", "puzzlesat", "solve", str(f), "--engine",
-                          "native", "--task", "count"], capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.dirname(__file__)))
+    import helpers
+    out = helpers.cli("solve", str(f), "--engine", "native", "--task", "count",
+                      cwd=os.path.dirname(os.path.dirname(__file__)))  # a fork of this process
     assert out.returncode == 2 and "pieces" in out.stderr
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -242,8 +240,8 @@ def test_bad_3d_input(tmp_path, body, match, field):
 def test_bad_3d_input_exits_2_from_the_cli(tmp_path):
     f = tmp_path / "bad.toml"
     f.write_text('kind = "pentomino"\nboard = ["...\\n...", "..\\n..."]\npieces = "soma"\n')
-    out = subprocess.run([sys.executable, "-m", "puzzlesat", "solve", str(f), "--engine",
-                          "native", "--task", "count"], capture_output=True, text=True)
+    import helpers
+    out = helpers.cli("solve", str(f), "--engine", "native", "--task", "count")  # a fork
     assert out.returncode == 2 and "layer 2" in out.stderr and len(out.stderr.splitlines()) == 1
 
 

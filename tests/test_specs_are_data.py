@@ -9,7 +9,6 @@ expansion, and the `user_code` column."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -102,8 +101,9 @@ def test_allow_code_runs_it_and_the_store_records_it(code, tmp_path):
     mark, f, m, cmd = code
     sp = spec(tmp_path, f'name = "x"\ninstances = ["peg/hoppers"]\ntime_limit = 30\n[configs]\n'
                         f'n = "native"\nf = "{f}"\nc = "ext:dimacs[cmd={cmd}]"\n')
-    p = subprocess.run([sys.executable, "-m", "puzzlesat", "campaign", "run", str(sp), "--jobs", "1",
-                        "--allow-code"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    import helpers
+    p = helpers.cli("campaign", "run", str(sp), "--jobs", "1", "--allow-code", timeout=300,
+                    cwd=tmp_path)  # a fork of this process
     assert p.returncode == 0, p.stderr
     got = {r["config"]: r for r in rows(tmp_path / "campaign.db")}
     assert got["n"]["user_code"] is None and got["n"]["status"] == "OPTIMAL"

@@ -5,8 +5,6 @@ solution keys, params and the command line."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -192,8 +190,8 @@ def test_bad_group_is_an_input_error():
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "puzzlesat", *args], capture_output=True,
-                          text=True, timeout=600)
+    import helpers
+    return helpers.cli(*args)  # a fork of this process
 
 
 def test_cli_solve_and_compare_up_to_rotations():
