@@ -6,8 +6,8 @@ Run: /work/venv-certify2/bin/python bench/certified.py [--slow] [--keep DIR]
 Per row: the claim, the solver, the proofs (one per UNSAT call the certificate needs), their
 bytes and lemmas, the engine's CPU seconds (the whole run: every solver call, the enumeration,
 the proof-logging refutation of a count), the checker's CPU seconds (parsing + checking, summed
-over the proofs, in the runner's process after the engine returned) and the verdict. Last: one
-proof tampered with (its lemmas cut to the first 10 and the empty clause), checked again: REJECTED
+over the proofs, in the runner's checking worker after the engine returned, within the run's
+time limit) and the verdict. Last: one proof tampered with (its lemmas cut to the first 10 and the empty clause), checked again: REJECTED
 with the reason. The numba kernels are compiled before any timing; the machine load (uptime) is
 printed before and after.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import puzzlesat as ps
 
-CASES = [  # (instance, task, engine, solver)
+CASES = [  # (instance, task, engine, solver[, options])
     ("peg/hoppers", "optimize", "sat", "cadical195"),
     ("peg/hoppers", "optimize", "sat", "glucose4"),
     ("peg/hoppers", "optimize", "ext:dimacs", None),
@@ -31,8 +31,13 @@ CASES = [  # (instance, task, engine, solver)
     ('kind = "peg"\nboard = "hoppers"\nempty = [0]\nfinish = [4]\n', "optimize", "sat", "cadical195"),
     ('kind = "pentomino"\nboard = """\n.....\n.....\n.....\n"""\npieces = "LPU"', "count", "sat",
      "cadical195"),
+    ("pentomino/3x20", "count", "sat", "cadical195", {"up_to_symmetry": True}),
+    ("peg/hoppers", "optimize", "cpsat", None),
+    ("peg/hoppers-first06", "count", "cpsat", None),
+    ("sliding/8-unsolvable", "optimize", "sat", "cadical195"),
 ]
 SLOW = [("sliding/8-hardest", "count", "sat", "cadical195"),
+        ("sliding/15-easy-40", "optimize", "sat", "cadical195"),
         ("pentomino/3x20", "count", "sat", "glucose4")]
 
 
@@ -63,16 +68,17 @@ def main() -> None:
           "| check CPU s | verdict |")
     print("|---|---|---|---|---|---:|---:|---:|---:|---:|---|")
     last = None
-    for spec, task, engine, solver in CASES + (SLOW if a.slow else []):
+    for spec, task, engine, solver, *more in CASES + (SLOW if a.slow else []):
         inst = ps.load(spec)
-        opts = {"certify": True, "proof_dir": str(d)}
+        opts = {"certify": True, "proof_dir": str(d), **(more[0] if more else {})}
         if solver:
             opts["solver"] = solver
         r = ps.solve(inst, engine, task, time_limit=600, **opts)
         c = r.certificate or {}
         ans = r.objective if task == "optimize" and r.objective is not None else r.count
-        print(f"| {label(spec)} | {task} | {r.status} {'' if ans is None else ans} | {c.get('claim') or c.get('reason')} "
-              f"| {solver or 'cadical (binary)'} | {len(c.get('proofs') or [])} | {c.get('proof_bytes', '')} "
+        what = task + (" up to symmetry" if opts.get("up_to_symmetry") else "")
+        print(f"| {label(spec)} | {what} | {r.status} {'' if ans is None else ans} | {c.get('claim') or c.get('reason')} "
+              f"| {solver or ('cpsat (CNF)' if engine == 'cpsat' else 'cadical (binary)')} | {len(c.get('proofs') or [])} | {c.get('proof_bytes', '')} "
               f"| {c.get('lemmas', '')} | {r.stats.get('cpu_seconds')} | {c.get('checker_seconds', '')} "
               f"| {c.get('verdict')} |", flush=True)
         if solver == "glucose4" and c.get("proofs"):

@@ -329,7 +329,8 @@ def certify_refusal(fam: Family, e: Engine) -> str:
         why = "a native search writes no proof (its answers are cross-validated, not certified)"
     elif e.name.startswith("cpsat"):
         why = ("CP-SAT with linear constraints: its LRAT proof logging covers pure clause models "
-               "only")
+               "only, and this engine's formulation (integer variables, linear constraints) has no "
+               "CNF form to give it")
     else:
         why = "it has no proof logging (no certify option)"
     able = [x.name for x in fam.all_engines() if x.option("certify") is not None]

@@ -17,7 +17,7 @@ import signal
 import time
 import traceback
 from array import array
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from ..core import procs
@@ -77,13 +77,14 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
     t0 = time.perf_counter()
     reason = fam.infeasible_reason(inst) if run.precheck else None
     if reason is not None:
-        cert = None
+        cert, status = None, Status.INFEASIBLE
         if opts.get("certify") or run.extra.get("certify_refused"):
-            cert = {"verdict": "NOT-CERTIFIABLE", "reason": f"proved by the family's invariant "
-                    f"check before any solver call ({reason}), not by a proof"}
-        return Result(name, fam.name, eng.name, task, Status.INFEASIBLE, None,
-                      0 if task is Task.COUNT else None, [], time.perf_counter() - t0, params,
-                      {}, reason, 0, config, 0, cert, fam, inst)
+            cert = invariant_certificate(fam, inst, reason)
+            if cert["verdict"] == "REJECTED":
+                status, reason = Status.ERROR, "certificate REJECTED: " + str(cert["reason"])
+        return Result(name, fam.name, eng.name, task, status, None,
+                      0 if task is Task.COUNT and status is Status.INFEASIBLE else None, [],
+                      time.perf_counter() - t0, params, {}, reason, 0, config, 0, cert, fam, inst)
     tally = (_StreamCount(fam, inst, eng.identity(opts))
              if task is Task.COUNT and fam.streamed_count else None)
     if isolate:
@@ -107,19 +108,49 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
     if run.extra.get("certify_refused"):
         res.certificate = {"verdict": "NOT-CERTIFIABLE", "reason": run.extra["certify_refused"]}
     elif opts.get("certify"):
-        res.certificate = check_certificate(out.certificate, res)
+        limits = None
+        if isolate:  # the check shares the run's limits: what is left of its hard time limit
+            hard = None if run.time_limit is None else t0 + run.time_limit + grace(run.time_limit)
+            limits = CheckLimits(hard, run.memory_limit_mb)
+        res.certificate = check_certificate(out.certificate, res, eng.identity(opts), limits)
         if res.certificate.get("verdict") == "REJECTED":
             res.status = Status.ERROR
             res.reason = "certificate REJECTED: " + str(res.certificate.get("reason"))
     return res
 
 
-def check_certificate(claimed: dict | None, res: Result) -> dict:
-    """The engine's certificate checked here, in the runner, after the engine returned: every
-    proof against its CNF by `puzzlesat.certify` (VERIFIED only if all are), the claim matched to
-    the result (a count's blocking clauses number the solutions counted). REJECTED makes the
-    result ERROR (the caller's job); an answer no proof can back is NOT-CERTIFIABLE with the reason."""
-    from ..certify import certify
+def invariant_certificate(fam: Family, inst: Any, reason: str) -> dict:
+    """The certificate of an INFEASIBLE answer an invariant gave (`reason`): the family's own
+    check of that invariant (`check_infeasible`, beside its checker, sharing nothing with the
+    solvers) says VERIFIED or REJECTED (with why); a family without one: NOT-CERTIFIABLE."""
+    fn = getattr(fam.module, "check_infeasible", None)
+    if fn is None:
+        return {"verdict": "NOT-CERTIFIABLE", "reason": f"proved by the family's invariant check "
+                f"before any solver call ({reason}), not by a proof"}
+    fmt, why = fn(inst)
+    return {"verdict": "VERIFIED" if why is None else "REJECTED", "reason": why, "format": fmt,
+            "claim": f"no solution: {reason}", "proofs": [],
+            "trusted": f"the invariant, recomputed by {fam.module.__name__}.check_infeasible "
+                       "(no solver, no proof file)"}
+
+
+@dataclass(frozen=True)
+class CheckLimits:
+    """The limits the proof check runs under: `deadline` (time.perf_counter() value; None: none)
+    and the worker's address-space cap in MB (None: none)."""
+
+    deadline: float | None
+    memory_mb: float | None
+
+
+def check_certificate(claimed: dict | None, res: Result, identity: dict | None = None,
+                      limits: CheckLimits | None = None) -> dict:
+    """The engine's certificate checked by the runner after the engine returned: every proof
+    against its CNF by `puzzlesat.certify` (VERIFIED only if all are), the claim matched to the
+    result (a count's blocking clauses number the solutions counted). REJECTED makes the result
+    ERROR (the caller's job); an answer no proof can back is NOT-CERTIFIABLE with the reason.
+    `limits`: the proofs are checked in a killable worker under them (None: in this process, no
+    limit); a check stopped by a limit leaves the verdict UNKNOWN (docs/certify.md)."""
     if res.status is Status.FEASIBLE or (res.status is Status.OPTIMAL and res.task is Task.FEASIBLE):
         return {"verdict": "NOT-CERTIFIABLE", "reason": "a FEASIBLE answer is backed by its solution "
                 "(checked by the family's checker): there is nothing to refute"}
@@ -129,31 +160,28 @@ def check_certificate(claimed: dict | None, res: Result) -> dict:
         return {"verdict": "NOT-CERTIFIABLE", "reason": "the engine returned no certificate"}
     if claimed.get("verdict") == "NOT-CERTIFIABLE":
         return {"verdict": "NOT-CERTIFIABLE", "reason": claimed.get("reason")}
+    if claimed.get("invariant"):  # an engine's INFEASIBLE by an invariant, no solver call
+        if res.status is not Status.INFEASIBLE:
+            return {"verdict": "REJECTED", "reason": f"an invariant certificate for a {res.status} answer"}
+        return invariant_certificate(res.fam, res.inst, str(claimed.get("claim") or claimed["invariant"]))
     cert = {"verdict": "VERIFIED", "reason": None, "claim": claimed.get("claim"),
             "trusted": claimed.get("trusted"), "folder": claimed.get("folder")}
     proofs = list(claimed.get("proofs") or ())
     problems = []
     if not proofs:
         problems.append("no proof for the claim")
-    if res.task is Task.COUNT and claimed.get("blocking") != res.count:
+    orbits = claimed.get("orbits")
+    if res.task is Task.COUNT and orbits is not None:
+        cert["orbits"] = _orbit_count(orbits, claimed.get("blocking"), res, identity or {}, problems)
+    elif res.task is Task.COUNT and claimed.get("blocking") != res.count:
         problems.append(f"the refuted CNF blocks {claimed.get('blocking')} solutions, the count is {res.count}")
-    checked = []
-    for i, p in enumerate(proofs, 1):
-        entry = {"claim": p.get("claim"), "solver": p.get("solver"), "format": p.get("format")}
-        try:
-            c = certify(p["cnf"], p["proof"], format=p.get("format") or "auto")
-        except Exception as e:  # malformed or missing files: the proof does not stand
-            entry.update(verdict="REJECTED", reason=str(e))
-        else:
-            j = c.to_json()
-            entry.update(verdict=j["verdict"], reason=j["reason"], files=j["files"], sha256=j["sha256"],
-                         lemmas=j["lemmas"], checker_seconds=j["checker_seconds"],
-                         proof_bytes=os.path.getsize(p["proof"]))
-            if "solve_seconds" in p:
-                entry["solve_seconds"] = p["solve_seconds"]
+    if limits is None:
+        checked, stopped = [_check_proof(p) for p in proofs], None
+    else:
+        checked, stopped = _check_isolated(proofs, limits)
+    for i, (p, entry) in enumerate(zip(proofs, checked), 1):
         if entry["verdict"] != "VERIFIED":
             problems.append(f"proof {i} ({p.get('claim')}): {entry['reason']}")
-        checked.append(entry)
     formats = sorted({e["format"] for e in checked if e.get("format")})
     cert.update(format="+".join(formats) or None, proofs=checked,
                 lemmas=sum(e.get("lemmas") or 0 for e in checked),
@@ -166,7 +194,118 @@ def check_certificate(claimed: dict | None, res: Result) -> dict:
                     sha256={f"{i}.{k}": v for i, e in enumerate(checked, 1) for k, v in e.get("sha256", {}).items()})
     if problems:
         cert.update(verdict="REJECTED", reason="; ".join(problems))
+    elif stopped:
+        cert.update(verdict="UNKNOWN", reason=f"{stopped}: checking stopped after {len(checked)} of "
+                    f"{len(proofs)} proofs ({cert['lemmas']} lemmas checked); the answer is not certified")
     return cert
+
+
+def _check_proof(p: dict) -> dict:
+    """One proof checked by `puzzlesat.certify`: the certificate entry (verdict, reason, files,
+    SHA-256, lemmas, bytes, checker seconds; the producer's figures carried over)."""
+    from ..certify import certify
+    entry = {"claim": p.get("claim"), "solver": p.get("solver"), "format": p.get("format")}
+    try:
+        c = certify(p["cnf"], p["proof"], format=p.get("format") or "auto")
+    except Exception as e:  # malformed or missing files: the proof does not stand
+        entry.update(verdict="REJECTED", reason=str(e))
+        return entry
+    j = c.to_json()
+    entry.update(verdict=j["verdict"], reason=j["reason"], files=j["files"], sha256=j["sha256"],
+                 lemmas=j["lemmas"], checker_seconds=j["checker_seconds"],
+                 proof_bytes=os.path.getsize(p["proof"]))
+    for k in ("solve_seconds", "producer_check"):
+        if k in p:
+            entry[k] = p[k]
+    return entry
+
+
+def _check_child(conn, proofs: list, memory_mb: float | None, parent: int) -> None:
+    procs.become_worker(None, parent)
+    from ..certify import check  # noqa: F401  (numba and the kernels load before the cap)
+    procs.limit_memory(memory_mb)
+    try:
+        for p in proofs:
+            conn.send(("proof", _check_proof(p)))
+        conn.send(("done", None))
+    except MemoryError:
+        conn.send(("memory", None))
+    conn.close()
+
+
+def _check_isolated(proofs: list, limits: CheckLimits) -> tuple[list[dict], str | None]:
+    """The proofs checked one by one in a forked worker (own process group, memory cap), killed
+    at `limits.deadline`: (the entries of the proofs checked, None or why checking stopped)."""
+    if limits.deadline is not None and time.perf_counter() >= limits.deadline:
+        return [], "time limit (none of the run's time was left)"
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_check_child, args=(child, proofs, limits.memory_mb, os.getpid()))
+    proc.start()
+    child.close()
+    checked: list[dict] = []
+    stopped = None
+    try:
+        while True:
+            wait = 0.25 if limits.deadline is None else max(0.0, min(0.25, limits.deadline - time.perf_counter()))
+            if parent.poll(wait):
+                try:
+                    kind, payload = parent.recv()
+                except (EOFError, OSError):
+                    stopped = f"the checking process died (exit code {proc.exitcode}; memory limit?)"
+                    break
+                if kind == "proof":
+                    checked.append(payload)
+                    continue
+                if kind == "memory":
+                    stopped = "memory limit"
+                break
+            if not proc.is_alive() and not parent.poll(0):
+                stopped = f"the checking process died (exit code {proc.exitcode}; memory limit?)"
+                break
+            if limits.deadline is not None and time.perf_counter() >= limits.deadline:
+                stopped = "time limit"
+                break
+    finally:
+        if proc.is_alive():
+            procs.kill_group(proc.pid)
+        proc.join(5)
+        parent.close()
+    return checked, stopped
+
+
+def _orbit_count(orbits: dict, blocking: Any, res: Result, identity: dict, problems: list) -> dict:
+    """An orbit count's derivation, redone here: the engine's N solutions (all of them; the proof
+    says there are no others) each pass the family's checker, are distinct as solutions, number
+    the blocking clauses, and fall in exactly `res.count` classes of the family's solution_key
+    under the run's identity options (e.g. up_to_symmetry). Problems are appended."""
+    fam, inst = res.fam, res.inst
+    sols = orbits.get("solutions") or []
+    plain = {k: (False if isinstance(v, bool) else v) for k, v in identity.items()}
+    want = dict(identity) or dict(orbits.get("identity") or {})  # the run's meaning of "the same"
+    keys, classes, bad = set(), set(), 0
+    for i, data in enumerate(sols, 1):
+        try:
+            s = fam.solution_from_json(inst, data)
+            fam.check(inst, s)
+        except CheckError as e:
+            bad += 1
+            if bad == 1:
+                problems.append(f"solution {i} of the full enumeration fails the checker: {e}")
+            continue
+        keys.add(fam.solution_key(inst, s, **plain))
+        classes.add(fam.solution_key(inst, s, **want))
+    if len(keys) != len(sols):
+        problems.append(f"the full enumeration's {len(sols)} solutions hold {len(keys)} distinct ones")
+    if blocking != len(sols):
+        problems.append(f"the refuted CNF blocks {blocking} solutions, the full enumeration has {len(sols)}")
+    if len(classes) != res.count:
+        problems.append(f"the {len(sols)} solutions fall in {len(classes)} classes, the count is {res.count}")
+    return {"solutions": len(sols), "checked": len(sols) - bad, "classes": len(classes),
+            "enumeration": orbits.get("enumeration"),
+            "identity": want, "derivation": "the runner: distinct solution_key values under the "
+            "identity options over the full enumeration's checked solutions (whose completeness the proof "
+            "certifies)"}
 
 
 def _memory_outcome(what: str) -> Outcome:

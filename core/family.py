@@ -68,6 +68,8 @@ class Puzzle(Protocol):
     #   render(instance, solution=None) -> str      text picture (default: the JSON summary)
     #   svg(instance, solution=None) -> str         SVG picture (default: none, `show --svg` refuses)
     #   infeasible_reason(instance) -> str | None   an invariant proving "no solution" at once
+    #   check_infeasible(instance) -> (format, None | why not)   the independent check of that
+    #       invariant claim (beside the checker; certify=True): None = VERIFIED, else REJECTED
     #   SUFFIXES: {".txt": parse(path, text)}       other instance file formats
     #   to_toml(instance) -> str                    the instance as TOML text that from_toml reads
     #       back to an equal instance: how a campaign job carries its instance to the job
@@ -76,7 +78,8 @@ class Puzzle(Protocol):
 
 REQUIRED = ("KIND", "SENSE", "catalogue", "from_toml", "check", "solution_json",
             "solution_from_json", "describe")
-OPTIONAL = ("solution_key", "render", "svg", "infeasible_reason", "SUFFIXES", "to_toml")
+OPTIONAL = ("solution_key", "render", "svg", "infeasible_reason", "check_infeasible", "SUFFIXES",
+            "to_toml")
 
 
 def resolve(target: str | Callable) -> Callable:

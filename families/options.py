@@ -52,6 +52,16 @@ CERTIFY_OPTIONS = (
            "the system's temporary folder)", check=_proof_dir, since="0.3"),
 )
 
+CPSAT_CERTIFY_OPTIONS = (
+    Option("certify", False, "certified answer: CP-SAT solves the CNF form of the engine's "
+           "formulation (pure clauses: presolve off, one worker) with LRAT output instead of its "
+           "CpModel; the runner checks every refutation (puzzlesat.certify)", flag=True, since="0.3"),
+    Option("proof_dir", "", "with certify: the folder in which the run folder is made (default: "
+           "the system's temporary folder)", check=_proof_dir, since="0.3"),
+    Option("cnf_encoding", "seqcounter", "with certify: the cardinality encoding of the CNF that "
+           "CP-SAT solves (pysat.card.EncType name)", SAT_ENCODINGS, since="0.3"),
+)
+
 SAT_OPTIONS = (
     Option("solver", "cadical195", "python-sat solver", SAT_SOLVERS,
            task_check=_incremental_to_count),

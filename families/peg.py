@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..core.family import Engine, Family, Option
 from ..core.result import Task
-from .options import CPSAT_OPTIONS, SAT_OPTIONS
+from .options import CPSAT_CERTIFY_OPTIONS, CPSAT_OPTIONS, SAT_OPTIONS
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 INVARIANTS = Option("invariants", True, "add the board's GF(2) position-class parities on every "
@@ -63,7 +63,8 @@ FAMILY = Family(
                options=(*CPSAT_OPTIONS, INVARIANTS,
                         Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
                                "ascend: upward from the corner bound; minimize: CP-SAT's objective",
-                               ("descend", "ascend", "minimize")), *SEARCH),
+                               ("descend", "ascend", "minimize")), *SEARCH,
+                        *CPSAT_CERTIFY_OPTIONS),
                description="time-indexed peg states, one jump per step, clause-style move counting",
                formulation="puzzlesat.models.peg_sat:decision"),
         Engine("sat:time", "puzzlesat.models.peg_sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
@@ -72,7 +73,7 @@ FAMILY = Family(
                formulation="puzzlesat.models.peg_sat:decision"),
         Engine("cpsat:resource", "puzzlesat.models.peg_resource:run_cpsat", ALL,
                options=(*CPSAT_OPTIONS, INVARIANTS,
-                        DESCEND, *SEARCH),
+                        DESCEND, *SEARCH, *CPSAT_CERTIFY_OPTIONS),
                description="the time model plus the corner lower bound as a resource count on every state",
                formulation="puzzlesat.models.peg_resource:decision"),
         Engine("sat:resource", "puzzlesat.models.peg_resource:run_sat", ALL,
@@ -80,7 +81,8 @@ FAMILY = Family(
                description="the resource formulation as CNF (at-most-K in the chosen encoding)",
                formulation="puzzlesat.models.peg_resource:decision"),
         *(Engine(f"{be}:{name}", f"puzzlesat.models.peg_{name}:run_{be}", ALL,
-                 options=(*(CPSAT_OPTIONS + (DESCEND, *SEARCH) if be == "cpsat" else SAT_OPTIONS), INVARIANTS,
+                 options=(*(CPSAT_OPTIONS + (DESCEND, *SEARCH, *CPSAT_CERTIFY_OPTIONS) if be == "cpsat"
+                            else SAT_OPTIONS), INVARIANTS,
                           *MERSON_OPTIONS),
                  validate="puzzlesat.models.peg_merson:validate", description=text + (
                      "" if be == "cpsat" else " (CNF; at-most-K in the chosen encoding)"),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..core.family import Engine, Family, Option
 from ..core.result import InputError, Task
-from .options import CPSAT_OPTIONS, SAT_ENCODINGS, SAT_OPTIONS
+from .options import CPSAT_CERTIFY_OPTIONS, CPSAT_OPTIONS, SAT_ENCODINGS, SAT_OPTIONS
 
 SYMMETRY_GROUPS = ("all", "rotations")   # = puzzles.pentomino.SYMMETRY_GROUPS (tables are data)
 
@@ -69,7 +69,7 @@ FAMILY = Family(
                 Option("cubes", "piece", "piece: enumerate under each placement of X (the piece "
                        "used once with the fewest placements), one solve each; none: one solve",
                        ("piece", "none")),
-                *CPSAT_OPTIONS),
+                *CPSAT_OPTIONS, *CPSAT_CERTIFY_OPTIONS),
                "exact cover: one Boolean per placement, exactly one per cell and piece copy",
                aliases=("cpsat",), formulation="puzzlesat.models._tiling:decision"),
         Engine("sat:cover", "puzzlesat.models.pentomino_sat:run", TASKS,

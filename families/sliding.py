@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.family import Engine, Family, Option
 from ..core.result import Task
-from .options import CPSAT_OPTIONS, SAT_OPTIONS
+from .options import CPSAT_CERTIFY_OPTIONS, CPSAT_OPTIONS, SAT_OPTIONS
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 PDB_CHOICES = ("auto", "663", "555", "78", "6666", "44", "none")  # run_ida checks them per board
@@ -73,7 +73,8 @@ FAMILY = Family(
                "bidirectional BFS over sorted layers of packed boards (<= 16 cells)"),
         Engine("native:iddfs", "puzzlesat.native_search.sliding:run_iddfs", ALL, (),
                "plain iterative deepening without immediate undo, depth step 2"),
-        Engine("cpsat:time", "puzzlesat.models.sliding_cpsat:run", ALL, (*PLAN_OPTIONS, *CPSAT_OPTIONS),
+        Engine("cpsat:time", "puzzlesat.models.sliding_cpsat:run", ALL, (*PLAN_OPTIONS, *CPSAT_OPTIONS,
+                                                                                        *CPSAT_CERTIFY_OPTIONS),
                "time-indexed planning in CP-SAT, horizon raised until SAT", aliases=("cpsat",),
                formulation="puzzlesat.models.sliding_time:decision"),
         Engine("sat:time", "puzzlesat.models.sliding_sat:run", ALL, (*PLAN_OPTIONS, *SAT_OPTIONS),

@@ -83,11 +83,15 @@ def _solve(model: cp_model.CpModel, p: dict[str, Any], ctx: Context):
     return _cpsat._STATUS.get(st, Status.ERROR), solver
 
 
-def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_builder=None) -> Outcome:
+def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_builder=None,
+        hook: str | None = "puzzlesat.models.peg_sat:decision") -> Outcome:
     """Engine `cpsat:time` (other peg formulations pass their `builder`; a formulation whose
     solution set is not the full one — symmetry breaking — passes `count_builder`, the model the
-    count enumerates over)."""
+    count enumerates over; `hook`: the formulation hook certify solves as CNF)."""
     opts = ctx.options
+    if opts.get("certify") and hook is not None:
+        from .cpsat_cnf import run_certified
+        return run_certified(inst, task, ctx, hook)
     pm = build(inst, builder, **opts)
     p = search_params(opts)
     stats: dict[str, Any] = {**_cpsat.model_size(pm.model)}

@@ -214,7 +214,7 @@ def validate(inst: PegInstance, options: dict) -> None:
 def run_cpsat(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `cpsat:merson`: cpsat:time's search over this formulation."""
     from .peg_cpsat import run
-    return run(inst, task, ctx, builder=_builder(ctx.options))
+    return run(inst, task, ctx, builder=_builder(ctx.options), hook="puzzlesat.models.peg_merson:decision")
 
 
 def run_sat(inst: PegInstance, task: Task, ctx: Context) -> Outcome:

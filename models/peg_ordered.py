@@ -123,7 +123,8 @@ def run_cpsat(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `cpsat:ordered`: the optimum over this formulation, counts over peg:merson."""
     from .peg_cpsat import run
     b, cb = _builders(ctx.options)
-    return run(inst, task, ctx, builder=b, count_builder=cb)
+    hook = "puzzlesat.models.peg_" + ("merson" if task is Task.COUNT else "ordered") + ":decision"
+    return run(inst, task, ctx, builder=b, count_builder=cb, hook=hook)
 
 
 def run_sat(inst: PegInstance, task: Task, ctx: Context) -> Outcome:

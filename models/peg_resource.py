@@ -67,7 +67,7 @@ def build(inst: PegInstance, invariants: bool = True) -> ResourceModel:
 def run_cpsat(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `cpsat:resource`: cpsat:time's search over this formulation."""
     from .peg_cpsat import run
-    return run(inst, task, ctx, builder=build)
+    return run(inst, task, ctx, builder=build, hook="puzzlesat.models.peg_resource:decision")
 
 
 def run_sat(inst: PegInstance, task: Task, ctx: Context) -> Outcome:

@@ -63,6 +63,8 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     up = o["up_to_symmetry"] and task is Task.COUNT
     brk = up and o["symmetry_breaking"]
     search, group = o["search"], o.get("symmetry", "all")
+    if o.get("certify"):
+        return _certified(inst, task, ctx, up, group)
     m, x, added = build(inst, breaking=brk, search=search, symmetry=group)
     pls = placements(inst)
 
@@ -115,3 +117,28 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     if st is Status.INFEASIBLE:
         return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params)
     return Outcome(st, solutions=tuple(sols), stats=stats, params=params)
+
+
+def _certified(inst: Tiling, task: Task, ctx: Context, up: bool, group: str) -> Outcome:
+    """certify=True: CP-SAT on the exact cover's CNF with LRAT (models.cpsat_cnf). An orbit count
+    is certified through the full count (no symmetry-breaking clauses): the tilings go into the
+    certificate, the runner counts their classes under the family's solution_key."""
+    from dataclasses import replace
+
+    from .cpsat_cnf import run_certified
+    hook = "puzzlesat.models._tiling:decision"
+    if not up:
+        return run_certified(inst, task, ctx, hook)
+    out = run_certified(inst, task, ctx.sub({**ctx.options, "up_to_symmetry": False}), hook)
+    cert = out.certificate
+    if out.status is not Status.OPTIMAL or not isinstance(cert, dict) or "proofs" not in cert:
+        return out
+    full = list(out.solutions)
+    kept = tuple(one_per_orbit(inst, full, group))
+    how = "the full count, CP-SAT on the CNF without symmetry-breaking clauses"
+    cert = {**cert, "claim": cert["claim"] + f", in the orbits of the group '{group}' counted from them",
+            "orbits": {"identity": {"up_to_symmetry": True, "symmetry": group}, "enumeration": how,
+                       "solutions": [{"placements": [[n, [list(c) for c in cells]] for n, cells in t]}
+                                     for t in full]}}
+    return replace(out, count=len(kept), solutions=kept, certificate=cert,
+                   params={**out.params, "certify_full_enumeration": how})

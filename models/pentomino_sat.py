@@ -184,7 +184,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     if up:
         params["group_order"] = len(symmetries(inst, group))
 
-    from .prooflog import ProofLog, blocking as block_clause, not_certifiable
+    from .prooflog import ProofLog, blocking as block_clause
     log = ProofLog(ctx, o["solver"], f"pentomino-{getattr(inst, 'name', 'instance')}")
     trues: list = []  # each tiling's true placement variables (certify)
 
@@ -258,9 +258,9 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                                "board's cells by the pieces' placements; cross-validated)")
     elif log.on and status is Status.OPTIMAL:
         if up:
-            cert = not_certifiable("an orbit count rests on the symmetry argument (breaking or "
-                                   "canonical forms), not on the CNF alone; count all tilings "
-                                   "(up_to_symmetry off) for a certificate")
+            cert = _orbit_certificate(inst, o, log, clauses, nvars, x, trues, brk, group, ctx)
+            if cert is None:
+                status = Status.UNKNOWN  # the full enumeration hit the time limit
         else:
             log.refute(clauses + [block_clause(t, x) for t in trues],
                        f"no tiling beyond the {len(trues)} blocked (blocking clauses over the "
@@ -269,6 +269,8 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                                    "the CNF states the tiling (exact cover of the board's cells by "
                                    "the pieces' placements; cross-validated against the native "
                                    "search)", blocking=len(trues))
+    if up and log.on and cert is not None:
+        params["certify_full_enumeration"] = cert["enumeration"]
     if task is Task.FEASIBLE:
         return Outcome(status, solutions=tuple(sols), stats=stats, params=params, certificate=cert)
     if up and not (brk and symmetry_plan(inst, group).leaves_exact()):
@@ -281,3 +283,39 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         return Outcome(Status.OPTIMAL, count=len(sols), solutions=tuple(sols), stats=stats,
                        params=params, certificate=cert)
     return Outcome(status, solutions=tuple(sols), stats=stats, params=params)
+
+
+def _orbit_certificate(inst: Tiling, o: dict, log, clauses, nvars: int, x: list[int], trues: list,
+                       brk: bool, group: str, ctx: Context) -> dict | None:
+    """The certificate of an orbit count: every tiling (the CNF without symmetry breaking,
+    enumerated afresh when the count used breaking), a proof that the CNF with one blocking clause
+    per tiling is UNSAT, and the tilings themselves, from which the runner derives the orbit count
+    with the family's solution_key (no solver involved). None: the time limit stopped it."""
+    from .prooflog import blocking as block_clause
+    pls = placements(inst)
+    if brk:  # the breaking clauses cut orbits: the full count needs the plain exact cover
+        clauses, nvars, x, _ = build(inst, encoding=o["encoding"], breaking=False, symmetry=group)
+        how = ("a second enumeration, of the CNF without symmetry-breaking clauses (the count "
+               "itself used them)")
+        with _sat.new_solver(o["solver"], clauses) as s:
+            try:
+                trues = list(_sat.enumerate_projected(s, x, ctx))
+            except TimeoutError:
+                return None
+    else:
+        how = "the count's own enumeration (no symmetry-breaking clauses)"
+    index = {v: i for i, v in enumerate(x)}
+    tilings = [tuple(sorted(pls[index[v]].as_placement(inst) for v in t)) for t in trues]
+    log.refute(clauses + [block_clause(t, x) for t in trues],
+               f"no tiling beyond the {len(trues)} blocked (blocking clauses over the {len(x)} "
+               "placement variables, which define a tiling; no symmetry-breaking clauses)", nvars)
+    return log.certificate(
+        f"exactly {len(trues)} tilings, in the orbits of the group '{group}' counted from them",
+        "the CNF states the tiling (exact cover of the board's cells by the pieces' placements; "
+        "cross-validated against the native search); the orbit count is the number of distinct "
+        "solution_key(up_to_symmetry=True) values (the family's canonical form under the group) "
+        "over the N tilings, each checked by the family's checker, computed by the runner",
+        blocking=len(trues), enumeration=how,
+        orbits={"identity": {"up_to_symmetry": True, "symmetry": group}, "enumeration": how,
+                "solutions": [{"placements": [[n, [list(c) for c in cells]] for n, cells in t]}
+                              for t in tilings]})

@@ -65,6 +65,7 @@ class ProofRun:
     params: dict[str, Any] = field(default_factory=dict)
     producer_check: str | None = None   # the producer's own proof check (CP-SAT: VALID / INVALID)
     stats: dict[str, Any] = field(default_factory=dict)
+    model: list[int] | None = None      # CP-SAT, SAT: the model (signed literals 1..V)
 
     def certify(self, **kw) -> Certificate:
         """Check this run's proof (certify(cnf, proof)); the solver's figures join the stats."""
@@ -87,10 +88,11 @@ def proof_capable(solver: str) -> str | None:
 
 
 def prove(cnf: str | Path, proof: str | Path | None = None, *, solver: str = "cadical195",
-          binary: bool = True, seed: int = 0) -> ProofRun:
+          binary: bool = True, seed: int = 0, time_limit: float | None = None) -> ProofRun:
     """Solve DIMACS file `cnf` with a proof-logging `solver` (PROOF_SOLVERS); for UNSAT its proof
     is written to `proof` (default: beside the CNF, .drat or .lrat). `binary`: binary DRAT for
-    ext:cadical. `seed`: CP-SAT's random seed."""
+    ext:cadical. `seed`, `time_limit`: CP-SAT's random seed and max_time_in_seconds (at the limit
+    the status is UNKNOWN; the other solvers take no limit here)."""
     reason = proof_capable(solver)
     if reason:
         raise InputError(reason)
@@ -110,7 +112,7 @@ def prove(cnf: str | Path, proof: str | Path | None = None, *, solver: str = "ca
     except Exception as e:  # python-sat's parser: any failure is bad input
         raise InputError(f"python-sat cannot read it: {e}", file=cnf) from None
     if solver == "cpsat":
-        return _prove_cpsat(cnf, proof, f.clauses, f.nv, seed)
+        return _prove_cpsat(cnf, proof, f.clauses, f.nv, seed, time_limit)
     return _prove_pysat(cnf, proof, f.clauses, solver)
 
 
@@ -379,7 +381,8 @@ def convert_cpsat_lrat(files: list[Path], clauses, out: Path) -> dict[str, Any]:
     return counts
 
 
-def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int) -> ProofRun:
+def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int,
+                 time_limit: float | None = None) -> ProofRun:
     from ortools.sat.python import cp_model
     model = cp_model.CpModel()
     xs = [model.NewBoolVar(f"x{v}") for v in range(1, nvars + 1)]
@@ -390,6 +393,8 @@ def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int) -> Proo
               "output_lrat_proof": True, "check_lrat_proof": True}
     for k, v in params.items():
         setattr(solver.parameters, k, v)
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)
     solver.parameters.log_search_progress = True
     solver.parameters.log_to_stdout = False
     log: list[str] = []
@@ -408,7 +413,10 @@ def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int) -> Proo
         m = re.search(r"LRAT_status:\s*(\w+)", "\n".join(log))
         own = m.group(1) if m else None
         if name == "OPTIMAL" or name == "FEASIBLE":
-            return ProofRun(SAT, "cpsat", cnf, None, None, secs, params, own)
+            model = [v if solver.BooleanValue(xs[v - 1]) else -v for v in range(1, nvars + 1)]
+            return ProofRun(SAT, "cpsat", cnf, None, None, secs, params, own, model=model)
+        if name == "UNKNOWN" and time_limit is not None:
+            return ProofRun("UNKNOWN", "cpsat", cnf, None, None, secs, params, own)
         if name != "INFEASIBLE":
             raise RuntimeError(f"CP-SAT ended {name} on a pure clause model")
         files = sorted(Path(tmp).glob("lrat*.bin"), key=lambda p: int(p.stem[4:] or 0))

@@ -33,7 +33,13 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     from . import _cpsat
     out = trivial(inst, task)
     if out is not None:
+        if ctx.options.get("certify") and out.status is Status.INFEASIBLE:
+            from dataclasses import replace
+            return replace(out, certificate={"invariant": "parity", "claim": out.reason})
         return out
+    if ctx.options.get("certify"):
+        from .cpsat_cnf import run_certified
+        return run_certified(inst, task, ctx, "puzzlesat.models.sliding_time:decision")
     o = ctx.options
     tried = []
     params: dict = {}  # the pinned solver parameters of the last call

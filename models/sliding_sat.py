@@ -27,8 +27,9 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     if out is not None:
         if log.on:
             from dataclasses import replace
-            out = replace(out, certificate=not_certifiable(
-                "no solver call: " + (out.reason or "the start is the goal")))
+            out = replace(out, certificate={"invariant": "parity", "claim": out.reason}
+                          if out.status is Status.INFEASIBLE else not_certifiable(
+                              "no solver call: the start is the goal"))
         return out
     solver_name, enc = o["solver"], o["encoding"]
     bound_enc = enc if enc not in _sat.AMO_ONLY else "seqcounter"  # they encode at-most-one only

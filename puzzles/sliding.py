@@ -143,6 +143,38 @@ def check(inst: Sliding, solution) -> int:
     return len(moves)
 
 
+def check_infeasible(inst: Sliding) -> tuple[str, str | None]:
+    """("invariant:parity", None) when the parity invariant separates start and goal (the claim
+    "no plan" is VERIFIED), else (..., why it does not). Recomputed here, apart from the solvers
+    and from `infeasible_reason` (which counts inversions): the permutation `p` taking the start to
+    the goal, blank included, by its cycles; each move swaps the blank with a neighbour, so it
+    flips the sign of `p` and the parity of the blank's grid distance to its goal cell at once,
+    and sign(p) * (-1)^distance never changes (Johnson and Story, "Notes on the '15' puzzle",
+    American Journal of Mathematics 2(4), 1879; the blank-row rule on even widths is this
+    invariant in another form). Start and goal differ in it exactly when it is -1 (at the goal
+    it is +1)."""
+    fmt = "invariant:parity"
+    start, goal, cols = list(inst.start), list(inst.goal), inst.cols
+    if sorted(start) != sorted(goal) or sorted(start) != list(range(len(start))):
+        return fmt, "start and goal are not permutations of the same tiles"
+    where = {t: i for i, t in enumerate(goal)}
+    p = [where[t] for t in start]      # the tile at cell i belongs at cell p[i]
+    seen, cycles = [False] * len(p), 0
+    for i in range(len(p)):
+        if not seen[i]:
+            cycles += 1
+            while not seen[i]:
+                seen[i], i = True, p[i]
+    sign = (-1) ** ((len(p) - cycles) % 2)
+    b0, b1 = start.index(0), goal.index(0)
+    dist = abs(b0 // cols - b1 // cols) + abs(b0 % cols - b1 % cols)
+    value = sign * (-1) ** (dist % 2)
+    if value == 1:
+        return fmt, (f"the start is in the goal's parity class (permutation sign {sign:+d}, blank "
+                     f"distance {dist}): parity does not rule it out")
+    return fmt, None
+
+
 def solution_json(inst: Sliding, solution) -> dict:
     """{"moves": [tiles moved in order], "length": n}."""
     return {"moves": [int(t) for t in solution], "length": len(solution)}

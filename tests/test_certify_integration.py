@@ -67,6 +67,19 @@ def test_sliding_8_hardest_optimum_is_certified(tmp_path):
     assert "Manhattan" in r.certificate["trusted"]
 
 
+@pytest.mark.slow
+def test_fifteen_puzzle_optimum_40_is_certified(tmp_path):
+    # 15-easy-40 (published optimum 40): a checked 40-move plan, horizons 32 (the Manhattan bound),
+    # 34, 36, 38 refuted with a proof each, 39 and below of the other parity (measured: 21 s engine
+    # CPU, 6 MB of proofs, 5 s to check, load 10)
+    r = ps.solve(ps.load("sliding/15-easy-40"), "sat", "optimize", certify=True,
+                 proof_dir=str(tmp_path))
+    assert (r.status, r.objective) == (Status.OPTIMAL, 40)
+    _verified(r, 4)
+    assert [p["claim"] for p in r.certificate["proofs"]] == [
+        f"no plan of exactly {t} moves" for t in (32, 34, 36, 38)]
+
+
 def test_sliding_optimum_at_the_lower_bound_has_no_refutation(tmp_path):
     r = ps.solve(ps.load("sliding/8-easy"), "sat", "optimize", certify=True, proof_dir=str(tmp_path))
     assert (r.status, r.objective) == (Status.OPTIMAL, 2)
@@ -98,11 +111,113 @@ def test_pentomino_3x20_count_is_certified(tmp_path):
     _verified(r, 1)
 
 
-def test_orbit_counts_are_not_certifiable(tmp_path):
-    r = ps.solve(ps.load(PENTO_3X5 % "FPU"), "sat", "count", certify=True, up_to_symmetry=True,
+@pytest.mark.parametrize("breaking", [True, False])
+def test_orbit_count_is_certified_from_the_full_enumeration(breaking, tmp_path):
+    # 3x5 with F, P, U: 4 tilings (the native search's count), one orbit under the board's group
+    inst = ps.load(PENTO_3X5 % "FPU")
+    assert ps.solve(inst, "native", "count").count == 4
+    assert ps.solve(inst, "native", "count", up_to_symmetry=True).count == 1
+    r = ps.solve(inst, "sat", "count", certify=True, up_to_symmetry=True,
+                 symmetry_breaking=breaking, proof_dir=str(tmp_path))
+    assert (r.status, r.count) == (Status.OPTIMAL, 1)
+    _verified(r, 1)
+    o = r.certificate["orbits"]
+    assert (o["solutions"], o["checked"], o["classes"]) == (4, 4, 1)
+    assert ("second enumeration" in o["enumeration"]) == breaking
+    assert ("second enumeration" in r.params["certify_full_enumeration"]) == breaking
+    assert r.certificate["proofs"][0]["claim"].startswith("no tiling beyond the 4 blocked")
+
+
+@pytest.mark.slow
+def test_pentomino_3x20_orbit_count_is_certified(tmp_path):
+    r = ps.solve(ps.load("pentomino/3x20"), "sat", "count", certify=True, up_to_symmetry=True,
                  proof_dir=str(tmp_path))
-    assert r.status is Status.OPTIMAL and r.certificate["verdict"] == "NOT-CERTIFIABLE"
-    assert "symmetry" in r.certificate["reason"]
+    assert (r.status, r.count) == (Status.OPTIMAL, 2)
+    _verified(r, 1)
+    assert (r.certificate["orbits"]["solutions"], r.certificate["orbits"]["classes"]) == (8, 2)
+
+
+def _orbit_engine(tamper):
+    """A user engine: sat:cover's orbit count with certify, its certificate then tampered with."""
+    import dataclasses
+
+    from puzzlesat.families.registry import family
+
+    def engine(inst, task, ctx):
+        from puzzlesat.models.pentomino_sat import run
+        out = run(inst, task, ctx)
+        return Outcome(out.status, out.objective, out.count, out.solutions, out.stats,
+                       certificate=tamper(out.certificate))
+    # sat:cover's options (up_to_symmetry is an identity option a function engine must declare)
+    return dataclasses.replace(family("pentomino").engine("sat:cover"), name="user:tamper",
+                               target=engine, aliases=(), user=True)
+
+
+def test_a_tampered_orbit_certificate_makes_the_result_error(tmp_path):
+    inst = ps.load(PENTO_3X5 % "FPU")
+
+    def cut_proof(c):  # the refutation's binary DRAT cut to its first 40 bytes
+        p = Path(c["proofs"][0]["proof"])
+        p.write_bytes(p.read_bytes()[:40])
+        return c
+
+    def drop_one(c):  # one tiling left out of the enumeration the orbits are counted from
+        return {**c, "orbits": {**c["orbits"], "solutions": c["orbits"]["solutions"][1:]}}
+
+    def duplicate(c):  # one tiling listed twice in place of another
+        sols = c["orbits"]["solutions"]
+        return {**c, "orbits": {**c["orbits"], "solutions": sols[:-1] + sols[:1]}}
+
+    for tamper, says in ((cut_proof, "proof 1 (no tiling beyond the 4 blocked"),
+                         (drop_one, "blocks 4 solutions, the full enumeration has 3"),
+                         (duplicate, "hold 3 distinct ones")):
+        r = ps.solve(inst, _orbit_engine(tamper), "count", certify=True, up_to_symmetry=True,
+                     proof_dir=str(tmp_path))
+        assert r.status is Status.ERROR and r.certificate["verdict"] == "REJECTED", tamper
+        assert says in r.reason, (tamper, r.reason)
+
+
+# ---- CP-SAT engines: CP-SAT on the formulation's CNF, with LRAT -------------------------------
+@pytest.mark.slow
+def test_cpsat_hoppers_optimum_is_certified_through_the_cnf(tmp_path):
+    r = ps.solve(ps.load("peg/hoppers"), "cpsat", "optimize", certify=True, proof_dir=str(tmp_path))
+    assert (r.status, r.objective) == (Status.OPTIMAL, 7)
+    _verified(r, 1)
+    p = r.certificate["proofs"][0]
+    assert (p["claim"], p["format"], p["solver"]) == ("no solution with moves <= 6", "lrat", "cpsat")
+    assert p["producer_check"] == "VALID"  # CP-SAT's own LRAT check agrees with ours
+    assert "CNF form of puzzlesat.models.peg_sat:decision" in r.params["certify_route"]
+    assert r.params["cnf_encoding"] == "seqcounter" and r.params["cpsat_cnf"]["num_workers"] == 1
+
+
+@pytest.mark.slow
+def test_cpsat_peg_count_is_certified_through_the_cnf(tmp_path):
+    r = ps.solve(ps.load("peg/hoppers-first06"), "cpsat", "count", certify=True,
+                 cnf_encoding="totalizer", proof_dir=str(tmp_path))
+    assert (r.status, r.objective, r.count) == (Status.OPTIMAL, 7, 18)
+    _verified(r, 2)  # moves <= 6, and moves <= 7 beyond the 18 blocked
+    assert r.certificate["proofs"][1]["claim"].startswith("no solution with moves <= 7 beyond the 18 blocked")
+    assert "totalizer" in r.params["certify_route"]
+
+
+def test_cpsat_counts_and_infeasible_are_certified_through_the_cnf(tmp_path):
+    # stand-ins for the slow peg cases: a tiling count (4, the native count), its orbit count
+    # (1: 4 tilings certified, their classes counted by the runner), a peg refutation
+    t = ps.solve(ps.load(PENTO_3X5 % "FPU"), "cpsat", "count", certify=True, up_to_symmetry=True,
+                 proof_dir=str(tmp_path))
+    assert (t.status, t.count) == (Status.OPTIMAL, 1)
+    _verified(t, 1)
+    assert t.certificate["proofs"][0]["claim"].startswith("no solution beyond the 4 blocked")
+    assert t.certificate["proofs"][0]["producer_check"] == "VALID"  # CP-SAT's own check agrees
+    assert (t.certificate["orbits"]["solutions"], t.certificate["orbits"]["classes"]) == (4, 1)
+    peg = ps.load('kind = "peg"\nboard = "hoppers"\nempty = [0]\nfinish = [4]\n')
+    r = ps.solve(peg, "cpsat", "optimize", certify=True, proof_dir=str(tmp_path),
+                 **{"cnf_encoding": "totalizer"})
+    assert r.status is Status.INFEASIBLE
+    _verified(r, 1)
+    assert r.certificate["proofs"][0]["format"] == "lrat"
+    assert "CNF form of puzzlesat.models.peg_sat:decision (cardinality encoding totalizer)" \
+        in r.params["certify_route"]
 
 
 # ---- INFEASIBLE, one per family with a SAT engine ---------------------------------------------
@@ -126,12 +241,61 @@ def test_pentomino_infeasible_is_certified(tmp_path):
         _verified(r, 1)
 
 
-def test_sliding_infeasible_is_the_parity_argument(tmp_path):
-    # no SAT call can refute an unsolvable sliding position here: the parity invariant decides it
-    r = ps.solve(ps.load("sliding/8-unsolvable"), "sat", "optimize", certify=True,
-                 precheck=False, proof_dir=str(tmp_path))
-    assert r.status is Status.INFEASIBLE and r.certificate["verdict"] == "NOT-CERTIFIABLE"
-    assert "parity" in r.certificate["reason"]
+SLIDING = 'kind = "sliding"\nrows = %d\ncols = %d\nstart = %s\n'
+UNSOLVABLE = {"8-unsolvable": "sliding/8-unsolvable",
+              "2x3": SLIDING % (2, 3, [2, 1, 3, 4, 5, 0]),
+              "4x4": SLIDING % (4, 4, list(range(1, 14)) + [15, 14, 0])}
+
+
+@pytest.mark.parametrize("name", sorted(UNSOLVABLE))
+def test_sliding_infeasible_is_certified_by_the_parity_invariant(name, tmp_path):
+    inst = ps.load(UNSOLVABLE[name])
+    # before any solver call (the precheck), and inside the engines (precheck off)
+    for engine, precheck in (("sat", True), ("sat", False), ("cpsat", False)):
+        r = ps.solve(inst, engine, "optimize", certify=True, precheck=precheck, proof_dir=str(tmp_path))
+        assert r.status is Status.INFEASIBLE and "parity" in r.reason, (engine, precheck)
+        c = r.certificate
+        assert (c["verdict"], c["format"], c["proofs"]) == ("VERIFIED", "invariant:parity", []), c
+        assert "check_infeasible" in c["trusted"] and c["claim"].startswith("no solution: parity")
+
+
+def test_a_wrong_parity_claim_is_rejected(monkeypatch, tmp_path):
+    # a solvable start declared unsolvable by a broken invariant: the independent check refuses it
+    import puzzlesat.puzzles.sliding as sliding
+    monkeypatch.setattr(sliding, "infeasible_reason", lambda inst: "parity: (claimed)")
+    r = ps.solve(ps.load("sliding/8-easy"), "sat", "optimize", certify=True, proof_dir=str(tmp_path))
+    assert r.status is Status.ERROR and r.certificate["verdict"] == "REJECTED"
+    assert r.reason.startswith("certificate REJECTED: the start is in the goal's parity class")
+    # the same claim made inside the engines (precheck off; the forked worker inherits the patch)
+    for engine in ("sat", "cpsat"):
+        e = ps.solve(ps.load("sliding/8-easy"), engine, "optimize", certify=True, precheck=False,
+                     proof_dir=str(tmp_path))
+        assert e.status is Status.ERROR and e.certificate["verdict"] == "REJECTED", engine
+        assert "parity does not rule it out" in e.reason
+
+
+def test_parity_check_agrees_with_reachability_on_every_2x3_start():
+    # brute-force oracle: breadth-first search from the goal over all 720 boards of a 2x3 puzzle
+    import itertools
+
+    from puzzlesat.puzzles.sliding import check_infeasible, parse_inline
+    goal = (1, 2, 3, 4, 5, 0)
+    seen, todo = {goal}, [goal]
+    while todo:
+        b = todo.pop()
+        z = b.index(0)
+        for d in (-3, 3, -1, 1):
+            n = z + d
+            if 0 <= n < 6 and (d in (-3, 3) or n // 3 == z // 3):
+                nb = list(b)
+                nb[z], nb[n] = nb[n], 0
+                if tuple(nb) not in seen:
+                    seen.add(tuple(nb))
+                    todo.append(tuple(nb))
+    assert len(seen) == 360
+    for start in itertools.permutations(range(6)):
+        fmt, why = check_infeasible(parse_inline(2, 3, list(start), list(goal)))
+        assert fmt == "invariant:parity" and (why is None) == (start not in seen), start
 
 
 def test_ext_dimacs_cadical_writes_checked_proofs(tmp_path):
@@ -216,6 +380,27 @@ def test_a_count_that_does_not_match_its_blocking_clauses_is_rejected(tmp_path):
                        certificate={**out.certificate, "blocking": 17})
     r = ps.solve(ps.load("peg/hoppers-first06"), liar, "count", certify=True, proof_dir=str(tmp_path))
     assert r.status is Status.ERROR and "blocks 17 solutions, the count is 18" in r.reason
+
+
+# ---- checking under the run's limits ---------------------------------------------------------------
+def test_checking_that_outlasts_the_time_limit_leaves_the_answer_uncertified(tmp_path):
+    from puzzlesat.core.result import Context, Task
+    from puzzlesat.families.registry import family
+    from puzzlesat.models.pentomino_sat import run
+    inst = ps.load(PENTO_3X5 % "FPU")
+    opts = family("pentomino").engine("sat:cover").resolve_options(
+        {"certify": True, "proof_dir": str(tmp_path)}, Task.COUNT)
+    out = run(inst, Task.COUNT, Context(opts))  # 4 tilings and the refutation's proof, made here
+    cert = {**out.certificate, "proofs": out.certificate["proofs"] * 5000}  # ~1 min of checking
+
+    def ready(inst, task, ctx):  # an engine that answers at once, with that certificate
+        return Outcome(out.status, out.objective, out.count, out.solutions, out.stats, certificate=cert)
+    r = ps.solve(inst, ready, "count", certify=True, time_limit=0.3)
+    assert (r.status, r.count) == (Status.OPTIMAL, 4)  # the answer stands, checked solutions
+    c = r.certificate
+    assert c["verdict"] == "UNKNOWN" and not r.certified, c["verdict"]
+    assert c["reason"].startswith("time limit: checking stopped after ") and "of 5000 proofs" in c["reason"]
+    assert len(c["proofs"]) < 5000 and all(p["verdict"] == "VERIFIED" for p in c["proofs"])
 
 
 # ---- records ----------------------------------------------------------------------------------

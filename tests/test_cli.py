@@ -156,7 +156,8 @@ def test_engine_names_print_as_written_not_as_emoji(tmp_path):
 
 
 def test_a_memory_limit_too_small_to_start_is_unknown_memory():
-    p = run("solve", "peg/english33", "-e", "native:bfs", "--exhaust", "--memory-limit", "300", "--json")
+    # a real process: a fork of the test worker starts with the worker's (larger) address space
+    p = run_process("solve", "peg/english33", "-e", "native:bfs", "--exhaust", "--memory-limit", "300", "--json")
     d = json.loads(p.stdout)
     assert (d["status"], d["reason"].split(":")[0]) == ("UNKNOWN", "memory"), d["reason"]
 
