@@ -41,13 +41,14 @@ from ..puzzles.peg import Jump, PegInstance, Solution
 
 from . import peg_disk
 from .peg_bound import NO_BOUND, Bound, backward_bound, bound_of, forward_bound
-from .peg_disk import DiskFull, LayerBuilder, Store
+from .peg_disk import DiskFull, LayerBuilder, OutOfTime, Store, check_time
 
 Perm = tuple[int, ...]        # a symmetry as a hole permutation: hole h goes to perm[h]
 Chain = list[Jump]            # the jumps of one move, in playing order
 
 CHUNK = 1 << 22               # successor buffer (entries) per kernel call: 32 MiB
 SLICE_IN = 1 << 21            # positions of a layer read at once (a layer may be a memmap)
+CHECKPOINT_SECONDS = 60.0     # a layer built on disk in a work folder records its progress this often
 BYTE = np.uint64(255)
 EIGHT = np.uint64(8)
 ONE = np.uint64(1)
@@ -257,11 +258,16 @@ class Space:
 
     def expand(self, layer: np.ndarray, backward: bool, previous, counters: dict, *,
                store: Store | None = None, name: str = "layer", bound: Bound | None = None,
-               hmax: int = -1) -> np.ndarray:
+               hmax: int = -1, deadline: float | None = None) -> np.ndarray:
         """The next layer: canonical successors of `layer` (with `bound`: only those whose bound is
         at most `hmax`) that are in no array of `previous` (an array or a list of them), sorted,
         unique. Built in memory while it fits in the store's budget, else on disk (peg_disk);
-        `name` names it in the store. `layer` may be a memmap: it is read in slices."""
+        `name` names it in the store. `layer` may be a memmap: it is read in slices. Past
+        `deadline` (time.monotonic(); checked before each kernel call and in the merge) it raises
+        peg_disk.OutOfTime and the unfinished layer's files are removed — except, with a work
+        folder, a layer built on disk: its range files and a checkpoint (every
+        CHECKPOINT_SECONDS) stay, and building the same layer again goes on from the checkpoint
+        (peg_disk.LayerBuilder.resume; counters["resumed_inside"] counts the positions skipped)."""
         if isinstance(previous, np.ndarray):
             previous = [previous]
         store = store or default_store()
@@ -272,11 +278,23 @@ class Space:
         out = np.empty(CHUNK, np.uint64)
         keys, holes, ticks, tick = _state_table()
         builder = LayerBuilder(store, name, merge_unique, _minus)
+        ident = {"layer": name, "n": len(layer), "backward": bool(backward), "hmax": int(hmax),
+                 "ends": [int(layer[0]), int(layer[-1])] if len(layer) else []}
+        state = builder.resume(ident) if store.persistent else None
+        start, base = 0, counters["nodes"]
+        if state is not None:  # a checkpoint inside this layer: go on from it
+            start = state["next"]
+            counters["nodes"] += state["nodes"]
+            counters["kept"] = counters.get("kept", 0) + state["kept"]
+            counters["resumed_inside"] = counters.get("resumed_inside", 0) + start
+        kept0 = counters.get("kept", 0) - (state["kept"] if state else 0)
+        last_cp = time.monotonic()
         try:
-            for s0 in range(0, len(layer), SLICE_IN):
+            for s0 in range(start, len(layer), SLICE_IN):
                 part = np.asarray(layer[s0:s0 + SLICE_IN])
                 i = 0
                 while i < len(part):
+                    check_time(deadline, f"the expansion of layer {name}")
                     i2, k, gen, table_full = _expand(part, i, m3, want, to, lstart, self.tables,
                                                      self.nbytes, out, *bargs, hmax, keys, holes,
                                                      ticks, tick)
@@ -292,9 +310,13 @@ class Space:
                     elif i2 > i:
                         counters["nodes"] += int(gen)
                     i = i2
-            res = builder.finish(previous)
-        except BaseException:
-            builder.abandon()
+                    if store.persistent and time.monotonic() - last_cp > CHECKPOINT_SECONDS:
+                        builder.checkpoint(ident, {"next": s0 + i, "nodes": counters["nodes"] - base,
+                                                   "kept": counters.get("kept", 0) - kept0})
+                        last_cp = time.monotonic()
+            res = builder.finish(previous, deadline=deadline)
+        except BaseException as e:
+            builder.abandon(keep=not isinstance(e, DiskFull))
             raise
         if builder.spilled:
             counters["spilled"] = counters.get("spilled", 0) + 1
@@ -414,27 +436,32 @@ def _union(seen: np.ndarray, new: np.ndarray) -> np.ndarray:
 
 
 def next_layer(space: Space, done: list[np.ndarray], backward: bool, counters: dict, store: Store,
-               name: str, bound: Bound | None, K: int | None, expander=None) -> np.ndarray:
+               name: str, bound: Bound | None, K: int | None, expander=None,
+               deadline: float | None = None) -> np.ndarray:
     """Layer len(done) after layers `done` (with a bound and K: depth + bound <= K kept).
     `expander`: a function with Space.expand's signature, the space first (e.g. chunks on a
-    cluster, compare/campaign/peg_layers.py); default the space's own expand."""
+    cluster, compare/campaign/peg_layers.py); default the space's own expand. Past `deadline`
+    peg_disk.OutOfTime (checked inside the layer, Space.expand)."""
     expand = (lambda *a, **k: expander(space, *a, **k)) if expander is not None else space.expand
     if bound is None or K is None:
-        return expand(done[-1], backward, done, counters, store=store, name=name)
+        return expand(done[-1], backward, done, counters, store=store, name=name,
+                      deadline=deadline)
     hmax = K - len(done)
     if hmax < 0:
         return store.commit(name, np.empty(0, np.uint64))
     return expand(done[-1], backward, done, counters, store=store, name=name, bound=bound,
-                  hmax=hmax)
+                  hmax=hmax, deadline=deadline)
 
 
 def layers(space: Space, root: np.ndarray, backward: bool, counters: dict | None = None,
            limit: int | None = None, *, store: Store | None = None, prefix: str = "",
-           bound: Bound | None = None, K: int | None = None, expander=None) -> Iterator[np.ndarray]:
+           bound: Bound | None = None, K: int | None = None, expander=None,
+           deadline: float | None = None) -> Iterator[np.ndarray]:
     """BFS layers from `root` (a sorted canonical array): root first, then each next layer, ending
     with the first empty one (or after layer `limit`). counters["nodes"] counts successors. With a
     store, layer d is named prefix + d (a layer the store already holds is read back, not
     recomputed: resuming); with `bound` and K only positions with depth + bound <= K are kept.
+    Past `deadline` peg_disk.OutOfTime, inside the layer being built.
 
     >>> from puzzlesat.puzzles.peg import catalogue
     >>> inst = catalogue()["english33"]()
@@ -452,7 +479,8 @@ def layers(space: Space, root: np.ndarray, backward: bool, counters: dict | None
         name = f"{prefix}{depth:03d}"
         new = store.saved(name) if store.persistent else None
         if new is None:
-            new = next_layer(space, done, backward, counters, store, name, bound, K, expander)
+            new = next_layer(space, done, backward, counters, store, name, bound, K, expander,
+                             deadline)
         done.append(new)
         yield new
 
@@ -499,6 +527,7 @@ class Result:
     disk_peak: int = 0           # bytes of layer files at most
     spilled: int = 0             # layers built on disk
     resumed: int = 0             # layers read back from the work folder
+    resumed_inside: int = 0      # positions of an unfinished layer not expanded again (checkpoint)
     reason: str | None = None
 
     @property
@@ -598,6 +627,7 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
         res.disk_peak = max(res.disk_peak, one.disk_peak)
         res.spilled += one.spilled
         res.resumed += one.resumed
+        res.resumed_inside += one.resumed_inside
         res.lower = max(res.lower, one.lower)
         res.bound = k
         if one.moves is not None or one.out_of_disk or one.out_of_time:
@@ -708,9 +738,13 @@ def meet(sp: Space, roots: list[np.ndarray], targets: np.ndarray, res: Result, s
             spilled = counters.get("spilled", 0)
             try:
                 new = next_layer(sp, side, not forward, counters, store, name,
-                                 fb if forward else bb, K, expander)
+                                 fb if forward else bb, K, expander, ctx.deadline)
             except DiskFull as e:
                 res.out_of_disk = True
+                res.reason = (f"{e}: layers to forward depth {A}, backward depth {E} searched")
+                break
+            except OutOfTime as e:
+                res.out_of_time = True
                 res.reason = (f"{e}: layers to forward depth {A}, backward depth {E} searched")
                 break
             res.spilled += counters.get("spilled", 0) - spilled
@@ -736,6 +770,7 @@ def meet(sp: Space, roots: list[np.ndarray], targets: np.ndarray, res: Result, s
             if len(common):
                 meeting = (len(fwd) - 1, len(bwd) - 1, int(common[0]))
     res.nodes = counters["nodes"]
+    res.resumed_inside = counters.get("resumed_inside", 0)
     A, E = len(fwd) - 1, len(bwd) - 1
     if meeting is None:
         if empty_side is not None:
@@ -798,9 +833,14 @@ def _search_backward_in(inst, sp, res, store, ctx, t0, counters, targets) -> Res
             res.resumed += 1
         else:
             try:
-                new = next_layer(sp, bwd, True, counters, store, name, None, None)
+                new = next_layer(sp, bwd, True, counters, store, name, None, None,
+                                 deadline=ctx.deadline)
             except DiskFull as e:
                 res.out_of_disk = True
+                res.reason = f"{e}: backward layers to depth {len(bwd) - 1} searched"
+                break
+            except OutOfTime as e:
+                res.out_of_time = True
                 res.reason = f"{e}: backward layers to depth {len(bwd) - 1} searched"
                 break
         if len(new) == 0:

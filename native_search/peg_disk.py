@@ -16,6 +16,13 @@ each earlier layer's slice), then appended to the layer's file in range order â€
 bucket sort by value range, so a layer larger than memory only needs one range in memory at a
 time (a range still too large is split again from a sample of its own values).
 
+With a work folder the spilled state is also a checkpoint inside the layer: the range files live in
+`part-<layer>` (kept when the search stops for time or is interrupted), and `checkpoint` records
+in `progress.json` (atomically) how far the expansion got and each range file's size at that
+moment; a run that builds the same layer again (`resume`: the same input layer, side and bound)
+truncates the range files to those sizes and goes on from that position. The merge at the end
+consumes the range files, so the checkpoint is dropped when it starts.
+
 Disk use is counted (bytes of the files this store holds; `peak_disk`), bounded by `disk_limit`
 and by a reserve of free space left on the file system; past either, or on a real ENOSPC, the
 store raises `DiskFull` and removes the unfinished layer's files: the search stops with what its
@@ -29,6 +36,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +49,23 @@ MANIFEST = "manifest.json"
 
 class DiskFull(Exception):
     """The work folder may not grow (disk limit, free-space reserve, or the disk is full)."""
+
+
+class OutOfTime(Exception):
+    """The time limit passed while a layer was being built (its files are removed; the layers
+    finished before it stay, so a search with a work folder resumes from them)."""
+
+
+def past(deadline: float | None) -> bool:
+    """Has `deadline` (time.monotonic() seconds; None: no limit) passed? The one clock of the
+    checks inside a layer (a test replaces it to stop at a chosen check)."""
+    return deadline is not None and time.monotonic() > deadline
+
+
+def check_time(deadline: float | None, where: str) -> None:
+    """Raise OutOfTime naming `where` once `deadline` has passed."""
+    if past(deadline):
+        raise OutOfTime(f"time limit inside {where}")
 
 
 def default_memory() -> int:
@@ -105,6 +130,9 @@ class Store:
                 m = json.loads(path.read_text())
                 if m.get("key") == self.key:
                     self.manifest = m
+            for part in self.dir.glob("part-*"):  # range files of a layer finished since
+                if part.name[len("part-"):] in self.manifest["layers"]:
+                    shutil.rmtree(part, ignore_errors=True)
             for name, meta in self.manifest["layers"].items():
                 self.disk += ITEM * meta["size"]
             self.peak_disk = self.disk
@@ -161,6 +189,11 @@ class Store:
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir(parents=True)
         return d
+
+    def part(self, name: str) -> Path:
+        """The folder of layer `name`'s checkpointed range files (persistent stores; kept by
+        Store's start-up, unlike tmp-* folders)."""
+        return self.folder() / f"part-{name}"
 
     def drop_scratch(self, d: Path) -> None:
         """Delete a scratch folder and every file under it (accounted)."""
@@ -284,6 +317,7 @@ class LayerBuilder:
         self.dir: Path | None = None
         self.expected = expected              # guess: final size / size when spilled
         self.spilled = False
+        self.resumable = store.persistent     # range files in part-<name>, checkpointed
 
     def _cap(self) -> int:
         """Positions one range may hold to be finished in memory (sort and set work: ~4 copies)."""
@@ -313,7 +347,12 @@ class LayerBuilder:
         acc, self.acc = self.acc, np.empty(0, np.uint64)
         nb = int(min(MAX_BUCKETS, max(2, -(-len(acc) * self.expected // self._cap()))))
         self.cuts = _splitters(acc, nb)
-        self.dir = self.store.scratch(self.name)
+        if self.resumable:
+            self.dir = self.store.part(self.name)
+            self.store.drop_scratch(self.dir)
+            self.dir.mkdir(parents=True)
+        else:
+            self.dir = self.store.scratch(self.name)
         self.spilled = True
         self._spill(acc)
 
@@ -325,19 +364,75 @@ class LayerBuilder:
                 self.store.append(self.dir / f"{b:05d}", part[lo:hi])
             lo = hi
 
-    def finish(self, previous: list[np.ndarray], note: dict | None = None) -> np.ndarray:
-        """The layer: the chunks' union minus every layer in `previous`, committed to the store."""
+    # ---- the checkpoint inside a layer (persistent stores) -----------------------------------
+    def checkpoint(self, ident: dict, state: dict) -> bool:
+        """Record that every chunk added so far is in the range files (spilled state only), with
+        `state` (e.g. the input position reached); `ident` names the layer being built. Returns
+        whether a checkpoint was written."""
+        if not self.resumable or self.cuts is None or self.dir is None:
+            return False
+        sizes = {}
+        for f in self.dir.iterdir():
+            if f.name.isdigit():
+                sizes[f.name] = f.stat().st_size
+                with open(f, "rb+") as h:
+                    os.fsync(h.fileno())
+        tmp = self.dir / "progress.json.tmp"
+        tmp.write_text(json.dumps({"ident": ident, "state": state, "sizes": sizes,
+                                   "cuts": [int(c) for c in self.cuts]}))
+        os.replace(tmp, self.dir / "progress.json")
+        return True
+
+    def resume(self, ident: dict) -> dict | None:
+        """The state of the last checkpoint of this layer (same `ident`), its range files cut
+        back to their sizes then; None (and any stale part folder removed) if there is none."""
+        if not self.resumable:
+            return None
+        d = self.store.part(self.name)
+        prog = d / "progress.json"
+        try:
+            m = json.loads(prog.read_text())
+        except (OSError, ValueError):
+            m = None
+        if m is None or m.get("ident") != ident:
+            if d.exists():
+                shutil.rmtree(d, ignore_errors=True)
+            return None
+        for f in d.iterdir():
+            if f.name.isdigit() and f.name not in m["sizes"]:
+                f.unlink()
+            elif f.is_dir():
+                shutil.rmtree(f, ignore_errors=True)
+        for name, size in m["sizes"].items():
+            with open(d / name, "rb+") as h:
+                h.truncate(size)
+            self.store.disk += size
+        self.store.peak_disk = max(self.store.peak_disk, self.store.disk)
+        self.cuts = np.array(m["cuts"], dtype=np.uint64)
+        self.dir = d
+        self.spilled = True
+        return m["state"]
+
+    def finish(self, previous: list[np.ndarray], note: dict | None = None,
+               deadline: float | None = None) -> np.ndarray:
+        """The layer: the chunks' union minus every layer in `previous`, committed to the store.
+        Past `deadline` (checked between the earlier layers and between ranges) OutOfTime, the
+        layer's files removed (the merge consumes the checkpoint)."""
+        if self.dir is not None:
+            (self.dir / "progress.json").unlink(missing_ok=True)
         try:
             if self.cuts is None:
                 self._fold()
                 layer = self.acc
                 self.acc = np.empty(0, np.uint64)
                 for p in previous:
+                    check_time(deadline, f"the merge of layer {self.name}")
                     layer = _minus_range(layer, p, self.minus)
                 return self.store.commit(self.name, layer, note=note)
             out = self.dir / "layer"
             n = 0
             for b in range(len(self.cuts) + 1):
+                check_time(deadline, f"the merge of layer {self.name}")
                 n += self._finish_range(self.dir / f"{b:05d}", out, previous)
             return self.store.commit(self.name, out, n, note=note)
         finally:
@@ -345,8 +440,13 @@ class LayerBuilder:
                 self.store.drop_scratch(self.dir)
                 self.dir = None
 
-    def abandon(self) -> None:
-        """Drop the unfinished layer's files."""
+    def abandon(self, keep: bool = False) -> None:
+        """Drop the unfinished layer's files (`keep`: a checkpointed part folder stays for
+        `resume`)."""
+        if keep and self.resumable and self.dir is not None \
+                and (self.dir / "progress.json").exists():
+            self.dir = None
+            return
         if self.dir is not None:
             self.store.drop_scratch(self.dir)
             self.dir = None

@@ -33,18 +33,23 @@ Layers grow until the next one is predicted (from the last growth factor) to pas
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 from numba import njit
 
-from ..core.result import Status
-from ..puzzles.peg import Board, Hole, PegInstance, Solution, moves
+from ..core.result import CheckError, Status
+from ..puzzles.peg import Board, Hole, PegInstance, Solution, check, hole_label, moves
 
 from . import peg_bfs
 from .peg_bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, gallop, merge_unique
+from .peg_disk import OutOfTime
 
 Perm = tuple[int, ...]     # hole h goes to perm[h]
 Pair = tuple[Hole, Hole]   # (vacate, finish)
@@ -155,10 +160,11 @@ class _Side:
 def _grow(space: Space, root: int | np.ndarray, backward: bool, cap: int, deadline: float | None,
           depth: int | None = None) -> _Side:
     """Layers from `root` until one is empty (done), the next is predicted to pass `cap`, or
-    layer `depth` (if given; then `cap` only stops a layer that is itself larger than `cap`)."""
+    layer `depth` (if given; then `cap` only stops a layer that is itself larger than `cap`), or
+    `deadline` passes (checked inside each layer too: the unfinished layer is dropped)."""
     t0 = time.monotonic()
     roots = root if isinstance(root, np.ndarray) else _unique(space.canon([root]))
-    gen = peg_bfs.layers(space, roots, backward)
+    gen = peg_bfs.layers(space, roots, backward, deadline=deadline)
     out = [next(gen)]
     done = False
     while True:
@@ -171,7 +177,10 @@ def _grow(space: Space, root: int | np.ndarray, backward: bool, cap: int, deadli
             break
         if deadline is not None and time.monotonic() > deadline:
             break
-        nxt = next(gen, None)
+        try:
+            nxt = next(gen, None)
+        except OutOfTime:
+            break
         if nxt is None or len(nxt) == 0:
             done = True
             break
@@ -558,6 +567,66 @@ def _walk(sp: Space, fwd: list, bwd: list, beams: dict, d: int, e: int, m: int, 
     return (v, f), tuple(j for ch in chains for j in ch)
 
 
+def replayed(b: Board, pair: Pair, sol: Solution, claimed: int | None = None) -> int:
+    """The moves of `sol` for the problem `pair` (vacate, finish) as the independent checker
+    (puzzles.peg.check) replays it; CheckError if it breaks a rule or has other moves than
+    `claimed`."""
+    v, f = pair
+    inst = PegInstance(f"{b.name}:{v}->{f}", b, frozenset(range(b.n)) - {v}, frozenset({f}))
+    got = check(inst, sol)
+    if claimed is not None and got != claimed:
+        raise CheckError(f"{b.name} {v}->{f}: the solution has {got} moves, not {claimed}")
+    return got
+
+
+def solution_text(b: Board, pair: Pair, sol: Solution) -> str:
+    """One line: the problem and its jumps (from-to)."""
+    return (f"{hole_label(b, pair[0])} -> {hole_label(b, pair[1])}: "
+            + " ".join(f"{hole_label(b, a)}-{hole_label(b, c)}" for a, _, c in sol))
+
+
+def _upper_path(work_dir, b: Board) -> Path:
+    """The file of the best replayed solution of board b's least search in `work_dir`."""
+    from .peg_disk import search_key
+    key = search_key(kind="peg-least-upper", n=b.n, lines=sorted(b.lines))
+    digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    return Path(work_dir) / f"peg-least-upper-{digest}.json"
+
+
+def _load_upper(work_dir, b: Board, say) -> tuple[int, Pair, Solution] | None:
+    """The solution stored by an earlier run, replayed again by the checker (None: none, or it
+    does not replay: then it is not used)."""
+    if work_dir is None:
+        return None
+    path = _upper_path(work_dir, b)
+    if not path.exists():
+        return None
+    try:
+        d = json.loads(path.read_text())
+        pair = (int(d["pair"][0]), int(d["pair"][1]))
+        sol = tuple(tuple(int(h) for h in j) for j in d["solution"])
+        k = replayed(b, pair, sol, int(d["moves"]))
+    except (CheckError, KeyError, TypeError, ValueError) as e:
+        say(f"the stored solution in {path} is not used: {e}")
+        return None
+    say(f"stored solution of {k} moves, replayed by the checker ({solution_text(b, pair, sol)})")
+    return k, pair, sol
+
+
+def _store_upper(work_dir, b: Board, best: tuple[int, Pair, Solution], how: str) -> None:
+    """Keep a replayed solution in `work_dir` (atomically), for the report and later runs."""
+    if work_dir is None:
+        return
+    k, pair, sol = best
+    path = _upper_path(work_dir, b)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"board": b.name, "moves": k, "pair": list(pair),
+                               "solution": [list(j) for j in sol], "found": how,
+                               "replayed": "puzzles.peg.check"}, sort_keys=True))
+    os.replace(tmp, path)
+
+
 def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 0,
                    beam_levels: int = 4, memory: int | None = None, work_dir: str | None = None,
                    disk_limit: int | None = None, progress: Callable[[str], None] | None = None,
@@ -573,7 +642,11 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     moves. After such a K, when its search generated more than ten times `beam_width` successors,
     a beam (`beam_width` > 0: the best of the last forward layer by the peg_beam score,
     `beam_levels` levels on, met with every backward layer) may find a solution; one of K + 1
-    moves settles the minimum. Layers as peg_bfs.search: within `memory`, else on
+    moves settles the minimum (the beam runs after each such K while the best solution known is
+    longer than K + 1; the shortest is kept). Every solution (the minimum's, the beam's upper
+    bound) is replayed by the checker before it is reported (CheckError if it does not replay:
+    never reported); with `work_dir` the best one is kept there (peg-least-upper-*.json) and a
+    later run starts from it, replayed again. Layers as peg_bfs.search: within `memory`, else on
     disk; with `work_dir` resumable; past `disk_limit` or `time_limit` the answer is the proved
     lower bound (moves None); `expander` expands the layers (peg_bfs.next_layer: e.g. chunk jobs
     on a cluster); `backward_depth` caps the backward layers (default: the side that generates
@@ -594,7 +667,8 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     k = min(k, b.n - 2)
     stats = {"refuted": [], "disk_peak_bytes": 0, "layers_on_disk": 0, "layers_resumed": 0,
              "nodes": 0, "bound": [fb.description, bb.description]}
-    best: tuple[int, Pair, Solution] | None = None  # the shortest solution found (an upper bound)
+    # the shortest solution found (an upper bound), replayed by the checker
+    best: tuple[int, Pair, Solution] | None = _load_upper(work_dir, b, say)
     lower = 0
     lf: list[int] = []
     lb: list[int] = []
@@ -618,12 +692,16 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
             stats["nodes"] += res.nodes
             stats["layers_on_disk"] += res.spilled
             stats["layers_resumed"] += res.resumed
+            stats["positions_resumed_inside"] = (stats.get("positions_resumed_inside", 0)
+                                                 + res.resumed_inside)
             lower = max(lower, res.lower)
             if meeting is not None:
                 d, e, m = meeting
                 pair, sol = _walk(sp, fwd, bwd, {}, d, e, m, len(fwd) - 1)
-                assert moves(sol) == d + e, "the least meeting's path has another length"
-                say(f"K={k}: met at {d} + {e} = {d + e} moves {time.monotonic() - t0:.1f} s")
+                replayed(b, pair, sol, d + e)
+                _store_upper(work_dir, b, (d + e, pair, sol), f"the least meeting at K={k}")
+                say(f"K={k}: met at {d} + {e} = {d + e} moves, replayed by the checker "
+                    f"({solution_text(b, pair, sol)}) {time.monotonic() - t0:.1f} s")
                 return Least(d + e, d + e, pair, sol, lf, lb, time.monotonic() - t0,
                              _fin(stats, store, k))
             if res.out_of_disk or res.out_of_time:
@@ -632,16 +710,25 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
             stats["refuted"].append(k)
             say(f"K={k}: no solution within {k} moves ({res.reason}) {time.monotonic() - t0:.1f} s")
             # the beam costs about as much as a search of a few times its width: worth it only
-            # after a search that cost more (small K: the next K's search is cheaper)
-            if best is None and beam_width and len(fwd[-1]) and res.nodes > 10 * beam_width:
+            # after a search that cost more (small K: the next K's search is cheaper), and only
+            # while the best solution known is longer than K + 1 (it could be beaten)
+            if (best is None or best[0] > k + 1) and beam_width and len(fwd[-1]) \
+                    and res.nodes > 10 * beam_width:
                 found = _beam_from(sp, fwd, bwd, beam_width, beam_levels, inst)
                 if found is not None:
-                    best = found
-                    say(f"beam of {beam_width}: a solution of {found[0]} moves "
+                    replayed(b, found[1], found[2], found[0])
+                    say(f"beam of {beam_width}: a solution of {found[0]} moves, replayed by the "
+                        f"checker ({solution_text(b, found[1], found[2])}) "
                         f"{time.monotonic() - t0:.1f} s")
+                    if best is None or found[0] < best[0]:
+                        best = found
+                        _store_upper(work_dir, b, best, f"beam of {beam_width} after K={k}")
         finally:
             stats["disk_peak_bytes"] = max(stats["disk_peak_bytes"], store.peak_disk)
             store.close()
+        if best is not None and best[0] < lower:
+            raise CheckError(f"a replayed solution of {best[0]} moves is below the proved bound "
+                             f"{lower}")
         if best is not None and best[0] == lower:
             return Least(best[0], lower, best[1], best[2], lf, lb, time.monotonic() - t0,
                          _fin(stats, None, k))
@@ -773,7 +860,7 @@ def least_over_all(b: Board, forward_depth: int | None = None, backward_depth: i
         return Least(None, lower, None, None, lf, lb, time.monotonic() - t0)
     d, e, m = best
     (v, f), sol = _walk(sp, fwd, bwd, beams, d, e, m, A)
-    k = moves(sol)  # a beam position may be nearer the start than its level
+    k = replayed(b, (v, f), sol)  # a beam position may be nearer the start than its level
     assert k >= lower or not beams, f"a solution of {k} moves below the proved bound {lower}"
     exact = not beams or k == lower
     return Least(k if exact else None, k if not beams else lower, (v, f), sol, lf, lb,

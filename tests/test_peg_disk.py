@@ -121,8 +121,8 @@ def test_interrupted_search_resumes_from_its_last_layer(tmp_path, memory, englis
 
 
 def test_interrupted_inside_a_layer_resumes(tmp_path, monkeypatch):
-    """A crash while a spilled layer is being finished leaves scratch files; the next run drops
-    them and builds that layer again."""
+    """A crash while a spilled layer is being finished leaves its range files (its checkpoint was
+    dropped when the merge began); the next run drops them and builds that layer again."""
     inst = CAT["triangle21"]()
     full = peg_bfs.search(inst)
     calls = {"n": 0}
@@ -137,10 +137,10 @@ def test_interrupted_inside_a_layer_resumes(tmp_path, monkeypatch):
     monkeypatch.setattr(Store, "drop_scratch", lambda self, d: None)  # as if the process died
     with pytest.raises(Stop):
         peg_bfs.search(inst, memory=0, work_dir=str(tmp_path))
-    assert list(tmp_path.glob("*/tmp-*"))
+    assert list(tmp_path.glob("*/part-*"))   # a work folder's layer on disk: part-<layer>
     monkeypatch.undo()
     again = peg_bfs.search(inst, memory=0, work_dir=str(tmp_path))
-    assert not list(tmp_path.glob("*/tmp-*"))
+    assert not list(tmp_path.glob("*/tmp-*")) and not list(tmp_path.glob("*/part-*"))
     assert (again.moves, again.layers_forward, again.layers_backward) == \
         (full.moves, full.layers_forward, full.layers_backward)
 

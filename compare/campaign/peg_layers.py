@@ -10,6 +10,12 @@ shared file system). The client merges each chunk's output once, keyed by chunk 
 same `LayerBuilder` a single process uses (in memory or range files on disk), and subtracts the
 earlier layers there: the layer is the same set as one process builds.
 
+A time limit (`deadline`) is checked inside the layer: while the client waits for chunks (every
+half second on the local executor, at each finished chunk on Dask), between merged chunks and in
+the merge; past it the running chunk jobs are stopped (local: their process groups killed; Dask:
+their futures cancelled), the unfinished layer's files removed, and peg_disk.OutOfTime raised —
+the layers finished before stay, so a search with a work folder resumes from them.
+
 A chunk whose process dies (killed, out of memory) leaves no output file and is run again: on the
 local executor by the client, up to `retries` more times; on Dask the scheduler re-runs a task
 whose worker died (its `allowed-failures`), and the client submits it again under a new key when
@@ -56,35 +62,46 @@ class ChunkPool:
         return max(1, int(getattr(self.executor, "jobs", 1)))
 
     # ---- running chunk specs -----------------------------------------------------------------
-    def run(self, specs: list[dict], folder: Path) -> Iterator[dict]:
-        """Each chunk's result once, as they finish (re-running chunks that die)."""
+    def run(self, specs: list[dict], folder: Path, deadline: float | None = None
+            ) -> Iterator[dict]:
+        """Each chunk's result once, as they finish (re-running chunks that die); past `deadline`
+        the chunks still running are stopped and OutOfTime raised."""
         if getattr(self.executor, "name", "") == "dask":
-            yield from self._run_dask(specs)
+            yield from self._run_dask(specs, deadline)
         else:
-            yield from self._run_local(specs, folder)
+            yield from self._run_local(specs, folder, deadline)
 
-    def _run_local(self, specs: list[dict], folder: Path) -> Iterator[dict]:
-        cancel = getattr(self.executor, "cancel", None) or threading.Event()
+    def _run_local(self, specs: list[dict], folder: Path, deadline: float | None
+                   ) -> Iterator[dict]:
+        from ...native_search.peg_disk import check_time
+        outer = getattr(self.executor, "cancel", None)  # the executor's (a cancelled run)
+        cancel = threading.Event()                      # this layer's: set on leaving early
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="puzzlesat-chunk")
-        pending = {pool.submit(self._local_one, s, folder, cancel) for s in specs}
+        pending = {pool.submit(self._local_one, s, folder, cancel, outer) for s in specs}
         try:
             while pending:
                 done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
                 for f in done:
                     yield f.result()
+                if pending:
+                    check_time(deadline, "a layer's chunk jobs")
         finally:
             if pending:
                 cancel.set()
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _local_one(self, spec: dict, folder: Path, cancel: threading.Event) -> dict:
+    def _local_one(self, spec: dict, folder: Path, cancel: threading.Event,
+                   outer: threading.Event | None = None) -> dict:
         spec_path = folder / f"spec-{spec['id']}.pkl"
         res_path = folder / f"result-{spec['id']}.json"
         with open(spec_path, "wb") as f:
             pickle.dump(spec, f)
         fails = []
+        def cancelled() -> bool:
+            return cancel.is_set() or (outer is not None and outer.is_set())
+
         for attempt in range(self.retries + 1):
-            if cancel.is_set():
+            if cancelled():
                 raise ChunkFailed("cancelled")
             res_path.unlink(missing_ok=True)
             proc = subprocess.Popen([sys.executable, "-m", "puzzlesat.native_search.peg_chunks",
@@ -95,7 +112,7 @@ class ChunkPool:
                     _, err = proc.communicate(timeout=0.5)
                     break
                 except subprocess.TimeoutExpired:
-                    if cancel.is_set():
+                    if cancelled():
                         _kill_group(proc.pid)
             if proc.returncode == 0 and res_path.exists():
                 out = json.loads(res_path.read_text())
@@ -107,9 +124,10 @@ class ChunkPool:
                 self.stats["reruns"] += 1
         raise ChunkFailed(f"chunk {spec['id']} failed {len(fails)} times: {fails[-1]}")
 
-    def _run_dask(self, specs: list[dict]) -> Iterator[dict]:
+    def _run_dask(self, specs: list[dict], deadline: float | None) -> Iterator[dict]:
         from distributed import as_completed
         from ...native_search.peg_chunks import expand_chunk
+        from ...native_search.peg_disk import OutOfTime, past
         client = self.executor.client
         tries = {s["id"]: 0 for s in specs}
         by_key = {}
@@ -120,33 +138,48 @@ class ChunkPool:
             futures.append(f)
         seen: set[int] = set()
         ac = as_completed(futures, loop=client.loop)
-        for f in ac:
-            s = by_key[f.key]
-            try:
-                res = f.result()
-            except Exception as e:  # KilledWorker past allowed-failures, or an error in the job
-                tries[s["id"]] += 1
-                if tries[s["id"]] > self.retries:
-                    raise ChunkFailed(f"chunk {s['id']} failed {tries[s['id']]} times: {e}") from e
-                self.stats["reruns"] += 1
-                g = client.submit(expand_chunk, s, key=f"peg-chunk-{s['tag']}-{s['id']}-{tries[s['id']]}",
-                                  pure=False)
-                by_key[g.key] = s
-                ac.add(g)
-                continue
-            finally:
-                f.release()
-            if res["id"] in seen:
-                continue
-            seen.add(res["id"])
-            yield res
+        finished = False
+        live = {f.key for f in futures}
+        try:
+            for f in ac:
+                if past(deadline):
+                    raise OutOfTime("time limit inside a layer's chunk jobs")
+                s = by_key[f.key]
+                live.discard(f.key)
+                try:
+                    res = f.result()
+                except Exception as e:  # KilledWorker past allowed-failures, or an error in the job
+                    tries[s["id"]] += 1
+                    if tries[s["id"]] > self.retries:
+                        raise ChunkFailed(f"chunk {s['id']} failed {tries[s['id']]} times: {e}") from e
+                    self.stats["reruns"] += 1
+                    g = client.submit(expand_chunk, s,
+                                      key=f"peg-chunk-{s['tag']}-{s['id']}-{tries[s['id']]}",
+                                      pure=False)
+                    by_key[g.key] = s
+                    futures.append(g)
+                    live.add(g.key)
+                    ac.add(g)
+                    continue
+                finally:
+                    f.release()
+                if res["id"] in seen:
+                    continue
+                seen.add(res["id"])
+                yield res
+            finished = True
+        finally:
+            if not finished and live:  # leaving early (time limit, a failed chunk): stop the rest
+                client.cancel([g for g in futures if g.key in live])
 
     # ---- one layer ---------------------------------------------------------------------------
     def expand(self, space, layer: np.ndarray, backward: bool, previous, counters: dict, *,
-               store=None, name: str = "layer", bound=None, hmax: int = -1) -> np.ndarray:
-        """The next layer (as Space.expand), its successors generated by chunk jobs."""
+               store=None, name: str = "layer", bound=None, hmax: int = -1,
+               deadline: float | None = None) -> np.ndarray:
+        """The next layer (as Space.expand), its successors generated by chunk jobs; past
+        `deadline` OutOfTime (module docstring)."""
         from ...native_search.peg_bfs import _minus, default_store, merge_unique
-        from ...native_search.peg_disk import ITEM, LayerBuilder
+        from ...native_search.peg_disk import ITEM, LayerBuilder, check_time
         if isinstance(previous, np.ndarray):
             previous = [previous]
         store = store or default_store()
@@ -154,7 +187,7 @@ class ChunkPool:
             hmax = -1
         if len(layer) <= self.chunk:  # one chunk: no job is worth its start-up
             return space.expand(layer, backward, previous, counters, store=store, name=name,
-                                bound=bound, hmax=hmax)
+                                bound=bound, hmax=hmax, deadline=deadline)
         folder = store.scratch(f"{name}-chunks")
         path, own = _layer_file(layer, store, folder)
         n = len(layer)
@@ -169,9 +202,10 @@ class ChunkPool:
         merged: set[int] = set()
         reruns = self.stats["reruns"]
         try:
-            for res in self.run(specs, folder):
+            for res in self.run(specs, folder, deadline):
                 if res["id"] in merged:  # a chunk is merged once
                     continue
+                check_time(deadline, f"the merge of layer {name}'s chunks")
                 merged.add(res["id"])
                 out = Path(res["path"])
                 size_out = out.stat().st_size // ITEM
@@ -186,7 +220,7 @@ class ChunkPool:
                 counters["kept"] = counters.get("kept", 0) + int(res["count"])
             if len(merged) != len(specs):
                 raise ChunkFailed(f"{len(specs) - len(merged)} chunks never finished")
-            result = builder.finish(previous)
+            result = builder.finish(previous, deadline=deadline)
         except BaseException:
             builder.abandon()
             raise
