@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import random
 import signal
 import sqlite3
@@ -69,8 +70,10 @@ def cli(*args: str, cwd=None, timeout: float = 600, env: dict | None = None,
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env,
                               input=input)
     from puzzlesat.cli.main import main
+    from puzzlesat.compare import runner
+    runner._load_kernels()  # what earlier commands' workers loaded: this fork inherits it
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            tempfile.TemporaryFile() as inp:
+            tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as kern:
         inp.write((input or "").encode())
         inp.flush()
         inp.seek(0)
@@ -104,6 +107,9 @@ def cli(*args: str, cwd=None, timeout: float = 600, env: dict | None = None,
                 try:
                     sys.stdout.flush()
                     sys.stderr.flush()
+                    with runner._KERNELS_LOCK:  # the kernels its engine workers held, for the test
+                        pickle.dump(runner._KERNELS[:], kern)
+                    kern.flush()
                 finally:
                     os._exit(code)
         deadline = time.monotonic() + timeout
@@ -118,6 +124,12 @@ def cli(*args: str, cwd=None, timeout: float = 600, env: dict | None = None,
             time.sleep(0.005)
         out.seek(0)
         err.seek(0)
+        kern.seek(0)
+        try:
+            with runner._KERNELS_LOCK:
+                runner._KERNELS.extend(pickle.load(kern))
+        except Exception:  # noqa: BLE001 - an optimisation only (e.g. the command was killed)
+            pass
         return subprocess.CompletedProcess(argv, os.waitstatus_to_exitcode(status),
                                            out.read().decode("utf-8", "replace"),
                                            err.read().decode("utf-8", "replace"))
