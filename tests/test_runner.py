@@ -119,3 +119,33 @@ def test_cut_short_reports_its_best_checked_solution_first():
     r = ps.solve(ps.load("peg/hoppers"), streams)
     assert r.status is S.FEASIBLE and r.objective == 7
     assert ps.check(ps.load("peg/hoppers"), r.solutions[0]) == r.objective
+
+
+def test_isolated_runs_hand_their_numba_kernels_to_the_parent():
+    """A worker reports the kernels it loaded; the parent loads them before its next run (outside
+    that run's clock), so later workers inherit them; the answers stay the same. In a fresh
+    interpreter, so that nothing was loaded before."""
+    import json
+    import subprocess
+    import sys
+    code = """if True:
+        import json
+        from puzzlesat.compare import runner
+        from puzzlesat.compare.runner import solve
+        from puzzlesat.core import procs
+        from puzzlesat.families.instances import load_instance
+        peg = lambda ks: sorted({(m, a) for m, a, _ in ks if m.startswith("puzzlesat.native_search.peg")})
+        fam, inst = load_instance("peg/hoppers")
+        before = peg(procs.loaded_kernels())
+        first = solve(fam, inst, "native", "optimize")
+        reported = peg(runner._KERNELS)
+        second = solve(fam, inst, "native", "optimize")
+        print(json.dumps({"before": before, "reported": reported, "after": peg(procs.loaded_kernels()),
+                          "answers": [[r.status.value, r.objective, r.checked] for r in (first, second)]}))
+    """
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["before"] == [] and d["reported"]       # nothing here; the worker held peg kernels
+    assert set(map(tuple, d["reported"])) <= set(map(tuple, d["after"]))  # loaded here since
+    assert d["answers"] == [["OPTIMAL", 7, 1], ["OPTIMAL", 7, 1]]  # Hoppers: 7 moves (SPEC.md)
