@@ -8,17 +8,22 @@ that start an external solver, and by campaign jobs:
     preexec_for_child `preexec_fn` of an external program: own session, dies with its parent
     limit_memory      cap the address space (RLIMIT_AS)
     kill_group        SIGKILL a process group (the worker and whatever it started)
+    frozen_heap       around a fork: the child's garbage collections leave the parent's objects
+                      (and so their memory pages) untouched
     split_command / find_program   an external program's command line: its words (pure), and
                       whether its program exists here (looked at only when it is about to run)
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import gc
 import os
 import resource
 import shlex
 import shutil
 import signal
+from typing import Any
 
 from .result import InputError
 
@@ -51,6 +56,19 @@ def limit_memory(megabytes: float | None) -> None:
     if hard != resource.RLIM_INFINITY:
         cap = min(cap, hard)
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
+@contextlib.contextmanager
+def frozen_heap():
+    """Fork inside this block: every object that exists now moves to the collector's permanent
+    generation (`gc.freeze`), so a forked child's collections never walk them and never copy the
+    pages they live on (a full collection in a fork of a 200 MB process costs 0.13 s of CPU, and
+    about as much memory again); the parent takes its objects back (`gc.unfreeze`) on leaving."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def become_worker(memory_mb: float | None = None, parent: int | None = None) -> None:
@@ -146,22 +164,55 @@ def find_program(cmd: str, what: str) -> str:
 _SKIP = ("numba", "llvmlite", "numpy", "ortools", "google", "pysat", "scipy", "encodings", "_")
 
 
+_KERNEL_INDEX: set[str] = set()  # modules looked at (in the process that forked this one)
+_KERNEL_MODULES: dict[str, tuple[str, ...]] = {}  # those of them that define kernels -> names
+
+
+def _dispatchers_of(name: str, mod: Any) -> tuple[str, ...]:
+    from numba.core.registry import CPUDispatcher
+    space = getattr(mod, "__dict__", None)
+    if not space or name.startswith(_SKIP):
+        return ()
+    return tuple(attr for attr, obj in list(space.items())
+                 if isinstance(obj, CPUDispatcher) and getattr(obj.py_func, "__module__", None) == name)
+
+
+def index_kernels() -> None:
+    """Note which of the loaded modules define numba kernels. Call it before forking: a worker
+    then looks only at those and at the modules it imported itself in `loaded_kernels`, instead
+    of walking every module's objects, which copied 25 MB of the parent's memory pages (40 ms of
+    CPU) in every worker of a 200 MB test process."""
+    import sys
+    if "numba" not in sys.modules:
+        return
+    for name in [k for k in sys.modules if k not in _KERNEL_INDEX]:
+        mod = sys.modules.get(name)
+        attrs = _dispatchers_of(name, mod) if mod is not None else ()
+        if attrs:
+            _KERNEL_MODULES[name] = attrs
+        _KERNEL_INDEX.add(name)
+
+
 def loaded_kernels() -> list[tuple[str, str, list]]:
     """(module, name, signatures) of every numba kernel this process holds compiled (nothing
     without numba loaded)."""
     import sys
     if "numba" not in sys.modules:
         return []
-    from numba.core.registry import CPUDispatcher
+    mods = dict(_KERNEL_MODULES)
+    for name in reversed(sys.modules):  # the newest first: the modules imported since the index
+        if name in _KERNEL_INDEX:
+            break
+        mod = sys.modules.get(name)
+        if mod is not None:
+            mods[name] = _dispatchers_of(name, mod)
     out = []
-    for name, mod in list(sys.modules.items()):
-        space = getattr(mod, "__dict__", None)
-        if not space or name.startswith(_SKIP):
-            continue
-        for attr, obj in list(space.items()):
-            if (isinstance(obj, CPUDispatcher) and obj.signatures
-                    and getattr(obj.py_func, "__module__", None) == name):
-                out.append((name, attr, list(obj.signatures)))
+    for name, attrs in mods.items():
+        mod = sys.modules.get(name)
+        for attr in attrs:
+            sigs = getattr(getattr(mod, attr, None), "signatures", None)
+            if sigs:
+                out.append((name, attr, list(sigs)))
     return out
 
 

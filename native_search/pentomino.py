@@ -42,6 +42,7 @@ from typing import Callable, Iterator
 import numba
 import numpy as np
 
+from ..core.procs import frozen_heap
 from ..core.result import Context, Outcome, Status, Task
 from ..puzzles.pentomino import Solution, Sym, Tiling, canonical, placements, symmetries, transform
 from ..puzzles.pentomino_breaking import PlanNode, placement_orbits, symmetry_plan
@@ -936,20 +937,21 @@ def tilings_parallel(inst: Tiling, processes: int, *, up_to_symmetry: bool = Fal
     # plain forked children (the runner's worker is a daemon process, which may not own a Pool);
     # job i goes to child i mod processes: hundreds of subtrees balance well enough that way
     conns, pids = [], []
-    for w in range(processes):
-        parent, child = mpc.Pipe(duplex=False)
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
-            parent.close()
-            code = 0
-            try:
-                _subtree_worker(child, inst, scan, brs, par[w::processes], branching)
-            except BaseException:
-                code = 1
-            os._exit(code)
-        child.close()
-        conns.append(parent)
-        pids.append(pid)
+    with frozen_heap():  # the children's collections leave our objects alone
+        for w in range(processes):
+            parent, child = mpc.Pipe(duplex=False)
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child
+                parent.close()
+                code = 0
+                try:
+                    _subtree_worker(child, inst, scan, brs, par[w::processes], branching)
+                except BaseException:
+                    code = 1
+                os._exit(code)
+            child.close()
+            conns.append(parent)
+            pids.append(pid)
     try:
         live = list(conns)
         while live:

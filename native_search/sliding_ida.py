@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, objmode
 
 from ..core.result import Context, Status
-from ..core.procs import die_with_parent
+from ..core.procs import die_with_parent, frozen_heap
 from ..puzzles.sliding import Sliding, infeasible_reason
 
 from .live import reporting, tick
@@ -410,36 +410,37 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
     ctx = mp.get_context("fork")
     counter = ctx.Value("q", 0)
     pipes, pids = [], []
-    for _ in range(processes):
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # worker: take subtrees until none is left
-            code = 0
-            try:
-                os.close(r)
-                die_with_parent()
-                with os.fdopen(w, "wb") as out:
-                    while True:
-                        with counter.get_lock():
-                            i = counter.value
-                            counter.value += 1
-                        if i >= len(jobs):
-                            break
-                        board, prev, path = jobs[i]
-                        sols, k_nodes, nxt, expired = pr.run(board, bound - len(path), find_first, prev,
-                                                             deadline)
-                        nxt = nxt + len(path) if nxt < NO_BOUND else NO_BOUND  # f from the root
-                        pickle.dump(([path + s for s in sols], k_nodes, nxt, expired), out)
-                        out.flush()
-                        if expired or (sols and find_first):
-                            break
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(w)
-        pipes.append(os.fdopen(r, "rb"))
-        pids.append(pid)
+    with frozen_heap():  # the children's collections leave our objects alone
+        for _ in range(processes):
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # worker: take subtrees until none is left
+                code = 0
+                try:
+                    os.close(r)
+                    die_with_parent()
+                    with os.fdopen(w, "wb") as out:
+                        while True:
+                            with counter.get_lock():
+                                i = counter.value
+                                counter.value += 1
+                            if i >= len(jobs):
+                                break
+                            board, prev, path = jobs[i]
+                            sols, k_nodes, nxt, expired = pr.run(board, bound - len(path), find_first, prev,
+                                                                 deadline)
+                            nxt = nxt + len(path) if nxt < NO_BOUND else NO_BOUND  # f from the root
+                            pickle.dump(([path + s for s in sols], k_nodes, nxt, expired), out)
+                            out.flush()
+                            if expired or (sols and find_first):
+                                break
+                except BaseException:
+                    code = 1
+                finally:
+                    os._exit(code)
+            os.close(w)
+            pipes.append(os.fdopen(r, "rb"))
+            pids.append(pid)
     sols, expired = [], False
     import select
     open_pipes = list(pipes)

@@ -1,6 +1,7 @@
 """Shared test helpers that are neither oracles nor strategies: instance files, stores, the CLI."""
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import random
@@ -79,7 +80,10 @@ def cli(*args: str, cwd=None, timeout: float = 600, env: dict | None = None,
         inp.seek(0)
         sys.stdout.flush()
         sys.stderr.flush()
+        gc.freeze()  # the child's collections leave the test's objects (and their pages) alone
         pid = os.fork()
+        if pid:
+            gc.unfreeze()
         if pid == 0:  # the child: never returns into the test
             code = 1
             try:
