@@ -149,3 +149,37 @@ def test_isolated_runs_hand_their_numba_kernels_to_the_parent():
     assert d["before"] == [] and d["reported"]       # nothing here; the worker held peg kernels
     assert set(map(tuple, d["reported"])) <= set(map(tuple, d["after"]))  # loaded here since
     assert d["answers"] == [["OPTIMAL", 7, 1], ["OPTIMAL", 7, 1]]  # Hoppers: 7 moves (SPEC.md)
+
+
+def test_a_worker_reports_kernels_of_indexed_modules_and_of_modules_it_imported(tmp_path):
+    """After `index_kernels` a forked worker looks only at the indexed modules that hold kernels
+    and at the modules imported since; both kinds of kernel it compiled are reported, nothing of
+    a module without kernels. In a fresh interpreter (nothing compiled before)."""
+    import json
+    import subprocess
+    import sys
+    for name, body in (("mine_old", "@njit(cache=False)\ndef twice(x):\n    return 2 * x\n"),
+                       ("mine_new", "@njit(cache=False)\ndef thrice(x):\n    return 3 * x\n"),
+                       ("mine_plain", "def twice(x):\n    return 2 * x\n")):
+        (tmp_path / f"{name}.py").write_text("from numba import njit\n\n" + body)
+    code = """if True:
+        import json, os, sys
+        sys.path.insert(0, sys.argv[1])
+        from puzzlesat.core import procs
+        import mine_old, mine_plain
+        procs.index_kernels()
+        r, w = os.pipe()
+        if os.fork() == 0:
+            import mine_new
+            mine_old.twice(2), mine_new.thrice(2), mine_plain.twice(2)
+            os.write(w, json.dumps([(m, a) for m, a, s in procs.loaded_kernels() if s]).encode())
+            os._exit(0)
+        os.close(w)
+        print(os.read(r, 1 << 16).decode())
+    """
+    p = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    got = {tuple(k) for k in json.loads(p.stdout)}
+    assert {("mine_old", "twice"), ("mine_new", "thrice")} <= got
+    assert not any(m == "mine_plain" for m, _ in got)
