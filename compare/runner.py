@@ -246,7 +246,7 @@ def _check_isolated(proofs: list, limits: CheckLimits) -> tuple[list[dict], str 
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_check_child, args=(child, proofs, limits.memory_mb, os.getpid()))
-    with procs.frozen_heap():
+    with procs.forking():
         proc.start()
     child.close()
     checked: list[dict] = []
@@ -469,7 +469,7 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
                                             os.getpid()))
     # not a daemon: an engine may run engines itself (ps.solve inside an engine); the worker
     # still never outlives us (its death signal) and is always killed or joined below
-    with procs.frozen_heap():
+    with procs.forking():
         proc.start()
     child.close()
     hard = None if time_limit is None else time.monotonic() + time_limit + grace(time_limit)

@@ -8,8 +8,8 @@ that start an external solver, and by campaign jobs:
     preexec_for_child `preexec_fn` of an external program: own session, dies with its parent
     limit_memory      cap the address space (RLIMIT_AS)
     kill_group        SIGKILL a process group (the worker and whatever it started)
-    frozen_heap       around a fork: the child's garbage collections leave the parent's objects
-                      (and so their memory pages) untouched
+    forking           around a fork: no thread holds numba's compiler lock, and the child's
+                      garbage collections leave the parent's objects (and their pages) alone
     split_command / find_program   an external program's command line: its words (pure), and
                       whether its program exists here (looked at only when it is about to run)
 """
@@ -59,16 +59,26 @@ def limit_memory(megabytes: float | None) -> None:
 
 
 @contextlib.contextmanager
-def frozen_heap():
-    """Fork inside this block: every object that exists now moves to the collector's permanent
-    generation (`gc.freeze`), so a forked child's collections never walk them and never copy the
-    pages they live on (a full collection in a fork of a 200 MB process costs 0.13 s of CPU, and
-    about as much memory again); the parent takes its objects back (`gc.unfreeze`) on leaving."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
+def forking():
+    """Fork inside this block (a child leaves it only by exiting):
+    - numba's compiler lock is held across the fork, so no other thread of ours holds it then: a
+      child that inherited it locked would hang at its first kernel compile or cache load (the
+      runner forks from several threads, and loads kernels before each fork);
+    - every object that exists now moves to the collector's permanent generation (`gc.freeze`),
+      so a child's collections never walk them and never copy the pages they live on (a full
+      collection in a fork of a 200 MB process costs 0.13 s of CPU, and as much memory again);
+      the parent takes its objects back (`gc.unfreeze`) on leaving."""
+    import sys
+    if "numba" in sys.modules:
+        from numba.core.compiler_lock import global_compiler_lock as lock
+    else:
+        lock = contextlib.nullcontext()
+    with lock:
+        gc.freeze()
+        try:
+            yield
+        finally:
+            gc.unfreeze()
 
 
 def become_worker(memory_mb: float | None = None, parent: int | None = None) -> None:

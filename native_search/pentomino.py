@@ -42,7 +42,7 @@ from typing import Callable, Iterator
 import numba
 import numpy as np
 
-from ..core.procs import frozen_heap
+from ..core.procs import forking
 from ..core.result import Context, Outcome, Status, Task
 from ..puzzles.pentomino import Solution, Sym, Tiling, canonical, placements, symmetries, transform
 from ..puzzles.pentomino_breaking import PlanNode, placement_orbits, symmetry_plan
@@ -937,7 +937,7 @@ def tilings_parallel(inst: Tiling, processes: int, *, up_to_symmetry: bool = Fal
     # plain forked children (the runner's worker is a daemon process, which may not own a Pool);
     # job i goes to child i mod processes: hundreds of subtrees balance well enough that way
     conns, pids = [], []
-    with frozen_heap():  # the children's collections leave our objects alone
+    with forking():  # see core/procs.py
         for w in range(processes):
             parent, child = mpc.Pipe(duplex=False)
             pid = os.fork()

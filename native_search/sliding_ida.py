@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, objmode
 
 from ..core.result import Context, Status
-from ..core.procs import die_with_parent, frozen_heap
+from ..core.procs import die_with_parent, forking
 from ..puzzles.sliding import Sliding, infeasible_reason
 
 from .live import reporting, tick
@@ -410,7 +410,7 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
     ctx = mp.get_context("fork")
     counter = ctx.Value("q", 0)
     pipes, pids = [], []
-    with frozen_heap():  # the children's collections leave our objects alone
+    with forking():  # see core/procs.py
         for _ in range(processes):
             r, w = os.pipe()
             pid = os.fork()

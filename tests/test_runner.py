@@ -183,3 +183,32 @@ def test_a_worker_reports_kernels_of_indexed_modules_and_of_modules_it_imported(
     got = {tuple(k) for k in json.loads(p.stdout)}
     assert {("mine_old", "twice"), ("mine_new", "thrice")} <= got
     assert not any(m == "mine_plain" for m, _ in got)
+
+
+def test_a_worker_forked_while_another_thread_compiles_does_not_hang():
+    """A thread holding numba's compiler lock (compiling, or loading kernels for the next worker)
+    while the runner forks: the fork waits for the lock, so the worker does not inherit it
+    locked and hang at its own first kernel load until the time limit. In a fresh interpreter
+    (the worker has kernels to load)."""
+    import json
+    import subprocess
+    import sys
+    code = """if True:
+        import json, threading, time
+        from numba.core.compiler_lock import global_compiler_lock
+        from puzzlesat.compare.runner import solve
+        from puzzlesat.families.instances import load_instance
+        fam, inst = load_instance("peg/hoppers")
+        held = threading.Event()
+        def compiling():
+            with global_compiler_lock:
+                held.set()
+                time.sleep(1.0)
+        threading.Thread(target=compiling).start()
+        held.wait()
+        r = solve(fam, inst, "native", "optimize", time_limit=20)
+        print(json.dumps([r.status.value, r.objective]))
+    """
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == ["OPTIMAL", 7]
