@@ -336,7 +336,8 @@ def _grow(buf, need):
     if need <= buf.shape[0]:
         return buf
     nb = np.empty(max(need, 2 * buf.shape[0]), buf.dtype)
-    nb[:buf.shape[0]] = buf
+    for i in range(buf.shape[0]):  # a loop, not a slice assignment: that costs 3 s to compile
+        nb[i] = buf[i]
     return nb
 
 
@@ -518,7 +519,8 @@ def drat_check(lits, beg, pivot, taut, nf, delete, nvars, rat, emit):
                 hbuf = _grow(hbuf, nbuf + nh)
                 hstart[c] = nbuf
                 hlen[c] = nh
-                hbuf[nbuf:nbuf + nh] = out[:nh]
+                for k in range(nh):
+                    hbuf[nbuf + k] = out[k]
                 nbuf += nh
             continue
         if not rat or beg[c + 1] == beg[c]:
@@ -549,7 +551,8 @@ def drat_check(lits, beg, pivot, taut, nf, delete, nvars, rat, emit):
             if emit:
                 hbuf = _grow(hbuf, nbuf + nh + 1)
                 hbuf[nbuf] = -(d + 1)
-                hbuf[nbuf + 1:nbuf + 1 + nh] = out[:nh]
+                for k in range(nh):
+                    hbuf[nbuf + 1 + k] = out[k]
                 nbuf += nh + 1
         hlen[c] = nbuf - hstart[c]
     return (OK, -1, -1, kstep, target, ignored, core, hstart, hlen, hbuf[:nbuf], final_hints, counts)
@@ -685,7 +688,8 @@ def lrat_check(lits, beg, pivot, taut, nf, delete, hints, hbeg, nvars):
     trail = np.empty(nvars + 1, np.int32)
     st = np.zeros(3, np.int64)
     alive = np.zeros(ncl, np.uint8)
-    alive[:nf] = 1
+    for c in range(nf):
+        alive[c] = 1
     for s in range(ns):
         c = nf + s
         hb = hbeg[s]

@@ -361,6 +361,33 @@ def _lrat_steps(val, kind, where, nt, nsteps):
 
 
 @njit(cache=True)
+def _sift(a, root, n):
+    """Move a[root] down the max-heap a[:n] to its place."""
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and a[child] < a[child + 1]:
+            child += 1
+        if a[root] >= a[child]:
+            return
+        a[root], a[child] = a[child], a[root]
+        root = child
+
+
+@njit(cache=True)
+def _heapsort(a):
+    """Sort `a` in place, ascending (a heapsort: O(n log n) on any clause, and a few lines to
+    compile where NumPy's sort costs numba 1.7 s)."""
+    n = a.shape[0]
+    for root in range(n // 2 - 1, -1, -1):
+        _sift(a, root, n)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift(a, 0, end)
+
+
+@njit(cache=True)
 def _normalize(signed, beg):
     """Signed literals per clause -> (int32 codes sorted and duplicate-free, new begins, pivot
     codes, tautology flags, largest variable)."""
@@ -385,7 +412,7 @@ def _normalize(signed, beg):
                 maxvar = v
             seg[k - b] = 2 * v + (1 if x < 0 else 0)
         pivot[i] = seg[0]
-        seg.sort()
+        _heapsort(seg)
         prev = -1
         for k in range(e - b):
             c = seg[k]
