@@ -59,6 +59,10 @@ HEAVY = {
     "test_campaign.py::test_ctrl_c_kills_running_jobs_and_keeps_a_consistent_store",  # SIGKILL stays
     "test_tiling_search.py::test_numba_disabled_fewest_options_runs_as_python",  # 2D kernel stays
     "test_pentomino.py::test_models_cut_short_are_unknown_never_a_count[cpsat]",  # [sat] stays
+    # a Jupyter kernel running the tour (its calls: the README's session in test_doctests; its
+    # HTML and SVG reprs: test_reports and test_draw)
+    "test_notebook.py::test_tour_notebook_runs_in_a_kernel",
+    "test_peg_search.py::test_triangle21_model_proves_12",  # the model's count on hoppers stays
 }
 
 

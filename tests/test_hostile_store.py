@@ -161,7 +161,7 @@ SQL_VALUES = st.one_of(st.none(), st.integers(min_value=-2 ** 63, max_value=2 **
                                         f"{MARKER_MODULE}:run", "os:system"]))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.dictionaries(st.sampled_from(NAMES), SQL_VALUES, max_size=8), min_size=1, max_size=3))
 def test_random_rows_never_crash_a_reader(tmp_path_factory, marker, changes):
     tmp = tmp_path_factory.mktemp("r")
