@@ -426,6 +426,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.Abort:
         print("puzzlesat: interrupted", file=sys.stderr)
         sys.exit(130)
+    except tuple(INTERRUPTED) as e:  # a command that does not report what it finished itself
+        print("puzzlesat: interrupted", file=sys.stderr)
+        sys.exit(INTERRUPTED[type(e)])
     sys.exit(0)
 
 

@@ -188,3 +188,20 @@ def test_compare_refuses_an_identity_option_an_engine_does_not_declare(tmp_path)
         assert p.returncode == 2 and "up_to_symmetry" in p.stderr, p.stderr
     p = run("compare", "pentomino/3x20", "--engines", f"native,{eng}", cwd=tmp_path)
     assert "never run" in p.stdout or p.returncode == 1   # without the option it does run
+
+
+@pytest.mark.parametrize("signal_name, code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_an_interrupt_in_any_command_is_one_line_and_its_exit_status(monkeypatch, capsys,
+                                                                     signal_name, code):
+    """SIGTERM (or Ctrl-C) in a command that does not report what it finished itself (e.g. a
+    long `peg problems --least` writing a layer): one line, 143 (130), no traceback."""
+    import importlib
+    m = importlib.import_module("puzzlesat.cli.main")
+
+    def interrupted():
+        raise m.Terminated() if signal_name == "SIGTERM" else KeyboardInterrupt()
+    monkeypatch.setattr(m, "_add_generators", interrupted)
+    with pytest.raises(SystemExit) as e:
+        m.main(["list"])
+    err = capsys.readouterr().err
+    assert e.value.code == code and err == "puzzlesat: interrupted\n"
