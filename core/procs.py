@@ -197,7 +197,10 @@ def index_kernels() -> None:
         return
     for name in [k for k in sys.modules if k not in _KERNEL_INDEX]:
         mod = sys.modules.get(name)
-        attrs = _dispatchers_of(name, mod) if mod is not None else ()
+        try:
+            attrs = _dispatchers_of(name, mod) if mod is not None else ()
+        except Exception:  # noqa: BLE001 - an odd module (a lazy proxy, say): an optimisation only
+            attrs = ()
         if attrs:
             _KERNEL_MODULES[name] = attrs
         _KERNEL_INDEX.add(name)

@@ -212,3 +212,23 @@ def test_a_worker_forked_while_another_thread_compiles_does_not_hang():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == ["OPTIMAL", 7]
+
+
+def test_a_module_that_cannot_be_looked_into_does_not_stop_runs(monkeypatch):
+    """A module whose namespace raises when read (a lazy proxy, say) is skipped by the kernel
+    index the runner makes before each fork; runs go on."""
+    import sys
+    import types
+    from puzzlesat.core import procs
+
+    class Lazy(types.ModuleType):
+        def __getattribute__(self, name):
+            if name == "__dict__":
+                raise RuntimeError("not loaded yet")
+            return super().__getattribute__(name)
+    monkeypatch.setitem(sys.modules, "puzzlesat_lazy_proxy", Lazy("puzzlesat_lazy_proxy"))
+    procs.index_kernels()
+    assert "puzzlesat_lazy_proxy" in procs._KERNEL_INDEX
+    fam, inst = load_instance("peg/hoppers")
+    r = solve(fam, inst, "native", "optimize")
+    assert (r.status, r.objective) == (Status.OPTIMAL, 7)
