@@ -429,8 +429,11 @@ def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: flo
     procs.limit_memory(memory_mb)
     stream = _FoundStream(conn)
     ctx = Context(opts, time_limit, lambda f: conn.send(("progress", f)), stream)
+    jit = _jit_clock()
     try:
         out = _call(eng, inst, task, ctx, memory_mb is not None, fn)
+        if jit is not None:
+            out.stats["jit_seconds"] = round(jit[0], 4)
         stream.flush()
         try:  # the kernels this run loaded, for the parent to hand on to its next worker
             conn.send(("kernels", procs.loaded_kernels()))
@@ -445,6 +448,31 @@ def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: flo
     except Exception as e:  # e.g. an outcome or solution that cannot be pickled
         conn.send(("done", Outcome(Status.ERROR, reason=f"engine result could not be sent back: {e!r}")))
     conn.close()
+
+
+def _jit_clock() -> list[float] | None:
+    """In a worker (never in the caller's process: it patches numba's dispatcher class): from
+    now on, the seconds spent loading numba kernels from the cache or compiling them, in [0]
+    (None without numba loaded). A fresh process's first run of a native engine spends most of
+    its `seconds` there; the runner records it as `stats.jit_seconds`."""
+    import sys
+    if "numba" not in sys.modules:
+        return None
+    from numba.core.dispatcher import Dispatcher
+    spent, depth = [0.0], [0]
+    compile_ = Dispatcher.compile
+
+    def timed(self, sig):
+        depth[0] += 1
+        t = time.perf_counter()
+        try:
+            return compile_(self, sig)
+        finally:
+            depth[0] -= 1
+            if depth[0] == 0:  # nested compiles are inside the outer one's time
+                spent[0] += time.perf_counter() - t
+    Dispatcher.compile = timed
+    return spent
 
 
 _KERNELS: list = []  # numba kernels earlier workers held, not yet loaded here

@@ -232,3 +232,24 @@ def test_a_module_that_cannot_be_looked_into_does_not_stop_runs(monkeypatch):
     fam, inst = load_instance("peg/hoppers")
     r = solve(fam, inst, "native", "optimize")
     assert (r.status, r.objective) == (Status.OPTIMAL, 7)
+
+
+def test_a_workers_kernel_loading_is_recorded_as_jit_seconds():
+    """The first isolated native run of a fresh process loads its kernels in the worker: its
+    stats say how long (jit_seconds, within engine_seconds); the second inherits them: 0.0. A
+    CP-SAT run loads none. In a fresh interpreter."""
+    import json
+    import subprocess
+    import sys
+    code = """if True:
+        import json
+        from puzzlesat.compare.runner import solve
+        from puzzlesat.families.instances import load_instance
+        fam, inst = load_instance("peg/hoppers")
+        rs = [solve(fam, inst, e, "optimize") for e in ("native", "native", "cpsat")]
+        print(json.dumps([[r.objective, r.stats.get("jit_seconds"), r.stats["engine_seconds"]] for r in rs]))
+    """
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    (o1, j1, e1), (o2, j2, _), (o3, j3, _) = json.loads(p.stdout)
+    assert o1 == o2 == o3 == 7 and 0 < j1 <= e1 and j2 == 0.0 and j3 == 0.0
