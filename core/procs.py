@@ -23,6 +23,7 @@ import resource
 import shlex
 import shutil
 import signal
+import threading
 from typing import Any
 
 from .result import InputError
@@ -60,25 +61,47 @@ def limit_memory(megabytes: float | None) -> None:
 
 @contextlib.contextmanager
 def forking():
-    """Fork inside this block (a child leaves it only by exiting):
+    """Fork inside this block (a child leaves it only by exiting, or with the block's end):
     - numba's compiler lock is held across the fork, so no other thread of ours holds it then: a
       child that inherited it locked would hang at its first kernel compile or cache load (the
-      runner forks from several threads, and loads kernels before each fork);
+      runner forks from several threads, and loads kernels before each fork); the child releases
+      it at once (`_release_in_child`, an at-fork hook), so threads it starts can compile too;
     - every object that exists now moves to the collector's permanent generation (`gc.freeze`),
       so a child's collections never walk them and never copy the pages they live on (a full
       collection in a fork of a 200 MB process costs 0.13 s of CPU, and as much memory again);
       the parent takes its objects back (`gc.unfreeze`) on leaving."""
+    global _HELD
     import sys
+    lock = None
     if "numba" in sys.modules:
-        from numba.core.compiler_lock import global_compiler_lock as lock
-    else:
-        lock = contextlib.nullcontext()
-    with lock:
-        gc.freeze()
-        try:
-            yield
-        finally:
-            gc.unfreeze()
+        from numba.core.compiler_lock import global_compiler_lock
+        lock = global_compiler_lock
+        lock.acquire()
+        _HELD = (os.getpid(), threading.get_ident(), lock)
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if _HELD is not None and _HELD[0] == os.getpid():  # the parent (a child released at fork)
+            _HELD = None
+            lock.release()
+        gc.unfreeze()
+
+
+# (pid, thread, lock) while a thread of process pid holds numba's compiler lock in `forking`.
+_HELD: tuple[int, int, Any] | None = None
+
+
+def _release_in_child() -> None:
+    """After a fork: if the forking thread held the compiler lock for `forking`, let go of it."""
+    global _HELD
+    held = _HELD
+    if held is not None and held[1] == threading.get_ident():
+        _HELD = None
+        held[2].release()
+
+
+os.register_at_fork(after_in_child=_release_in_child)
 
 
 def become_worker(memory_mb: float | None = None, parent: int | None = None) -> None:

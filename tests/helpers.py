@@ -72,6 +72,7 @@ def cli(*args: str, cwd=None, timeout: float = 600, env: dict | None = None,
                               input=input)
     from puzzlesat.cli.main import main
     from puzzlesat.compare import runner
+    from puzzlesat.core import procs
     runner._load_kernels()  # what earlier commands' workers loaded: this fork inherits it
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as kern:
@@ -80,11 +81,11 @@ def cli(*args: str, cwd=None, timeout: float = 600, env: dict | None = None,
         inp.seek(0)
         sys.stdout.flush()
         sys.stderr.flush()
-        gc.freeze()  # the child's collections leave the test's objects (and their pages) alone
-        pid = os.fork()
-        if pid:
-            gc.unfreeze()
+        # numba's compiler lock free in the child, the test's objects frozen (core/procs.py)
+        with procs.forking():
+            pid = os.fork()
         if pid == 0:  # the child: never returns into the test
+            gc.freeze()  # (leaving the block unfroze them)
             code = 1
             try:
                 os.setpgid(0, 0)  # its own group, like a command started from a shell

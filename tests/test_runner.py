@@ -214,6 +214,39 @@ def test_a_worker_forked_while_another_thread_compiles_does_not_hang():
     assert json.loads(p.stdout) == ["OPTIMAL", 7]
 
 
+def test_a_child_forked_by_forking_lets_its_own_threads_compile():
+    """`procs.forking` holds numba's compiler lock across the fork; the child lets go of it at
+    once, so a thread the child starts can take it (a child command that compiles or loads
+    kernels in threads would hang otherwise). The parent holds it until the block ends."""
+    import os
+    import threading
+    from numba.core.compiler_lock import global_compiler_lock
+    from puzzlesat.core import procs
+
+    def takes_lock() -> bool:
+        got = []
+
+        def take():
+            ok = global_compiler_lock._lock.acquire(timeout=5)
+            got.append(ok)
+            if ok:
+                global_compiler_lock._lock.release()
+        t = threading.Thread(target=take)
+        t.start()
+        t.join()
+        return got == [True]
+
+    with procs.forking():
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if takes_lock() else 3)
+        parent_locked = not takes_lock()
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert parent_locked
+    assert procs._HELD is None and takes_lock()
+
+
 def test_a_module_that_cannot_be_looked_into_does_not_stop_runs(monkeypatch):
     """A module whose namespace raises when read (a lazy proxy, say) is skipped by the kernel
     index the runner makes before each fork; runs go on."""
