@@ -1,4 +1,5 @@
-"""`puzzlesat peg problems`: every single-vacancy problem of a board (native searches)."""
+"""`puzzlesat peg problems`: every single-vacancy problem of a board (native searches);
+`puzzlesat peg cubes`: a model's decision "moves <= K" by cube-and-conquer."""
 from __future__ import annotations
 
 import json
@@ -251,9 +252,109 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
                    f"{upper} moves): " + " ".join(f"{a}-{c}" for a, _, c in r.solution))
 
 
+@click.command("cubes")
+@click.argument("instance", metavar="INSTANCE")
+@click.option("--bound", "-k", type=click.IntRange(min=0), required=True,
+              help="decide 'moves <= K' (with --count: count the solutions with at most K moves)")
+@click.option("--depth", "-d", type=click.IntRange(min=0), default=4, show_default=True,
+              help="jumps fixed by each cube (the first DEPTH jumps)")
+@click.option("--engine", "-e", "config", default="sat:ordered", show_default=True,
+              help="the SAT formulation and its options, e.g. 'sat:ordered[encoding=totalizer]' "
+                   "(up to symmetry: sat:ordered only)")
+@click.option("--symmetry/--no-symmetry", default=True, show_default=True,
+              help="cubes up to the symmetries that keep the start and the finish (the CNF "
+                   "forbids the other prefixes; a count weights each cube by its orbit)")
+@click.option("--certify", is_flag=True,
+              help="every refutation (each cube and the cover) with a proof that puzzlesat's "
+                   "checker verifies; INFEASIBLE only when all are VERIFIED")
+@click.option("--solver", default=None,
+              help="SAT solver of every job (default: the engine's; --certify: a proof-logging "
+                   "one, e.g. cadical195, glucose4, lingeling, cpsat, ext:cadical)")
+@click.option("--count", is_flag=True, help="count the solutions instead of deciding")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="jobs at once (default: the CPU cores; dask: workers)")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="where the jobs run")
+@dask_options
+@click.option("--work-dir", type=click.Path(file_okay=False), default=None,
+              help="keep the plan, the base CNF and every job's result here; a run with the same "
+                   "folder runs only the jobs without a result (default: a temporary folder)")
+@click.option("--keep-proofs", is_flag=True,
+              help="with --certify and --work-dir: keep each job's CNF and proof (else removed "
+                   "once checked; their SHA-256 stay in the results)")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="seconds for the whole run; past it the answer is UNKNOWN with the cubes done "
+                   "(a work folder resumes)")
+@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+def cubes(instance, bound, depth, config, symmetry, certify, solver, count, jobs, executor,
+          scheduler, tls_ca_file, tls_cert, tls_key, insecure, work_dir, keep_proofs, time_limit,
+          as_json) -> None:
+    """Cube-and-conquer: decide "moves <= K" on a peg INSTANCE by splitting it into cubes (the
+    first DEPTH jumps fixed, up to symmetry), each a SAT job; with --certify every refutation is
+    proved and checked, so INFEASIBLE is certified. Exit status 0 for an answer (FEASIBLE,
+    INFEASIBLE, a complete count), 1 for UNKNOWN or ERROR. Example:
+
+        puzzlesat peg cubes peg/hoppers --bound 6 --depth 2 --certify
+    """
+    from ..compare.campaign.peg_cubes import run_cubes
+    from ..compare.campaign.peg_layers import close_pool, pool_for
+    from ..core.procs import default_workers
+    from ..families.instances import load_instance
+    from .campaign import tls_files
+    fam, inst = load_instance(instance)
+    if fam.name != "peg":
+        raise InputError(f"peg cubes takes a peg instance; {instance} is {fam.name}")
+    if keep_proofs and (not certify or work_dir is None):
+        raise InputError("--keep-proofs needs --certify and --work-dir")
+    t0 = time.perf_counter()
+
+    def say(line: str) -> None:  # progress on stderr (also with --json: runs are long)
+        click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
+    pool = pool_for(executor, jobs or default_workers(), scheduler,
+                    tls_files(tls_ca_file, tls_cert, tls_key), insecure, retries=2,
+                    job="puzzlesat.models.peg_cubes:solve_cube")
+    try:
+        rep = run_cubes(fam, inst, config, bound, depth, symmetry=symmetry, certify=certify,
+                        count=count, solver=solver, pool=pool, work_dir=work_dir,
+                        time_limit=time_limit, keep=keep_proofs, progress=say)
+    finally:
+        close_pool(pool)
+    rep["executor"], rep["jobs"] = executor, jobs or default_workers()
+    if as_json:
+        click.echo(json.dumps(rep))
+    else:
+        _print_cubes(rep)
+    if rep["status"] in (Status.UNKNOWN.value, Status.ERROR.value):
+        raise SystemExit(1)
+
+
+def _print_cubes(rep: dict) -> None:
+    st = rep["status"]
+    s = rep["solve_seconds"]
+    click.echo(f"{rep['instance']}: {rep['claim']}: {st}  ({rep['cubes']} cubes of depth "
+               f"{rep['depth']}, {rep['legal_prefixes']} legal prefixes; solve CPU s: sum "
+               f"{s.get('sum', 0)}, max {s.get('max', 0)}; {rep['wall_seconds']:.1f} s wall)")
+    if "count" in rep:
+        click.echo(f"count: {rep['count']}")
+    if st == Status.INFEASIBLE.value:
+        click.echo(f"no solution with at most {rep['bound']} moves: the optimum is at least "
+                   f"{rep['lower_bound']}")
+    if "solution" in rep:
+        sol = rep["solution"]
+        click.echo(f"a solution of {sol['moves']} moves (replayed by the checker; in "
+                   f"{rep['found_in']}): " + " ".join(f"{a}-{c}" for a, _, c in sol["jumps"]))
+    c = rep.get("certificate")
+    if c:
+        click.echo(f"certificate: {c['verdict']}  ({c['proofs']} proofs, {c['lemmas']} lemmas, "
+                   f"{c['proof_bytes'] / 1e6:.1f} MB, checked in {c['checker_seconds']} s)")
+    if rep.get("reason"):
+        click.echo(f"reason: {rep['reason']}")
+
+
 @click.group("peg")
 def peg() -> None:
-    """Peg solitaire research commands (problems)."""
+    """Peg solitaire research commands (problems, cubes)."""
 
 
 peg.add_command(problems)
+peg.add_command(cubes)

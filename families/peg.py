@@ -36,6 +36,11 @@ MERSON_OPTIONS = (
            "the start)", ("all", "best")),
     Option("max_region", 4, "largest Merson region enumerated (holes)"),
 )
+ORDER_OPTIONS = (
+    Option("prefix", 2, "symmetry breaking on the first jumps: a prefix of this many jumps that is "
+           "not the least of its orbit under the symmetries keeping start and finish is forbidden "
+           "(0: none; `peg cubes` sets it to the cube depth)"),
+)
 
 FAMILY = Family(
     name="peg",
@@ -83,7 +88,7 @@ FAMILY = Family(
         *(Engine(f"{be}:{name}", f"puzzlesat.models.peg_{name}:run_{be}", ALL,
                  options=(*(CPSAT_OPTIONS + (DESCEND, *SEARCH, *CPSAT_CERTIFY_OPTIONS) if be == "cpsat"
                             else SAT_OPTIONS), INVARIANTS,
-                          *MERSON_OPTIONS),
+                          *MERSON_OPTIONS, *(ORDER_OPTIONS if name == "ordered" else ())),
                  validate="puzzlesat.models.peg_merson:validate", description=text + (
                      "" if be == "cpsat" else " (CNF; at-most-K in the chosen encoding)"),
                  formulation=f"puzzlesat.models.peg_{name}:decision")

@@ -18,7 +18,14 @@ with no more moves, so the lexicographically least sequence with at most K moves
 clause (with a fixed first jump, step 0 is left alone). Not valid for counting: it keeps one
 representative of each class of sequences equal up to such swaps. So the engines find the optimum
 with the ordering and count over peg:merson (no ordering), and the formulation hook hands out
-peg:merson for the count task. Source: partial-order reduction of planning (commutative
+peg:merson for the count task.
+
+Symmetric prefix (option `prefix`, default 2): where symmetries of the board keep the start and
+the finish (`stabiliser`), every legal prefix of `prefix` jumps that is not the least of its orbit
+is forbidden (group "symmetric prefix"). The lexicographically least solution with at most K moves
+is the least of its own orbit, so its prefix is kept: valid for the decisions too, and together
+with the commuting order. Cube-and-conquer (models/peg_cubes.py) sets it to the cube depth, so the
+canonical prefixes cover every solution of the CNF. Source: partial-order reduction of planning (commutative
 operators, e.g. Rintanen's ∀-step semantics / Wehrle & Helmert's symmetry-breaking clauses), applied
 to peg's move count.
 """
@@ -79,20 +86,22 @@ def noncanonical_prefixes(inst: PegInstance, length: int) -> list[tuple[int, ...
 PREFIX = 2  # jumps whose order under the symmetries is fixed (then the commuting order from there)
 
 
-def add_order(m: MersonModel) -> None:
-    """Add the symmetry clauses on the first PREFIX jumps (group 'symmetric prefix') and the
+def add_order(m: MersonModel, prefix: int = PREFIX) -> None:
+    """Add the symmetry clauses on the first `prefix` jumps (group 'symmetric prefix': every legal
+    prefix of that length that is not the least of its orbit is forbidden; 0: none) and the
     commuting-order clauses after them (group 'commuting order') to `m.f`."""
     inst, f, J = m.inst, m.f, m.horizon
     lines = inst.board.lines
     allowed = [tuple(B for B, lb in enumerate(lines) if B >= A or set(lb) & set(la))
                for A, la in enumerate(lines)]
     first = 1 if inst.first_jump is not None else 0
-    length = min(PREFIX, J)
-    bad = noncanonical_prefixes(inst, length)
-    if stabiliser(inst)[1:]:
-        first = length
+    length = min(prefix, J)
+    if stabiliser(inst)[1:] and length:
+        # both hold for the lexicographically least solution (module docstring), so they may
+        # overlap; the commuting order starts where it always did, after at most PREFIX jumps
+        first = max(first, min(length, PREFIX))
         f.add("symmetric prefix", *(Clause(tuple((("j", t, l), False) for t, l in enumerate(p)))
-                                    for p in bad))
+                                    for p in noncanonical_prefixes(inst, length)))
     for t in range(first, J - 1):
         for A in range(len(lines)):
             if len(allowed[A]) == len(lines):
@@ -106,17 +115,19 @@ def add_order(m: MersonModel) -> None:
 
 
 def build(inst: PegInstance, invariants: bool = True, max_region: int = MAX_REGION,
-          families: str = "best") -> MersonModel:
-    """The ordered formulation of `inst` (moves left free; engines add `bounds(k)`)."""
+          families: str = "best", prefix: int = PREFIX) -> MersonModel:
+    """The ordered formulation of `inst` (moves left free; engines add `bounds(k)`); `prefix`:
+    the jumps whose order under the instance's symmetries is fixed."""
     m = build_merson(inst, invariants, max_region, families)
     m.f.name, m.f.source = "peg:ordered", SOURCE
-    add_order(m)
+    add_order(m, prefix)
     return m
 
 
 def _builders(options: dict):
     mr, fam = int(options.get("max_region", MAX_REGION)), options.get("families", "best")
-    return (lambda inst, inv: build(inst, inv, mr, fam)), (lambda inst, inv: build_merson(inst, inv, mr, fam))
+    pre = int(options.get("prefix", PREFIX))
+    return (lambda inst, inv: build(inst, inv, mr, fam, pre)), (lambda inst, inv: build_merson(inst, inv, mr, fam))
 
 
 def run_cpsat(inst: PegInstance, task: Task, ctx: Context) -> Outcome:

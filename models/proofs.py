@@ -149,7 +149,8 @@ def _prove_pysat(cnf: Path, proof: Path, clauses, solver: str, raw: bool = True)
         sat = s.solve()
         secs = time.process_time() - t0
         if sat:
-            return ProofRun(SAT, solver, cnf, None, None, round(secs, 3), {"with_proof": True})
+            return ProofRun(SAT, solver, cnf, None, None, round(secs, 3), {"with_proof": True},
+                            model=s.get_model())
         how = copy_proof(s, proof, raw)
     return ProofRun(UNSAT, solver, cnf, proof, "drat", round(secs, 3),
                     {"with_proof": True}, stats={"copied": how})

@@ -76,7 +76,7 @@ FILE_SECONDS = {
     "test_peg_bfs.py": 19, "test_pentomino_3d.py": 17, "test_sliding_split.py": 15,
     "test_peg_problems.py": 15, "test_differential.py": 14, "test_api.py": 14,
     "test_peg_cluster.py": 13, "test_peg.py": 13, "test_runner.py": 11, "test_peg_disk.py": 11,
-    "test_hostile_store.py": 11, "test_campaign_tls.py": 11,
+    "test_hostile_store.py": 11, "test_campaign_tls.py": 11, "test_peg_cubes.py": 20,
 }
 
 

@@ -113,6 +113,20 @@ def test_peg_invariants_add_the_parity_constraints(engine):
     assert _size(r)[1] < _size(d)[1], (_size(r), _size(d))
 
 
+@pytest.mark.parametrize("engine", ["cpsat:ordered", "sat:ordered"])
+def test_peg_prefix_sets_the_symmetric_prefix(engine):
+    """prefix=0: no symmetry clauses on the first jumps (and the commuting order from the first
+    jump on); prefix=4: the non-canonical prefixes of 4 jumps forbidden (a larger model); the
+    optimum 7 stays."""
+    from puzzlesat.models import peg_ordered
+    d, none = _same_answer("peg", engine, {"prefix": 0})
+    _, deep = _same_answer("peg", engine, {"prefix": 4})
+    assert _size(d)[1] < _size(deep)[1] and _size(none) != _size(d), (_size(none), _size(d))
+    groups = {p: peg_ordered.build(_peg(), prefix=p).f.groups for p in (0, 2, 4)}
+    assert "symmetric prefix" not in groups[0]
+    assert 0 < len(groups[2]["symmetric prefix"]) < len(groups[4]["symmetric prefix"])
+
+
 def test_peg_strategy_minimize_uses_one_objective_solve():
     """descend: a decision call per bound (stats 'decisions'); minimize: CP-SAT's objective."""
     d, r = _same_answer("peg", "cpsat:time", {"strategy": "minimize"}, inst="peg/ipc-p01")

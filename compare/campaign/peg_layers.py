@@ -49,10 +49,13 @@ class ChunkPool:
     """Layer expansions as chunk jobs on a campaign executor (see the module docstring);
     `expand` has the signature of peg_bfs.Space.expand with the space first."""
 
-    def __init__(self, executor, chunk: int = CHUNK_POSITIONS, retries: int = 3):
+    def __init__(self, executor, chunk: int = CHUNK_POSITIONS, retries: int = 3,
+                 job: str = "puzzlesat.native_search.peg_chunks:expand_chunk"):
         self.executor = executor
         self.chunk = chunk
         self.retries = retries
+        # the job: `module:function(spec) -> dict`; `python -m module SPEC RESULT` runs one
+        self.module, self.function = job.split(":")
         self.stats = {"chunks": 0, "reruns": 0}
 
     @property
@@ -104,7 +107,7 @@ class ChunkPool:
             if cancelled():
                 raise ChunkFailed("cancelled")
             res_path.unlink(missing_ok=True)
-            proc = subprocess.Popen([sys.executable, "-m", "puzzlesat.native_search.peg_chunks",
+            proc = subprocess.Popen([sys.executable, "-m", self.module,
                                      str(spec_path), str(res_path)], start_new_session=True,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             while True:
@@ -126,8 +129,9 @@ class ChunkPool:
 
     def _run_dask(self, specs: list[dict], deadline: float | None) -> Iterator[dict]:
         from distributed import as_completed
-        from ...native_search.peg_chunks import expand_chunk
+        import importlib
         from ...native_search.peg_disk import OutOfTime, past
+        expand_chunk = getattr(importlib.import_module(self.module), self.function)
         client = self.executor.client
         tries = {s["id"]: 0 for s in specs}
         by_key = {}

@@ -1,0 +1,280 @@
+"""Peg decisions "moves <= K" (and counts) by cube-and-conquer on the campaign executors.
+
+models/peg_cubes.py says what a cube is, why the cubes cover the decision and what a certificate
+covers. Here the cubes become jobs: the base CNF is written once (the engine's export, with its
+variable map), each job is that file plus the cube's clauses (`solve_cube`), run `jobs` at once
+on this machine (each in its own process) or as Dask tasks (`pool_for`, as the peg layer chunks;
+a job whose process or worker dies is run again). A first job checks the cover (base + "not
+cube" for every cube: UNSAT, else some model escapes the cubes and nothing is claimed).
+
+The work folder is the checkpoint: `plan.json` (what is decided, the base CNF's SHA-256) and one
+`results/NAME.json` per finished job; a run with the same folder and the same plan runs only the
+jobs without a result, and a folder that holds another plan is refused.
+
+Answers (`status`): INFEASIBLE = no solution with at most K moves (every cube and the cover
+refuted: the optimum is at least K + 1); FEASIBLE = a cube had a model, decoded and replayed by
+the checker (its moves are at most K); OPTIMAL with `count` = the exact number of solutions with at
+most K moves; UNKNOWN = the time limit came first (`refuted` says how many cubes were done); ERROR
+= a proof was rejected or could not be checked (never an uncertified INFEASIBLE when `certify`
+was asked).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from ...core.config import Config, parse
+from ...core.files import write_atomic
+from ...core.result import CheckError, InputError, Status, Task
+
+SAT_ENGINES = ("sat:ordered", "sat:merson", "sat:time", "sat:resource")
+
+
+def _sha(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    return {"sum": round(sum(values), 3), "max": round(max(values), 3),
+            "median": round(statistics.median(values), 3), "min": round(min(values), 3)}
+
+
+class InlinePool:
+    """Jobs one after another in this process (no process start; the time limit is checked
+    between jobs only): the default of `run_cubes`, for small decisions and the tests."""
+
+    def run(self, specs: list[dict], folder: Path, deadline: float | None = None):
+        from ...models.peg_cubes import solve_cube
+        from ...native_search.peg_disk import check_time
+        for s in specs:
+            check_time(deadline, "the cube jobs")
+            yield solve_cube(s)
+
+
+def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry: bool = True,
+              certify: bool = False, count: bool = False, solver: str | None = None,
+              pool=None, work_dir: str | Path | None = None, time_limit: float | None = None,
+              keep: bool = False, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Decide "moves <= `bound`" on peg instance `inst` (or, with `count`, count the solutions with
+    at most `bound` moves) by the cubes of depth `depth` (module docstring). `cfg`: a SAT engine
+    configuration of the peg family (default options filled in; with symmetry it must be
+    sat:ordered, whose `prefix` is set to the depth). `pool`: a peg_layers.ChunkPool running
+    models/peg_cubes jobs (`pool_for(..., job="puzzlesat.models.peg_cubes:solve_cube")`; default:
+    InlinePool, the jobs in this process). Returns the report (JSON-able)."""
+    from ...models import peg_cubes as pc
+    from ...puzzles.peg import check
+    from ..export import export
+    from ...native_search.peg_disk import OutOfTime
+    t0 = time.monotonic()
+    say = progress or (lambda s: None)
+    cfg = parse(cfg) if isinstance(cfg, str) else cfg
+    eng = fam.engine(cfg.engine)
+    if eng.name not in SAT_ENGINES:
+        raise InputError(f"peg cubes run a SAT formulation ({', '.join(SAT_ENGINES)}); not "
+                         f"{eng.name}", field="engine")
+    if isinstance(bound, bool) or not isinstance(bound, int) or bound < 0:
+        raise InputError(f"bound {bound!r}: expected a number of moves, 0 or more", field="bound")
+    opts = dict(cfg.opts)
+    if eng.name == "sat:ordered":
+        if count:
+            pass  # counts run over peg:merson: no symmetry breaking in the CNF
+        else:
+            opts["prefix"] = str(depth if symmetry else 0)
+    elif symmetry and not count:
+        raise InputError(f"cubes up to symmetry need the symmetric prefix of sat:ordered; "
+                         f"{eng.name} has none: use --no-symmetry or -e sat:ordered", field="symmetry")
+    cfg = parse(eng.name + ("[" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + "]"
+                            if opts else ""))
+    resolved = eng.resolve_options(opts)
+    solver = solver or resolved["solver"]  # the jobs' solver (any proof-logging one with certify)
+    if certify:
+        from ...models.proofs import proof_capable
+        if count:
+            raise InputError("counts by cubes are not certified (a count certificate needs the "
+                             "blocking clauses of every cube's solutions); drop --certify",
+                             field="certify")
+        why = proof_capable(solver)
+        if why:
+            raise InputError(why, field="solver")
+    all_cubes = pc.cubes(inst, depth, symmetry)
+    legal = sum(1 for _ in pc.legal_prefixes(inst, depth))
+    perms = pc.line_perms(inst)
+    weights = [len(pc.orbit(perms, c)) if symmetry else 1 for c in all_cubes]
+    assert not symmetry or sum(weights) == legal, "the canonical cubes' orbits miss a prefix"
+
+    tmp = None
+    if work_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="puzzlesat-cubes-")
+        folder = Path(tmp.name)
+    else:
+        folder = Path(work_dir)
+        if folder.exists() and not folder.is_dir():
+            raise InputError("not a folder", file=folder)
+        folder.mkdir(parents=True, exist_ok=True)
+    try:
+        base = folder / "base.cnf"
+        task = Task.COUNT if count else Task.OPTIMIZE
+        info = export(fam, inst, cfg, "dimacs", str(base), task, bound)
+        meta = json.loads(Path(str(base) + ".map.json").read_text())
+        keys = {int(n): tuple(k) for n, k in meta["variables"].items()}
+        ids = {k: n for n, k in keys.items()}
+        projection = [ids[tuple(k)] for k in meta["projection"]]
+        plan = {"instance": f"{fam.name}/{inst.name}", "config": str(cfg), "bound": bound,
+                "depth": depth, "symmetry": symmetry, "count": count, "certify": certify,
+                "solver": solver, "cubes": len(all_cubes), "base_sha256": _sha(base)}
+        plan_path = folder / "plan.json"
+        if plan_path.exists():
+            old = json.loads(plan_path.read_text())
+            if old != plan:
+                diff = sorted(k for k in plan if old.get(k) != plan[k])
+                raise InputError(f"the work folder holds another plan (differs in {', '.join(diff)}); "
+                                 "use a new folder", file=plan_path)
+        else:
+            write_atomic(plan_path, json.dumps(plan, indent=1), "plan")
+        results = folder / "results"
+        results.mkdir(exist_ok=True)
+        jobs_dir = folder / "jobs"
+        jobs_dir.mkdir(exist_ok=True)
+
+        common = {"base": str(base), "solver": solver, "certify": certify, "folder": str(jobs_dir),
+                  "keep": keep, "count": count, "projection": projection, "bound": bound}
+        if count:
+            common |= {"inst": inst, "keys": {str(n): list(k) for n, k in keys.items()
+                                              if k[0] == "j"}}
+        specs = [{"id": i, "tag": plan["base_sha256"][:8], "name": f"cube-{i:06d}",
+                  "cube": list(c), "extra": pc.units(c, ids), **common}
+                 for i, c in enumerate(all_cubes)]
+        if not count:
+            specs.insert(0, {"id": len(all_cubes), "tag": plan["base_sha256"][:8], "name": "cover",
+                             "cube": None, "extra": pc.cover_clauses(all_cubes, ids), **common})
+        done: dict[str, dict] = {}
+        for s in specs:
+            p = results / f"{s['name']}.json"
+            if p.exists():
+                done[s["name"]] = json.loads(p.read_text())
+        todo = [s for s in specs if s["name"] not in done]
+        say(f"{inst.name}: {'count' if count else 'decide'} moves <= {bound}: {len(all_cubes)} cubes "
+            f"of depth {depth} ({legal} legal prefixes{', up to symmetry' if symmetry else ''}); "
+            f"{len(done)} jobs done before, {len(todo)} to run; base CNF {info['vars']} vars, "
+            f"{info['clauses']} clauses")
+        if pool is None:
+            pool = InlinePool()
+        deadline = None if time_limit is None else t0 + time_limit
+        stop: dict[str, Any] = {}
+        timed_out = False
+        by_id = {s["id"]: s for s in specs}
+
+        def accept(res: dict) -> None:
+            """Record one job's result (and stop at a model, a bad proof)."""
+            s = by_id[res["id"]]
+            if s["cube"] is not None:
+                res["cube"] = s["cube"]
+            if res["status"] == "SAT" and s["cube"] is None:
+                raise CheckError("the cover CNF has a model: some solution of the base CNF is in "
+                                 "no cube (a bug in the cubes; nothing is claimed)")
+            if res["status"] == "SAT":
+                seq = pc.decode(res["model"], keys, inst.board.lines)
+                m = check(inst, seq)  # CheckError: never reported
+                if m > bound:
+                    raise CheckError(f"{s['name']}: a model of {m} moves at moves <= {bound}")
+                res["solution"] = {"jumps": [list(j) for j in seq], "moves": m}
+                stop.setdefault("sat", res)
+            cert = res.get("certificate")
+            if certify and res["status"] == "UNSAT" and (cert is None or cert["verdict"] != "VERIFIED"):
+                stop.setdefault("rejected", res)
+            write_atomic(results / f"{s['name']}.json", json.dumps(res), "cube result")
+            done[s["name"]] = res
+
+        for res in done.values():
+            if res["status"] == "SAT" and "solution" in res:
+                stop.setdefault("sat", res)
+        if not stop and todo:
+            it = pool.run(todo, jobs_dir, deadline)
+            try:
+                for res in it:
+                    accept(res)
+                    n = len(done)
+                    say(f"  {res['name']}: {res['status']}"
+                        + (f" {res['count']}" if count else "")
+                        + f" ({res['solve_seconds']:.1f} s"
+                        + (f", proof {res['certificate']['verdict']}, check "
+                           f"{res['certificate']['checker_seconds']:.1f} s" if res.get("certificate") else "")
+                        + f")  [{n}/{len(specs)}]")
+                    if stop:
+                        break
+            except OutOfTime:
+                timed_out = True
+            finally:
+                it.close()
+        return _report(plan, all_cubes, weights, legal, done, stop, timed_out, folder, work_dir,
+                       resolved, time.monotonic() - t0, count, certify, info)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def _report(plan, all_cubes, weights, legal, done, stop, timed_out, folder, work_dir, params,
+            seconds, count, certify, info) -> dict[str, Any]:
+    cube_res = [done.get(f"cube-{i:06d}") for i in range(len(all_cubes))]
+    finished = [r for r in cube_res if r is not None]
+    cover = done.get("cover")
+    rep: dict[str, Any] = {
+        "instance": plan["instance"], "config": plan["config"], "params": params,
+        "claim": (f"solutions with moves <= {plan['bound']}" if count else f"moves <= {plan['bound']}"),
+        "bound": plan["bound"], "depth": plan["depth"], "symmetry": plan["symmetry"],
+        "cubes": len(all_cubes), "legal_prefixes": legal, "finished": len(finished),
+        "base": {"vars": info["vars"], "clauses": info["clauses"], "sha256": plan["base_sha256"]},
+        "solve_seconds": _summary([r["solve_seconds"] for r in finished]),
+        "wall_seconds": round(seconds, 3), "work_dir": None if work_dir is None else str(folder)}
+    if count:
+        complete = len(finished) == len(all_cubes)
+        rep["count"] = sum(r["count"] * w for r, w in zip(cube_res, weights) if r is not None)
+        rep["status"] = (Status.OPTIMAL if complete else Status.UNKNOWN).value
+        if not complete:
+            rep["reason"] = (f"time limit: {len(finished)} of {len(all_cubes)} cubes counted; "
+                             f"the count is at least {rep['count']}")
+        return rep
+    if cover is not None:
+        rep["cover"] = {k: cover.get(k) for k in ("status", "solve_seconds", "certificate")}
+    refuted = [r for r in finished if r["status"] == "UNSAT"]
+    rep["refuted"] = len(refuted)
+    if "sat" in stop:
+        r = stop["sat"]
+        rep["status"] = Status.FEASIBLE.value
+        rep["solution"] = r["solution"]
+        rep["found_in"] = r["name"]
+        return rep
+    if certify:
+        certs = [r.get("certificate") for r in [cover, *finished] if r is not None]
+        rep["certificate"] = {
+            "verdict": "REJECTED" if "rejected" in stop else (
+                "VERIFIED" if len(refuted) == len(all_cubes) and cover is not None else "UNKNOWN"),
+            "proofs": len(certs), "format": certs[0]["format"] if certs else None,
+            "lemmas": sum(c.get("lemmas") or 0 for c in certs if c),
+            "proof_bytes": sum((c.get("stats") or {}).get("proof_bytes", 0) for c in certs if c),
+            "checker_seconds": round(sum(c.get("checker_seconds") or 0 for c in certs if c), 3)}
+        if "rejected" in stop:
+            r = stop["rejected"]
+            rep["status"] = Status.ERROR.value
+            rep["reason"] = (f"{r['name']}: its proof was not verified: "
+                             f"{(r.get('certificate') or {}).get('reason')}")
+            return rep
+    if len(refuted) == len(all_cubes) and cover is not None and cover["status"] == "UNSAT":
+        rep["status"] = Status.INFEASIBLE.value
+        rep["lower_bound"] = plan["bound"] + 1
+        return rep
+    rep["status"] = Status.UNKNOWN.value
+    rep["reason"] = (f"{'time limit' if timed_out else 'stopped'}: {len(refuted)} of "
+                     f"{len(all_cubes)} cubes refuted" + ("" if cover else ", the cover not checked"))
+    return rep

@@ -1,0 +1,187 @@
+"""Cube-and-conquer for peg decisions (models/peg_cubes.py, compare/campaign/peg_cubes.py): the
+cubes cover the decision (their counts, weighted by orbit, sum to the whole count), refutations
+are certified, a work folder resumes, jobs run alike inline, as processes and on Dask."""
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from puzzlesat.compare.campaign.peg_cubes import run_cubes
+from puzzlesat.core.result import CheckError, InputError
+from puzzlesat.families.instances import load_instance
+from puzzlesat.families.registry import family
+from puzzlesat.models import peg_cubes as pc
+from puzzlesat.puzzles import peg
+
+from helpers import cli
+from oracles import peg_oracle
+from strategies import peg_solvable
+
+FAM = family("peg")
+
+# (instance, bound, answer): INFEASIBLE, or FEASIBLE, or a count; provenance in the comment
+DECISIONS = [
+    ("peg/hoppers", 6, "INFEASIBLE"),        # optimum 7 (IPC pegsol hoppers; SPEC.md)
+    ("peg/hoppers", 7, "FEASIBLE"),
+    ("peg/hoppers-first06", 6, "INFEASIBLE"),
+]
+COUNTS = [
+    ("peg/hoppers-first06", 7, 18),          # 18 optimal sequences (SPEC.md; native count)
+]
+
+
+def _weights(inst, depth):
+    perms = pc.line_perms(inst)
+    return [len(pc.orbit(perms, c)) for c in pc.cubes(inst, depth)]
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3, 4])
+def test_canonical_cubes_and_their_orbits_are_every_legal_prefix_once(depth):
+    """Each legal prefix is in the orbit of exactly one canonical cube."""
+    for name in ("peg/english33", "peg/hoppers", "peg/triangle15"):
+        _, inst = load_instance(name)
+        legal = list(pc.legal_prefixes(inst, depth))
+        assert len(set(legal)) == len(legal)
+        perms = pc.line_perms(inst)
+        seen = [p for c in pc.cubes(inst, depth) for p in pc.orbit(perms, c)]
+        assert sorted(seen) == sorted(legal), name
+
+
+def test_english_cube_numbers():
+    """The English central game's first jumps: 4 legal, all one orbit; 400 prefixes of 4 jumps in
+    50 orbits (every prefix's orbit has 8 members or fewer)."""
+    _, inst = load_instance("peg/english33")
+    assert [len(pc.cubes(inst, d)) for d in range(5)] == [1, 1, 2, 8, 50]
+    assert [sum(1 for _ in pc.legal_prefixes(inst, d)) for d in range(5)] == [1, 4, 12, 60, 400]
+
+
+@pytest.mark.parametrize("name,bound,answer", DECISIONS + COUNTS)
+@pytest.mark.parametrize("depth,symmetry", [(0, True), (3, False), (3, True)])
+def test_registry(name, bound, answer, depth, symmetry):
+    """Every decision and count of the registry, at several depths, with and without symmetry."""
+    _, inst = load_instance(name)
+    count = isinstance(answer, int)
+    r = run_cubes(FAM, inst, "sat:ordered", bound, depth, symmetry=symmetry, count=count)
+    if count:
+        assert (r["status"], r["count"]) == ("OPTIMAL", answer)
+        return
+    assert r["status"] == answer
+    assert r["cover"]["status"] == "UNSAT"
+    if answer == "FEASIBLE":
+        assert peg.check(inst, tuple(map(tuple, r["solution"]["jumps"]))) <= bound
+    else:
+        assert r["lower_bound"] == bound + 1 and r["refuted"] == r["cubes"]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(peg_solvable(), st.integers(0, 3), st.booleans())
+def test_cube_counts_sum_to_the_whole_count(inst, depth, symmetry):
+    """Random solvable boards: the cubes' counts (weighted by orbit) at the optimum are the
+    brute-force oracle's number of optimal sequences, and one move fewer is refuted."""
+    best, n = peg_oracle(inst)
+    depth = min(depth, inst.jumps_needed)
+    r = run_cubes(FAM, inst, "sat:merson", best, depth, symmetry=symmetry, count=True)
+    assert (r["status"], r["count"]) == ("OPTIMAL", n)
+    if best >= 1:
+        d = run_cubes(FAM, inst, "sat:ordered", best - 1, depth, symmetry=symmetry)
+        assert d["status"] == "INFEASIBLE"
+
+
+def test_certified_refutation_and_its_certificate():
+    _, inst = load_instance("peg/hoppers")
+    r = run_cubes(FAM, inst, "sat:ordered", 6, 2, certify=True)
+    assert r["status"] == "INFEASIBLE"
+    c = r["certificate"]
+    assert c["verdict"] == "VERIFIED" and c["proofs"] == r["cubes"] + 1 and c["lemmas"] > 0
+    assert r["cover"]["certificate"]["verdict"] == "VERIFIED"
+
+
+def test_cubes_that_miss_a_prefix_are_caught_by_the_cover(monkeypatch, tmp_path):
+    """Keep only the cubes without a solution (by their counts): every cube is refuted, but the
+    cover CNF has a model, so nothing is claimed."""
+    _, inst = load_instance("peg/hoppers")
+    r = run_cubes(FAM, inst, "sat:ordered", 7, 3, symmetry=False, count=True, work_dir=tmp_path)
+    assert r["count"] > 0
+    res = [json.loads(p.read_text()) for p in (tmp_path / "results").glob("cube-*.json")]
+    empty = sorted(tuple(x["cube"]) for x in res if x["count"] == 0)
+    assert 0 < len(empty) < r["cubes"]
+    monkeypatch.setattr(pc, "cubes", lambda *a, **k: empty)
+    with pytest.raises(CheckError, match="cover"):
+        run_cubes(FAM, inst, "sat:ordered", 7, 3, symmetry=False)
+
+
+def test_a_rejected_proof_is_an_error_never_infeasible(tmp_path):
+    """An external 'solver' that answers UNSAT with an empty proof: REJECTED, status ERROR."""
+    fake = tmp_path / "fake-solver"
+    fake.write_text("#!/bin/sh\nfor a; do last=$a; done\n: > \"$last\"\nexit 20\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    _, inst = load_instance("peg/hoppers")
+    r = run_cubes(FAM, inst, "sat:ordered", 6, 2, certify=True, solver=f"ext:{fake}")
+    assert r["status"] == "ERROR" and r["certificate"]["verdict"] == "REJECTED"
+    assert "not verified" in r["reason"]
+
+
+def test_a_work_folder_resumes_and_refuses_another_plan(tmp_path):
+    _, inst = load_instance("peg/hoppers-first06")
+    lines = []
+    r1 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path)
+    assert r1["status"] == "INFEASIBLE"
+    (tmp_path / "results" / "cube-000001.json").unlink()
+    r2 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, progress=lines.append)
+    assert r2["status"] == "INFEASIBLE" and r2["cubes"] == r1["cubes"]
+    assert "1 to run" in lines[0] and len(lines) == 2
+    with pytest.raises(InputError, match="another plan"):
+        run_cubes(FAM, inst, "sat:ordered", 5, 3, work_dir=tmp_path)
+
+
+def test_a_time_limit_gives_unknown_with_the_cubes_done():
+    _, inst = load_instance("peg/hoppers-first06")
+    r = run_cubes(FAM, inst, "sat:ordered", 6, 3, time_limit=1e-9)
+    assert r["status"] == "UNKNOWN" and "time limit" in r["reason"]
+    assert "lower_bound" not in r
+
+
+def test_bad_requests_are_input_errors():
+    _, inst = load_instance("peg/hoppers")
+    with pytest.raises(InputError, match="depth"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 99)
+    with pytest.raises(InputError, match="symmetric prefix"):
+        run_cubes(FAM, inst, "sat:time", 6, 2)
+    with pytest.raises(InputError, match="SAT formulation"):
+        run_cubes(FAM, inst, "cpsat:ordered", 6, 2)
+    with pytest.raises(InputError, match="not certified"):
+        run_cubes(FAM, inst, "sat:ordered", 7, 2, count=True, certify=True)
+    with pytest.raises(InputError, match="cannot log proofs"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 2, certify=True, solver="minisat22")
+
+
+def test_cli_local_processes_and_exit_statuses(tmp_path):
+    p = cli("peg", "cubes", "peg/hoppers", "--bound", "6", "--depth", "2", "-j", "2", "--certify",
+            "--work-dir", str(tmp_path / "w"), "--json")
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(p.stdout)
+    assert (rep["status"], rep["certificate"]["verdict"], rep["jobs"]) == ("INFEASIBLE", "VERIFIED", 2)
+    p = cli("peg", "cubes", "peg/hoppers-first06", "--bound", "7", "--depth", "2", "--count")
+    assert p.returncode == 0 and "count: 18" in p.stdout
+    p = cli("peg", "cubes", "sliding/8-hardest", "--bound", "3")
+    assert p.returncode == 2 and "peg instance" in p.stderr and "Traceback" not in p.stderr
+    p = cli("peg", "cubes", "peg/hoppers", "--bound", "6", "--keep-proofs")
+    assert p.returncode == 2 and "--keep-proofs" in p.stderr
+    p = cli("peg", "cubes", "peg/hoppers", "--bound", "6", "--time-limit", "1e-9")
+    assert p.returncode == 1 and "UNKNOWN" in p.stdout
+
+
+def test_dask_local_cluster_gives_the_same_count():
+    pytest.importorskip("distributed")
+    from puzzlesat.compare.campaign.peg_layers import close_pool, pool_for
+    _, inst = load_instance("peg/hoppers-first06")
+    pool = pool_for("dask", 2, job="puzzlesat.models.peg_cubes:solve_cube")
+    try:
+        r = run_cubes(FAM, inst, "sat:ordered", 7, 3, count=True, pool=pool)
+    finally:
+        close_pool(pool)
+    assert (r["status"], r["count"]) == ("OPTIMAL", 18)
