@@ -627,6 +627,42 @@ def _store_upper(work_dir, b: Board, best: tuple[int, Pair, Solution], how: str)
     os.replace(tmp, path)
 
 
+def _refuted_path(work_dir, b: Board) -> Path:
+    """The file of the largest K refuted (every problem needs more moves) in `work_dir`."""
+    return _upper_path(work_dir, b).with_name(
+        _upper_path(work_dir, b).name.replace("peg-least-upper-", "peg-least-refuted-"))
+
+
+def _load_refuted(work_dir, b: Board, say) -> int:
+    """The largest K an earlier run with this folder refuted by complete layers (0: none)."""
+    if work_dir is None:
+        return 0
+    path = _refuted_path(work_dir, b)
+    if not path.exists():
+        return 0
+    try:
+        d = json.loads(path.read_text())
+        k = int(d["refuted"])
+        if d.get("board") != b.name or k < 0:
+            raise ValueError(f"board {d.get('board')!r}, K {k}")
+    except (KeyError, TypeError, ValueError) as e:
+        say(f"the stored refutation in {path} is not used: {e}")
+        return 0
+    say(f"an earlier run refuted K={k}: every problem needs at least {k + 1} moves")
+    return k
+
+
+def _store_refuted(work_dir, b: Board, k: int) -> None:
+    """Keep "no problem is solved within K moves" (complete layers proved it) in `work_dir`."""
+    if work_dir is None or k <= _load_refuted(work_dir, b, lambda s: None):
+        return
+    path = _refuted_path(work_dir, b)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"board": b.name, "refuted": k, "how": "complete pruned layers "
+                               "without a meeting (peg_table.least_by_bound)"}, sort_keys=True))
+    os.replace(tmp, path)
+
 
 def _all_vacancies(b) -> tuple:
     """(space of b under its symmetries, canonical single-vacancy starts, canonical lone pegs)."""
@@ -675,7 +711,20 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
              "nodes": 0, "bound": [fb.description, bb.description]}
     # the shortest solution found (an upper bound), replayed by the checker
     best: tuple[int, Pair, Solution] | None = _load_upper(work_dir, b, say)
-    lower = 0
+    # K refuted by an earlier run with this folder: the bound holds, those K are not searched again
+    done = _load_refuted(work_dir, b, say)
+    lower = done + 1 if done else 0
+    if done:
+        stats["refuted_before"] = done
+        if max_moves is not None and max_moves <= done:
+            return _least_open(best, lower, [], [], t0, _fin(stats, None, max_moves),
+                               f"no solution within {max_moves} moves (refuted before: K={done})")
+        if max_moves is None:
+            k = max(k, done + 1)
+        if best is not None and best[0] == lower:  # the stored solution meets the bound
+            say(f"settled by the folder: {lower} moves")
+            return Least(best[0], lower, best[1], best[2], [], [], time.monotonic() - t0,
+                         _fin(stats, None, k))
     lf: list[int] = []
     lb: list[int] = []
 
@@ -714,6 +763,7 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
                 say(f"K={k}: stopped ({res.reason})")
                 return _least_open(best, lower, lf, lb, t0, _fin(stats, store, k), res.reason)
             stats["refuted"].append(k)
+            _store_refuted(work_dir, b, k)
             say(f"K={k}: no solution within {k} moves ({res.reason}) {time.monotonic() - t0:.1f} s")
             # the beam costs about as much as a search of a few times its width: worth it only
             # after a search that cost more (small K: the next K's search is cheaper), and only

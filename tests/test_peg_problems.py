@@ -189,6 +189,25 @@ def test_least_by_bound_at_a_fixed_k_is_a_bound():
         assert check(problem_instance(board("triangle5"), *beam.pair), beam.solution) >= A127500[5]
 
 
+def test_a_work_folder_carries_the_refuted_k_into_later_runs(tmp_path):
+    """K refuted by complete layers is kept in the work folder: a later run at a smaller
+    --max-moves answers from it, an ascending run starts above it, and the bound it reports
+    counts it (triangle6: minimum 9)."""
+    b, w = board("triangle6"), str(tmp_path)
+    first = least_by_bound(b, max_moves=A127500[6] - 1, work_dir=w)
+    assert first.moves is None and first.lower == A127500[6]
+    lines = []
+    again = least_by_bound(b, max_moves=A127500[6] - 3, work_dir=w, progress=lines.append)
+    assert again.moves is None and again.lower == A127500[6] and again.stats["refuted"] == []
+    assert "refuted before" in again.stats["reason"]
+    up = least_by_bound(b, work_dir=w)
+    assert up.moves == up.lower == A127500[6] and up.stats["refuted"] == []
+    assert up.stats["refuted_before"] == A127500[6] - 1
+    assert check(problem_instance(b, *up.pair), up.solution) == A127500[6]
+    settled = least_by_bound(b, work_dir=w, progress=lines.append)
+    assert settled.moves == A127500[6] and any("settled by the folder" in s for s in lines)
+
+
 def test_least_command():
     r = CliRunner().invoke(cli, ["peg", "problems", "triangle6", "--least", "--json"])
     assert r.exit_code == 0, r.output
