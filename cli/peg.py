@@ -285,10 +285,13 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               help="seconds for the whole run; past it the answer is UNKNOWN with the cubes done "
                    "(a work folder resumes)")
+@click.option("--split-after", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="a cube not answered within this many seconds is stopped and split into one "
+                   "cube per legal next jump (recursively; with a cover job per split)")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 def cubes(instance, bound, depth, config, symmetry, certify, solver, count, jobs, executor,
           scheduler, tls_ca_file, tls_cert, tls_key, insecure, work_dir, keep_proofs, time_limit,
-          as_json) -> None:
+          split_after, as_json) -> None:
     """Cube-and-conquer: decide "moves <= K" on a peg INSTANCE by splitting it into cubes (the
     first DEPTH jumps fixed, up to symmetry), each a SAT job; with --certify every refutation is
     proved and checked, so INFEASIBLE is certified. Exit status 0 for an answer (FEASIBLE,
@@ -316,7 +319,8 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, count, jobs
     try:
         rep = run_cubes(fam, inst, config, bound, depth, symmetry=symmetry, certify=certify,
                         count=count, solver=solver, pool=pool, work_dir=work_dir,
-                        time_limit=time_limit, keep=keep_proofs, progress=say)
+                        time_limit=time_limit, split_after=split_after, keep=keep_proofs,
+                        progress=say)
     finally:
         close_pool(pool)
     rep["executor"], rep["jobs"] = executor, jobs or default_workers()
@@ -331,8 +335,9 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, count, jobs
 def _print_cubes(rep: dict) -> None:
     st = rep["status"]
     s = rep["solve_seconds"]
+    split = f", {rep['splits']} split into {rep['leaves']} leaves" if rep["splits"] else ""
     click.echo(f"{rep['instance']}: {rep['claim']}: {st}  ({rep['cubes']} cubes of depth "
-               f"{rep['depth']}, {rep['legal_prefixes']} legal prefixes; solve CPU s: sum "
+               f"{rep['depth']}, {rep['legal_prefixes']} legal prefixes{split}; solve CPU s: sum "
                f"{s.get('sum', 0)}, max {s.get('max', 0)}; {rep['wall_seconds']:.1f} s wall)")
     if "count" in rep:
         click.echo(f"count: {rep['count']}")

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 import sys
 import time
@@ -100,6 +101,19 @@ def cubes(inst: PegInstance, depth: int, symmetry: bool = True) -> list[Cube]:
             if not any(tuple(p[l] for l in c) < c for p in perms)]
 
 
+def extensions(inst: PegInstance, cube: Cube) -> list[Cube]:
+    """The legal one-jump extensions of `cube` (every one: a split cube's children)."""
+    lines = inst.board.lines
+    pegs = set(inst.start)
+    for l in cube:
+        a, b, c = lines[l]
+        pegs -= {a, b}
+        pegs.add(c)
+    return [cube + (i,) for i, (a, b, c) in enumerate(lines)
+            if a in pegs and b in pegs and c not in pegs
+            and (cube or inst.first_jump is None or (a, c) == inst.first_jump)]
+
+
 def units(cube: Cube, ids: dict[tuple, int]) -> list[list[int]]:
     """The cube's unit clauses over variable numbers `ids` (domain key -> number)."""
     return [[ids[("j", t, l)]] for t, l in enumerate(cube)]
@@ -145,7 +159,56 @@ def write_with(base: Path, extra: list[list[int]], out: Path, note: str) -> str:
 
 # ---- one job ----------------------------------------------------------------------------------
 def solve_cube(spec: dict[str, Any]) -> dict[str, Any]:
-    """Run one job (module docstring)."""
+    """Run one job (module docstring). With spec["time_limit"] (CPU-bound seconds of wall time)
+    the work runs in a forked child that is killed at the limit (python-sat's CaDiCaL ignores
+    interrupts): then status UNKNOWN, and the job's files are removed."""
+    limit = spec.get("time_limit")
+    if not limit:
+        return _solve(spec)
+    import signal
+    from ..core.procs import forking, kill_group
+    folder = Path(spec["folder"])
+    out = folder / f"{spec['name']}.result.json"
+    out.unlink(missing_ok=True)
+    with forking():  # no thread of ours holds numba's compiler lock in the child (core/procs.py)
+        pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 1
+        try:
+            os.setpgid(0, 0)  # its group: an external solver it starts goes with it
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            write_atomic(out, json.dumps(_solve(spec)), "cube result")
+            code = 0
+        except BaseException:  # noqa: BLE001 - reported by the parent as the exit status
+            import traceback
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + float(limit)
+    status = None
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        kill_group(pid)
+        os.waitpid(pid, 0)
+        for ext in (".cnf", ".drat", ".lrat"):
+            (folder / f"{spec['name']}{ext}").unlink(missing_ok=True)
+        return {"id": spec["id"], "name": spec["name"], "status": "UNKNOWN",
+                "solve_seconds": round(float(limit), 3),
+                "reason": f"cube time limit {limit} s"}
+    if os.waitstatus_to_exitcode(status) != 0 or not out.exists():
+        raise RuntimeError(f"{spec['name']}: the job's process failed "
+                           f"(exit {os.waitstatus_to_exitcode(status)})")
+    res = json.loads(out.read_text())
+    out.unlink()
+    return res
+
+
+def _solve(spec: dict[str, Any]) -> dict[str, Any]:
+    """The job's work (solve_cube without its time limit)."""
     folder = Path(spec["folder"])
     name = spec["name"]
     out: dict[str, Any] = {"id": spec["id"], "name": name}

@@ -185,3 +185,67 @@ def test_dask_local_cluster_gives_the_same_count():
     finally:
         close_pool(pool)
     assert (r["status"], r["count"]) == ("OPTIMAL", 18)
+
+
+def _pretend_short_cubes_time_out(monkeypatch, below: int):
+    """solve_cube answers UNKNOWN (as at its time limit) for every cube shorter than `below`."""
+    real = pc.solve_cube
+
+    def solve(spec):
+        if spec.get("time_limit") and spec["cube"] is not None and len(spec["cube"]) < below:
+            return {"id": spec["id"], "name": spec["name"], "status": "UNKNOWN",
+                    "solve_seconds": spec["time_limit"], "reason": "pretended"}
+        return real(spec)
+    monkeypatch.setattr(pc, "solve_cube", solve)
+
+
+@pytest.mark.parametrize("count", [False, True])
+def test_split_cubes_keep_the_answer(monkeypatch, tmp_path, count):
+    """Cubes shorter than 4 jumps 'time out' and are split down to 4 jumps: the same refutation
+    (with a cover per split) and the same count; a second run with the folder runs nothing."""
+    _pretend_short_cubes_time_out(monkeypatch, 4)
+    _, inst = load_instance("peg/hoppers-first06")
+    bound = 7 if count else 6
+    r = run_cubes(FAM, inst, "sat:ordered", bound, 2, count=count, split_after=60, work_dir=tmp_path)
+    assert r["splits"] > 0 and r["leaves"] > r["cubes"]
+    if count:
+        assert (r["status"], r["count"]) == ("OPTIMAL", 18)
+    else:
+        assert r["status"] == "INFEASIBLE" and r["refuted"] == r["leaves"]
+        covers = [p for p in (tmp_path / "results").glob("*.cover.json")]
+        assert len(covers) == r["splits"]
+    lines = []
+    again = run_cubes(FAM, inst, "sat:ordered", bound, 2, count=count, split_after=60,
+                      work_dir=tmp_path, progress=lines.append)
+    assert "0 to run" in lines[0] and again["status"] == r["status"]
+
+
+def test_a_split_cube_whose_children_miss_a_jump_is_caught(monkeypatch):
+    """A split that forgets one child with solutions: its own cover job has a model."""
+    _pretend_short_cubes_time_out(monkeypatch, 3)
+    _, inst = load_instance("peg/hoppers")
+    real = pc.extensions
+    monkeypatch.setattr(pc, "extensions", lambda inst, cube: real(inst, cube)[1:])
+    with pytest.raises(CheckError, match="cover"):
+        run_cubes(FAM, inst, "sat:ordered", 7, 2, symmetry=False, split_after=60)
+
+
+def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path):
+    """Pigeonhole PHP(11, 10) takes CaDiCaL seconds: at a 0.3 s limit the job is UNKNOWN and
+    leaves no files; with no limit the same job is UNSAT."""
+    n = 10
+    var = lambda p, h: p * n + h + 1  # noqa: E731
+    clauses = [[var(p, h) for h in range(n)] for p in range(n + 1)]
+    clauses += [[-var(p, h), -var(q, h)] for h in range(n) for p in range(n + 1) for q in range(p)]
+    base = tmp_path / "php.cnf"
+    base.write_text(f"p cnf {(n + 1) * n} {len(clauses)}\n"
+                    + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses))
+    spec = {"id": 0, "name": "job", "base": str(base), "extra": [], "solver": "cadical195",
+            "certify": True, "folder": str(tmp_path), "projection": [], "time_limit": 0.3}
+    r = pc.solve_cube(spec)
+    assert r["status"] == "UNKNOWN" and "time limit" in r["reason"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["php.cnf"]
+    small = tmp_path / "php4.cnf"
+    small.write_text("p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n")
+    r = pc.solve_cube(dict(spec, base=str(small), time_limit=60))
+    assert r["status"] == "UNSAT" and r["certificate"]["verdict"] == "VERIFIED"

@@ -7,12 +7,19 @@ on this machine (each in its own process) or as Dask tasks (`pool_for`, as the p
 a job whose process or worker dies is run again). A first job checks the cover (base + "not
 cube" for every cube: UNSAT, else some model escapes the cubes and nothing is claimed).
 
+Splitting (`split_after` S): a cube job not answered within S seconds is killed (its process:
+python-sat's CaDiCaL ignores interrupts) and the cube is split into its children, one per legal
+next jump, each a job with the same limit (recursively, down to whole jump sequences, which run
+without one); deciding, each split adds a cover job of its own (base + the cube + "not this
+child" per child: UNSAT), so a certificate covers the splits too. Jobs run in rounds: the splits
+of one round are the next round's jobs.
+
 The work folder is the checkpoint: `plan.json` (what is decided, the base CNF's SHA-256) and one
 `results/NAME.json` per finished job; a run with the same folder and the same plan runs only the
 jobs without a result, and a folder that holds another plan is refused.
 
 Answers (`status`): INFEASIBLE = no solution with at most K moves (every cube and the cover
-refuted: the optimum is at least K + 1); FEASIBLE = a cube had a model, decoded and replayed by
+refuted, and every cover: the optimum is at least K + 1); FEASIBLE = a cube had a model, decoded and replayed by
 the checker (its moves are at most K); OPTIMAL with `count` = the exact number of solutions with at
 most K moves; UNKNOWN = the time limit came first (`refuted` says how many cubes were done); ERROR
 = a proof was rejected or could not be checked (never an uncertified INFEASIBLE when `certify`
@@ -65,13 +72,16 @@ class InlinePool:
 def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry: bool = True,
               certify: bool = False, count: bool = False, solver: str | None = None,
               pool=None, work_dir: str | Path | None = None, time_limit: float | None = None,
-              keep: bool = False, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+              split_after: float | None = None, keep: bool = False,
+              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Decide "moves <= `bound`" on peg instance `inst` (or, with `count`, count the solutions with
     at most `bound` moves) by the cubes of depth `depth` (module docstring). `cfg`: a SAT engine
     configuration of the peg family (default options filled in; with symmetry it must be
     sat:ordered, whose `prefix` is set to the depth). `pool`: a peg_layers.ChunkPool running
     models/peg_cubes jobs (`pool_for(..., job="puzzlesat.models.peg_cubes:solve_cube")`; default:
-    InlinePool, the jobs in this process). Returns the report (JSON-able)."""
+    InlinePool, the jobs in this process). `split_after`: a cube not answered within this many
+    seconds is stopped and split into its children (every legal next jump; deciding, with a cover
+    job of its own), recursively. Returns the report (JSON-able)."""
     from ...models import peg_cubes as pc
     from ...puzzles.peg import check
     from ..export import export
@@ -83,6 +93,8 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     if eng.name not in SAT_ENGINES:
         raise InputError(f"peg cubes run a SAT formulation ({', '.join(SAT_ENGINES)}); not "
                          f"{eng.name}", field="engine")
+    if split_after is not None and not split_after > 0:
+        raise InputError(f"split_after {split_after!r}: expected seconds above 0", field="split_after")
     if isinstance(bound, bool) or not isinstance(bound, int) or bound < 0:
         raise InputError(f"bound {bound!r}: expected a number of moves, 0 or more", field="bound")
     opts = dict(cfg.opts)
@@ -132,7 +144,8 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         projection = [ids[tuple(k)] for k in meta["projection"]]
         plan = {"instance": f"{fam.name}/{inst.name}", "config": str(cfg), "bound": bound,
                 "depth": depth, "symmetry": symmetry, "count": count, "certify": certify,
-                "solver": solver, "cubes": len(all_cubes), "base_sha256": _sha(base)}
+                "solver": solver, "cubes": len(all_cubes), "split_after": split_after,
+                "base_sha256": _sha(base)}
         plan_path = folder / "plan.json"
         if plan_path.exists():
             old = json.loads(plan_path.read_text())
@@ -152,37 +165,60 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         if count:
             common |= {"inst": inst, "keys": {str(n): list(k) for n, k in keys.items()
                                               if k[0] == "j"}}
-        specs = [{"id": i, "tag": plan["base_sha256"][:8], "name": f"cube-{i:06d}",
-                  "cube": list(c), "extra": pc.units(c, ids), **common}
-                 for i, c in enumerate(all_cubes)]
-        if not count:
-            specs.insert(0, {"id": len(all_cubes), "tag": plan["base_sha256"][:8], "name": "cover",
-                             "cube": None, "extra": pc.cover_clauses(all_cubes, ids), **common})
+        tag = plan["base_sha256"][:8]
+        J = inst.jumps_needed
+
+        def spec(name: str, cube, extra: list, weight: int = 1) -> dict:
+            limit = split_after if cube is not None and len(cube) < J else None
+            return {"tag": tag, "name": name, "cube": None if cube is None else list(cube),
+                    "extra": extra, "weight": weight, "time_limit": limit, **common}
+
+        top = [] if count else [spec("cover", None, pc.cover_clauses(all_cubes, ids))]
+        top += [spec(f"cube-{i:06d}", c, pc.units(c, ids), w)
+                for i, (c, w) in enumerate(zip(all_cubes, weights))]
+
+        def children(s: dict) -> list[dict]:
+            """A split cube's jobs: every legal one-jump extension, and (deciding) its cover."""
+            cube = tuple(s["cube"])
+            kids = pc.extensions(inst, cube)
+            out = [] if count else [spec(f"{s['name']}.cover", None,
+                                         pc.units(cube, ids) + pc.cover_clauses(kids, ids))]
+            return out + [spec(f"{s['name']}.{k}", kid, pc.units(kid, ids), s["weight"])
+                          for k, kid in enumerate(kids)]
+
+        def tree() -> tuple[list[dict], list[dict]]:
+            """(every job of the current tree, those without a result): split cubes give way to
+            their children."""
+            jobs, stack = [], list(reversed(top))
+            while stack:
+                s = stack.pop()
+                jobs.append(s)
+                r = done.get(s["name"])
+                if r is not None and r.get("split"):
+                    stack.extend(reversed(children(s)))
+            return jobs, [s for s in jobs if s["name"] not in done]
+
         done: dict[str, dict] = {}
-        for s in specs:
-            p = results / f"{s['name']}.json"
-            if p.exists():
-                done[s["name"]] = json.loads(p.read_text())
-        todo = [s for s in specs if s["name"] not in done]
+        for p in results.glob("*.json"):
+            done[p.stem] = json.loads(p.read_text())
+        jobs, todo = tree()
         say(f"{inst.name}: {'count' if count else 'decide'} moves <= {bound}: {len(all_cubes)} cubes "
             f"of depth {depth} ({legal} legal prefixes{', up to symmetry' if symmetry else ''}); "
-            f"{len(done)} jobs done before, {len(todo)} to run; base CNF {info['vars']} vars, "
-            f"{info['clauses']} clauses")
+            f"{len(jobs) - len(todo)} jobs done before, {len(todo)} to run; base CNF {info['vars']} "
+            f"vars, {info['clauses']} clauses")
         if pool is None:
             pool = InlinePool()
         deadline = None if time_limit is None else t0 + time_limit
         stop: dict[str, Any] = {}
         timed_out = False
-        by_id = {s["id"]: s for s in specs}
 
-        def accept(res: dict) -> None:
+        def accept(s: dict, res: dict) -> None:
             """Record one job's result (and stop at a model, a bad proof)."""
-            s = by_id[res["id"]]
             if s["cube"] is not None:
                 res["cube"] = s["cube"]
             if res["status"] == "SAT" and s["cube"] is None:
-                raise CheckError("the cover CNF has a model: some solution of the base CNF is in "
-                                 "no cube (a bug in the cubes; nothing is claimed)")
+                raise CheckError(f"the cover CNF {s['name']} has a model: some solution of the base "
+                                 "CNF is in no cube (a bug in the cubes; nothing is claimed)")
             if res["status"] == "SAT":
                 seq = pc.decode(res["model"], keys, inst.board.lines)
                 m = check(inst, seq)  # CheckError: never reported
@@ -190,6 +226,8 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                     raise CheckError(f"{s['name']}: a model of {m} moves at moves <= {bound}")
                 res["solution"] = {"jumps": [list(j) for j in seq], "moves": m}
                 stop.setdefault("sat", res)
+            if res["status"] == "UNKNOWN" and s["time_limit"]:
+                res["split"] = True  # its children replace it (tree())
             cert = res.get("certificate")
             if certify and res["status"] == "UNSAT" and (cert is None or cert["verdict"] != "VERIFIED"):
                 stop.setdefault("rejected", res)
@@ -199,54 +237,65 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         for res in done.values():
             if res["status"] == "SAT" and "solution" in res:
                 stop.setdefault("sat", res)
-        if not stop and todo:
+        while todo and not stop and not timed_out:  # rounds: a round's splits make the next one
+            by_id = {}
+            for i, s in enumerate(todo):
+                s["id"] = i
+                by_id[i] = s
             it = pool.run(todo, jobs_dir, deadline)
             try:
                 for res in it:
-                    accept(res)
-                    n = len(done)
-                    say(f"  {res['name']}: {res['status']}"
-                        + (f" {res['count']}" if count else "")
+                    accept(by_id[res["id"]], res)
+                    say(f"  {res['name']}: " + ("split" if res.get("split") else res["status"])
+                        + (f" {res['count']}" if "count" in res else "")
                         + f" ({res['solve_seconds']:.1f} s"
                         + (f", proof {res['certificate']['verdict']}, check "
                            f"{res['certificate']['checker_seconds']:.1f} s" if res.get("certificate") else "")
-                        + f")  [{n}/{len(specs)}]")
+                        + f")  [{len(done)} jobs done]")
                     if stop:
                         break
             except OutOfTime:
                 timed_out = True
             finally:
                 it.close()
-        return _report(plan, all_cubes, weights, legal, done, stop, timed_out, folder, work_dir,
+            jobs, todo = tree()
+        return _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir,
                        resolved, time.monotonic() - t0, count, certify, info)
     finally:
         if tmp is not None:
             tmp.cleanup()
 
 
-def _report(plan, all_cubes, weights, legal, done, stop, timed_out, folder, work_dir, params,
-            seconds, count, certify, info) -> dict[str, Any]:
-    cube_res = [done.get(f"cube-{i:06d}") for i in range(len(all_cubes))]
-    finished = [r for r in cube_res if r is not None]
+def _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir, params, seconds, count,
+            certify, info) -> dict[str, Any]:
+    covers = [s for s in jobs if s["cube"] is None]
+    splits = {s["name"] for s in jobs if (done.get(s["name"]) or {}).get("split")}
+    leaves = [s for s in jobs if s["cube"] is not None and s["name"] not in splits]
+    leaf_res = [done.get(s["name"]) for s in leaves]
+    finished = [r for r in leaf_res if r is not None]
+    ran = [r for r in (done.get(s["name"]) for s in jobs) if r is not None]
     cover = done.get("cover")
     rep: dict[str, Any] = {
         "instance": plan["instance"], "config": plan["config"], "params": params,
         "claim": (f"solutions with moves <= {plan['bound']}" if count else f"moves <= {plan['bound']}"),
         "bound": plan["bound"], "depth": plan["depth"], "symmetry": plan["symmetry"],
-        "cubes": len(all_cubes), "legal_prefixes": legal, "finished": len(finished),
+        "cubes": plan["cubes"], "legal_prefixes": legal, "split_after": plan["split_after"],
+        "splits": len(splits), "leaves": len(leaves), "finished": len(finished),
         "base": {"vars": info["vars"], "clauses": info["clauses"], "sha256": plan["base_sha256"]},
-        "solve_seconds": _summary([r["solve_seconds"] for r in finished]),
+        "solve_seconds": _summary([r["solve_seconds"] for r in ran]),
         "wall_seconds": round(seconds, 3), "work_dir": None if work_dir is None else str(folder)}
     if count:
-        complete = len(finished) == len(all_cubes)
-        rep["count"] = sum(r["count"] * w for r, w in zip(cube_res, weights) if r is not None)
+        complete = len(finished) == len(leaves)
+        rep["count"] = sum(r["count"] * s["weight"] for s, r in zip(leaves, leaf_res) if r is not None)
         rep["status"] = (Status.OPTIMAL if complete else Status.UNKNOWN).value
         if not complete:
-            rep["reason"] = (f"time limit: {len(finished)} of {len(all_cubes)} cubes counted; "
-                             f"the count is at least {rep['count']}")
+            rep["reason"] = (f"{'time limit' if timed_out else 'stopped'}: {len(finished)} of "
+                             f"{len(leaves)} cubes counted; the count is at least {rep['count']}")
         return rep
     if cover is not None:
         rep["cover"] = {k: cover.get(k) for k in ("status", "solve_seconds", "certificate")}
+    cover_res = [done.get(s["name"]) for s in covers]
+    covered = all(r is not None and r["status"] == "UNSAT" for r in cover_res)
     refuted = [r for r in finished if r["status"] == "UNSAT"]
     rep["refuted"] = len(refuted)
     if "sat" in stop:
@@ -256,25 +305,28 @@ def _report(plan, all_cubes, weights, legal, done, stop, timed_out, folder, work
         rep["found_in"] = r["name"]
         return rep
     if certify:
-        certs = [r.get("certificate") for r in [cover, *finished] if r is not None]
+        certs = [r.get("certificate") for r in [*cover_res, *finished] if r is not None]
         rep["certificate"] = {
             "verdict": "REJECTED" if "rejected" in stop else (
-                "VERIFIED" if len(refuted) == len(all_cubes) and cover is not None else "UNKNOWN"),
+                "VERIFIED" if len(refuted) == len(leaves) and covered else "UNKNOWN"),
             "proofs": len(certs), "format": certs[0]["format"] if certs else None,
             "lemmas": sum(c.get("lemmas") or 0 for c in certs if c),
             "proof_bytes": sum((c.get("stats") or {}).get("proof_bytes", 0) for c in certs if c),
-            "checker_seconds": round(sum(c.get("checker_seconds") or 0 for c in certs if c), 3)}
+            "checker_seconds": round(sum(c.get("checker_seconds") or 0 for c in certs if c), 3),
+            "trusted": "that the base CNF states the decision (the formulation and its encoding; "
+                       "peg:ordered's symmetry breaking is valid for decisions, "
+                       "models/peg_ordered.py) and the checker (docs/certify.md)"}
         if "rejected" in stop:
             r = stop["rejected"]
             rep["status"] = Status.ERROR.value
             rep["reason"] = (f"{r['name']}: its proof was not verified: "
                              f"{(r.get('certificate') or {}).get('reason')}")
             return rep
-    if len(refuted) == len(all_cubes) and cover is not None and cover["status"] == "UNSAT":
+    if len(refuted) == len(leaves) and covered:
         rep["status"] = Status.INFEASIBLE.value
         rep["lower_bound"] = plan["bound"] + 1
         return rep
     rep["status"] = Status.UNKNOWN.value
     rep["reason"] = (f"{'time limit' if timed_out else 'stopped'}: {len(refuted)} of "
-                     f"{len(all_cubes)} cubes refuted" + ("" if cover else ", the cover not checked"))
+                     f"{len(leaves)} cubes refuted" + ("" if covered else ", a cover not checked"))
     return rep
