@@ -81,7 +81,16 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     models/peg_cubes jobs (`pool_for(..., job="puzzlesat.models.peg_cubes:solve_cube")`; default:
     InlinePool, the jobs in this process). `split_after`: a cube not answered within this many
     seconds is stopped and split into its children (every legal next jump; deciding, with a cover
-    job of its own), recursively. Returns the report (JSON-able)."""
+    job of its own), recursively. Returns the report (JSON-able).
+
+    >>> from puzzlesat.families.instances import load_instance
+    >>> fam, inst = load_instance("peg/hoppers")                 # optimum 7 moves
+    >>> r = run_cubes(fam, inst, "sat:ordered", 6, 2, certify=True)
+    >>> r["status"], r["lower_bound"], r["cubes"], r["certificate"]["verdict"]
+    ('INFEASIBLE', 7, 2, 'VERIFIED')
+    >>> run_cubes(fam, load_instance("peg/hoppers-first06")[1], "sat:ordered", 7, 3, count=True)["count"]
+    18
+    """
     from ...models import peg_cubes as pc
     from ...puzzles.peg import check
     from ..export import export
