@@ -249,3 +249,12 @@ def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path):
     small.write_text("p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n")
     r = pc.solve_cube(dict(spec, base=str(small), time_limit=60))
     assert r["status"] == "UNSAT" and r["certificate"]["verdict"] == "VERIFIED"
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "glucose4"])
+def test_other_proof_logging_solvers(solver):
+    """CP-SAT's LRAT and Glucose's DRUP certify the cubes as CaDiCaL's DRAT does."""
+    _, inst = load_instance("peg/hoppers")
+    r = run_cubes(FAM, inst, "sat:ordered", 6, 2, certify=True, solver=solver)
+    assert r["status"] == "INFEASIBLE" and r["certificate"]["verdict"] == "VERIFIED"
+    assert r["certificate"]["format"] == ("lrat" if solver == "cpsat" else "drat")
