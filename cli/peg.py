@@ -271,6 +271,9 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
 @click.option("--solver", default=None,
               help="SAT solver of every job (default: the engine's; --certify: a proof-logging "
                    "one, e.g. cadical195, glucose4, lingeling, cpsat, ext:cadical)")
+@click.option("--search", type=click.Choice(["auto", "fixed"]), default="auto", show_default=True,
+              help="with --solver cpsat: fixed = CP-SAT branches on the jumps in time order, "
+                   "true first (measured on English cubes: 4x sooner than CaDiCaL)")
 @click.option("--count", is_flag=True, help="count the solutions instead of deciding")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="jobs at once (default: the CPU cores; dask: workers)")
@@ -290,7 +293,7 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
               help="a cube not answered within this many seconds is stopped and split into one "
                    "cube per legal next jump (recursively; with a cover job per split)")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
-def cubes(instance, bound, depth, config, symmetry, certify, solver, count, jobs, executor,
+def cubes(instance, bound, depth, config, symmetry, certify, solver, search, count, jobs, executor,
           scheduler, tls_ca_file, tls_cert, tls_key, insecure, work_dir, keep_proofs, time_limit,
           split_after, as_json) -> None:
     """Cube-and-conquer: decide "moves <= K" on a peg INSTANCE by splitting it into cubes (the
@@ -320,7 +323,8 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, count, jobs
     try:
         rep = run_cubes(fam, inst, config, bound, depth, symmetry=symmetry, certify=certify,
                         count=count, solver=solver, pool=pool, work_dir=work_dir,
-                        time_limit=time_limit, split_after=split_after, keep=keep_proofs,
+                        time_limit=time_limit, split_after=split_after, search=search,
+                        keep=keep_proofs,
                         progress=say)
     finally:
         close_pool(pool)

@@ -31,8 +31,8 @@ Boolean Pythagorean triples proof (Heule, Kullmann & Marek 2016: a proof per cub
 that the cubes cover the problem).
 
 A job (`solve_cube`) is a dict, so it pickles to a process or a Dask worker:
-    {"id", "name", "base", "extra", "solver", "certify", "folder", "keep", "count", "inst",
-     "projection", "keys"}
+    {"id", "name", "base", "extra", "solver", "search", "certify", "folder", "keep", "count",
+     "inst", "projection", "keys", "time_limit"}
 and returns {"id", "name", "status" (UNSAT/SAT), "solve_seconds", "model" (true projection ids,
 SAT), "count", "certificate" (JSON of certify.Certificate, certified UNSAT only), "cnf_sha256"}.
 `python -m puzzlesat.models.peg_cubes SPEC RESULT` runs one job (SPEC a pickle, RESULT its JSON).
@@ -56,6 +56,7 @@ from .peg_ordered import stabiliser
 
 Line = int
 Cube = tuple[Line, ...]
+
 
 
 def legal_prefixes(inst: PegInstance, depth: int) -> Iterator[Cube]:
@@ -214,18 +215,20 @@ def _solve(spec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"id": spec["id"], "name": name}
     if spec.get("count"):
         return out | _count(spec)
-    if spec.get("certify"):
+    from ._sat import SOLVERS
+    if spec.get("certify") or spec["solver"] not in SOLVERS:  # CP-SAT, ext: through their proofs
         from .proofs import prove
         cnf = folder / f"{name}.cnf"
         out["cnf_sha256"] = write_with(Path(spec["base"]), spec["extra"], cnf, name)
         ext = ".lrat" if spec["solver"] == "cpsat" else ".drat"
-        run = prove(cnf, folder / f"{name}{ext}", solver=spec["solver"])
+        order = spec["projection"] if spec.get("search") == "fixed" else None
+        run = prove(cnf, folder / f"{name}{ext}", solver=spec["solver"], order=order)
         out.update(status=run.status, solve_seconds=round(run.solve_seconds, 3))
         if run.status == "SAT":
             if run.model is None:  # an external solver: no model given back; find one
                 run.model = _model(spec)
             out["model"] = [v for v in spec["projection"] if v in set(run.model)]
-        elif run.status == "UNSAT":
+        elif run.status == "UNSAT" and spec.get("certify"):
             out["certificate"] = run.certify().to_json()
         if not spec.get("keep"):
             for p in (cnf, run.proof):

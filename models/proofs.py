@@ -88,10 +88,13 @@ def proof_capable(solver: str) -> str | None:
 
 
 def prove(cnf: str | Path, proof: str | Path | None = None, *, solver: str = "cadical195",
-          binary: bool = True, seed: int = 0, time_limit: float | None = None) -> ProofRun:
+          binary: bool = True, seed: int = 0, time_limit: float | None = None,
+          order: list[int] | None = None) -> ProofRun:
     """Solve DIMACS file `cnf` with a proof-logging `solver` (PROOF_SOLVERS); for UNSAT its proof
     is written to `proof` (default: beside the CNF, .drat or .lrat). `binary`: binary DRAT for
-    ext:cadical. `seed`, `time_limit`: CP-SAT's random seed and max_time_in_seconds (at the limit
+    ext:cadical. `order` (CP-SAT only): a fixed search, branching on these variables first, in
+    this order, true first (FIXED_SEARCH; e.g. a planning model's step variables in time order).
+    `seed`, `time_limit`: CP-SAT's random seed and max_time_in_seconds (at the limit
     the status is UNKNOWN; the other solvers take no limit here)."""
     reason = proof_capable(solver)
     if reason:
@@ -112,7 +115,9 @@ def prove(cnf: str | Path, proof: str | Path | None = None, *, solver: str = "ca
     except Exception as e:  # python-sat's parser: any failure is bad input
         raise InputError(f"python-sat cannot read it: {e}", file=cnf) from None
     if solver == "cpsat":
-        return _prove_cpsat(cnf, proof, f.clauses, f.nv, seed, time_limit)
+        return _prove_cpsat(cnf, proof, f.clauses, f.nv, seed, time_limit, order)
+    if order is not None:
+        raise InputError(f"a fixed search order is a CP-SAT option; solver {solver} has none")
     return _prove_pysat(cnf, proof, f.clauses, solver)
 
 
@@ -383,7 +388,7 @@ def convert_cpsat_lrat(files: list[Path], clauses, out: Path) -> dict[str, Any]:
 
 
 def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int,
-                 time_limit: float | None = None) -> ProofRun:
+                 time_limit: float | None = None, order: list[int] | None = None) -> ProofRun:
     from ortools.sat.python import cp_model
     model = cp_model.CpModel()
     xs = [model.NewBoolVar(f"x{v}") for v in range(1, nvars + 1)]
@@ -394,6 +399,14 @@ def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int,
               "output_lrat_proof": True, "check_lrat_proof": True}
     for k, v in params.items():
         setattr(solver.parameters, k, v)
+    if order is not None:
+        if any(not 1 <= v <= nvars for v in order):
+            raise InputError(f"fixed search order: a variable outside 1..{nvars}", file=cnf)
+        model.add_decision_strategy([xs[v - 1] for v in order], cp_model.CHOOSE_FIRST,
+                                    cp_model.SELECT_MAX_VALUE)
+        solver.parameters.search_branching = cp_model.FIXED_SEARCH
+        params["search_branching"] = "FIXED_SEARCH"
+        params["decision_strategy"] = f"{len(order)} variables in order, CHOOSE_FIRST, SELECT_MAX_VALUE"
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(float(time_limit), 0.001)
     solver.parameters.log_search_progress = True

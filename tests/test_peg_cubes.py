@@ -251,10 +251,24 @@ def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path):
     assert r["status"] == "UNSAT" and r["certificate"]["verdict"] == "VERIFIED"
 
 
-@pytest.mark.parametrize("solver", ["cpsat", "glucose4"])
-def test_other_proof_logging_solvers(solver):
-    """CP-SAT's LRAT and Glucose's DRUP certify the cubes as CaDiCaL's DRAT does."""
+@pytest.mark.parametrize("solver,search", [("cpsat", "auto"), ("cpsat", "fixed"), ("glucose4", "auto")])
+def test_other_proof_logging_solvers(solver, search):
+    """CP-SAT's LRAT (its own search, or fixed: the jumps in time order) and Glucose's DRUP
+    certify the cubes as CaDiCaL's DRAT does; uncertified, CP-SAT answers the same."""
     _, inst = load_instance("peg/hoppers")
-    r = run_cubes(FAM, inst, "sat:ordered", 6, 2, certify=True, solver=solver)
+    r = run_cubes(FAM, inst, "sat:ordered", 6, 2, certify=True, solver=solver, search=search)
     assert r["status"] == "INFEASIBLE" and r["certificate"]["verdict"] == "VERIFIED"
     assert r["certificate"]["format"] == ("lrat" if solver == "cpsat" else "drat")
+    if solver == "cpsat":
+        r = run_cubes(FAM, inst, "sat:ordered", 7, 3, solver=solver, search=search)
+        assert r["status"] == "FEASIBLE" and r["solution"]["moves"] <= 7
+
+
+def test_fixed_search_and_unknown_solvers_are_refused():
+    _, inst = load_instance("peg/hoppers")
+    with pytest.raises(InputError, match="--solver cpsat"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 2, search="fixed")
+    with pytest.raises(InputError, match="unknown solver"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 2, solver="nosuch")
+    with pytest.raises(InputError, match="python-sat"):
+        run_cubes(FAM, inst, "sat:ordered", 7, 2, solver="cpsat", count=True)

@@ -42,6 +42,11 @@ from ...core.result import CheckError, InputError, Status, Task
 SAT_ENGINES = ("sat:ordered", "sat:merson", "sat:time", "sat:resource")
 
 
+def _sat_solvers() -> tuple[str, ...]:
+    from ...models._sat import SOLVERS
+    return SOLVERS
+
+
 def _sha(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -72,7 +77,7 @@ class InlinePool:
 def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry: bool = True,
               certify: bool = False, count: bool = False, solver: str | None = None,
               pool=None, work_dir: str | Path | None = None, time_limit: float | None = None,
-              split_after: float | None = None, keep: bool = False,
+              split_after: float | None = None, search: str = "auto", keep: bool = False,
               progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Decide "moves <= `bound`" on peg instance `inst` (or, with `count`, count the solutions with
     at most `bound` moves) by the cubes of depth `depth` (module docstring). `cfg`: a SAT engine
@@ -81,7 +86,9 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     models/peg_cubes jobs (`pool_for(..., job="puzzlesat.models.peg_cubes:solve_cube")`; default:
     InlinePool, the jobs in this process). `split_after`: a cube not answered within this many
     seconds is stopped and split into its children (every legal next jump; deciding, with a cover
-    job of its own), recursively. Returns the report (JSON-able).
+    job of its own), recursively. `search`: 'fixed' makes CP-SAT (solver 'cpsat') branch on the
+    jump variables in time order, true first (as cpsat:* search=fixed). Returns the report
+    (JSON-able).
 
     >>> from puzzlesat.families.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers")                 # optimum 7 moves
@@ -128,6 +135,17 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         why = proof_capable(solver)
         if why:
             raise InputError(why, field="solver")
+    from ...models.proofs import proof_capable
+    if solver not in _sat_solvers() and proof_capable(solver):
+        raise InputError(f"unknown solver {solver!r}: a python-sat solver or a proof-logging one "
+                         "(cpsat, ext:CMD)", field="solver")
+    if search not in ("auto", "fixed"):
+        raise InputError(f"search {search!r}: expected auto or fixed", field="search")
+    if search == "fixed" and solver != "cpsat":
+        raise InputError(f"search=fixed is CP-SAT's fixed search: it needs --solver cpsat, not "
+                         f"{solver}", field="search")
+    if count and solver not in _sat_solvers():
+        raise InputError(f"counts enumerate with python-sat solvers; not {solver}", field="solver")
     all_cubes = pc.cubes(inst, depth, symmetry)
     legal = sum(1 for _ in pc.legal_prefixes(inst, depth))
     perms = pc.line_perms(inst)
@@ -153,7 +171,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         projection = [ids[tuple(k)] for k in meta["projection"]]
         plan = {"instance": f"{fam.name}/{inst.name}", "config": str(cfg), "bound": bound,
                 "depth": depth, "symmetry": symmetry, "count": count, "certify": certify,
-                "solver": solver, "cubes": len(all_cubes), "split_after": split_after,
+                "solver": solver, "search": search, "cubes": len(all_cubes), "split_after": split_after,
                 "base_sha256": _sha(base)}
         plan_path = folder / "plan.json"
         if plan_path.exists():
@@ -169,7 +187,8 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         jobs_dir = folder / "jobs"
         jobs_dir.mkdir(exist_ok=True)
 
-        common = {"base": str(base), "solver": solver, "certify": certify, "folder": str(jobs_dir),
+        common = {"base": str(base), "solver": solver, "search": search, "certify": certify,
+                  "folder": str(jobs_dir),
                   "keep": keep, "count": count, "projection": projection, "bound": bound}
         if count:
             common |= {"inst": inst, "keys": {str(n): list(k) for n, k in keys.items()
