@@ -18,12 +18,12 @@ The work folder is the checkpoint: `plan.json` (what is decided, the base CNF's 
 `results/NAME.json` per finished job; a run with the same folder and the same plan runs only the
 jobs without a result, and a folder that holds another plan is refused.
 
-Answers (`status`): INFEASIBLE = no solution with at most K moves (every cube and the cover
-refuted, and every cover: the optimum is at least K + 1); FEASIBLE = a cube had a model, decoded and replayed by
-the checker (its moves are at most K); OPTIMAL with `count` = the exact number of solutions with at
-most K moves; UNKNOWN = the time limit came first (`refuted` says how many cubes were done); ERROR
-= a proof was rejected or could not be checked (never an uncertified INFEASIBLE when `certify`
-was asked).
+Answers (`status`): INFEASIBLE = no solution with at most K moves (every cube left unsplit and
+every cover refuted: the optimum is at least K + 1); FEASIBLE = a cube had a model, decoded and
+replayed by the checker (its moves are at most K); OPTIMAL with `count` = the exact number of
+solutions with at most K moves; UNKNOWN = the time limit came first (`refuted` says how many
+cubes were done); ERROR = a proof was rejected or could not be checked (never an uncertified
+INFEASIBLE when `certify` was asked).
 """
 from __future__ import annotations
 
