@@ -222,7 +222,8 @@ def _solve(spec: dict[str, Any]) -> dict[str, Any]:
         out["cnf_sha256"] = write_with(Path(spec["base"]), spec["extra"], cnf, name)
         ext = ".lrat" if spec["solver"] == "cpsat" else ".drat"
         order = spec["projection"] if spec.get("search") == "fixed" else None
-        run = prove(cnf, folder / f"{name}{ext}", solver=spec["solver"], order=order)
+        run = prove(cnf, folder / f"{name}{ext}", solver=spec["solver"], order=order,
+                    producer_check=bool(spec.get("producer_check", False)))
         out.update(status=run.status, solve_seconds=round(run.solve_seconds, 3))
         if run.status == "SAT":
             if run.model is None:  # an external solver: no model given back; find one
