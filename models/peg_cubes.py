@@ -43,6 +43,7 @@ import hashlib
 import json
 import os
 import pickle
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -195,8 +196,7 @@ def solve_cube(spec: dict[str, Any]) -> dict[str, Any]:
     else:
         kill_group(pid)
         os.waitpid(pid, 0)
-        for ext in (".cnf", ".drat", ".lrat"):
-            (folder / f"{spec['name']}{ext}").unlink(missing_ok=True)
+        _remove_job_files(folder, spec["name"])
         return {"id": spec["id"], "name": spec["name"], "status": "UNKNOWN",
                 "solve_seconds": round(float(limit), 3),
                 "reason": f"cube time limit {limit} s"}
@@ -206,6 +206,16 @@ def solve_cube(spec: dict[str, Any]) -> dict[str, Any]:
     res = json.loads(out.read_text())
     out.unlink()
     return res
+
+
+def _remove_job_files(folder: Path, name: str) -> None:
+    """Everything a killed job may have left: its CNF and proof, their temporary files (written
+    atomically: `.NAME.*`) and CP-SAT's scratch folder."""
+    for ext in (".cnf", ".drat", ".lrat", ".result.json"):
+        (folder / f"{name}{ext}").unlink(missing_ok=True)
+    for p in folder.glob(f".{name}.*"):
+        p.unlink(missing_ok=True)
+    shutil.rmtree(folder / f"{name}.scratch", ignore_errors=True)
 
 
 def _solve(spec: dict[str, Any]) -> dict[str, Any]:
@@ -222,8 +232,13 @@ def _solve(spec: dict[str, Any]) -> dict[str, Any]:
         out["cnf_sha256"] = write_with(Path(spec["base"]), spec["extra"], cnf, name)
         ext = ".lrat" if spec["solver"] == "cpsat" else ".drat"
         order = spec["projection"] if spec.get("search") == "fixed" else None
-        run = prove(cnf, folder / f"{name}{ext}", solver=spec["solver"], order=order,
-                    producer_check=bool(spec.get("producer_check", False)))
+        scratch = folder / f"{name}.scratch"  # CP-SAT's binary files: removed if the job is killed
+        scratch.mkdir(exist_ok=True)
+        try:
+            run = prove(cnf, folder / f"{name}{ext}", solver=spec["solver"], order=order,
+                        producer_check=bool(spec.get("producer_check", False)), scratch=scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         out.update(status=run.status, solve_seconds=round(run.solve_seconds, 3))
         if run.status == "SAT":
             if run.model is None:  # an external solver: no model given back; find one

@@ -89,13 +89,16 @@ def proof_capable(solver: str) -> str | None:
 
 def prove(cnf: str | Path, proof: str | Path | None = None, *, solver: str = "cadical195",
           binary: bool = True, seed: int = 0, time_limit: float | None = None,
-          order: list[int] | None = None, producer_check: bool = True) -> ProofRun:
+          order: list[int] | None = None, producer_check: bool = True,
+          scratch: str | Path | None = None) -> ProofRun:
     """Solve DIMACS file `cnf` with a proof-logging `solver` (PROOF_SOLVERS); for UNSAT its proof
     is written to `proof` (default: beside the CNF, .drat or .lrat). `binary`: binary DRAT for
     ext:cadical. `order` (CP-SAT only): a fixed search, branching on these variables first, in
     this order, true first (FIXED_SEARCH; e.g. a planning model's step variables in time order).
     `producer_check` (CP-SAT only): also CP-SAT's own LRAT check (`check_lrat_proof`, recorded
     as `producer_check`; about a fifth of the solve's CPU on peg cubes; our checker runs anyway).
+    `scratch` (CP-SAT only): the folder for its binary LRAT files' private folder (default: the
+    system's temporary folder; a caller that may kill the run names one it cleans up).
     `seed`, `time_limit`: CP-SAT's random seed and max_time_in_seconds (at the limit
     the status is UNKNOWN; the other solvers take no limit here)."""
     reason = proof_capable(solver)
@@ -117,7 +120,8 @@ def prove(cnf: str | Path, proof: str | Path | None = None, *, solver: str = "ca
     except Exception as e:  # python-sat's parser: any failure is bad input
         raise InputError(f"python-sat cannot read it: {e}", file=cnf) from None
     if solver == "cpsat":
-        return _prove_cpsat(cnf, proof, f.clauses, f.nv, seed, time_limit, order, producer_check)
+        return _prove_cpsat(cnf, proof, f.clauses, f.nv, seed, time_limit, order, producer_check,
+                            scratch)
     if order is not None:
         raise InputError(f"a fixed search order is a CP-SAT option; solver {solver} has none")
     return _prove_pysat(cnf, proof, f.clauses, solver)
@@ -391,7 +395,7 @@ def convert_cpsat_lrat(files: list[Path], clauses, out: Path) -> dict[str, Any]:
 
 def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int,
                  time_limit: float | None = None, order: list[int] | None = None,
-                 producer_check: bool = True) -> ProofRun:
+                 producer_check: bool = True, scratch: str | Path | None = None) -> ProofRun:
     from ortools.sat.python import cp_model
     model = cp_model.CpModel()
     xs = [model.NewBoolVar(f"x{v}") for v in range(1, nvars + 1)]
@@ -416,7 +420,7 @@ def _prove_cpsat(cnf: Path, proof: Path, clauses, nvars: int, seed: int,
     solver.parameters.log_to_stdout = False
     log: list[str] = []
     solver.log_callback = log.append
-    with _FLAG_LOCK, tempfile.TemporaryDirectory(prefix="puzzlesat-cpsat-lrat-") as tmp:
+    with _FLAG_LOCK, tempfile.TemporaryDirectory(prefix="puzzlesat-cpsat-lrat-", dir=scratch) as tmp:
         if not _set_absl_flag("cp_model_lrat_output_prefix", os.path.join(tmp, "lrat")):
             raise RuntimeError("cannot direct CP-SAT's LRAT files to a private folder with this "
                                "ortools build (absl flag reflection not found)")

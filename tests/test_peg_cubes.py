@@ -230,9 +230,10 @@ def test_a_split_cube_whose_children_miss_a_jump_is_caught(monkeypatch):
         run_cubes(FAM, inst, "sat:ordered", 7, 2, symmetry=False, split_after=60)
 
 
-def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path):
-    """Pigeonhole PHP(11, 10) takes CaDiCaL seconds: at a 0.3 s limit the job is UNKNOWN and
-    leaves no files; with no limit the same job is UNSAT."""
+@pytest.mark.parametrize("solver", ["cadical195", "cpsat"])
+def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path, solver):
+    """Pigeonhole PHP(11, 10) takes the solvers seconds: at a 0.3 s limit the job is UNKNOWN and
+    leaves no files (nor CP-SAT's scratch folder); with no limit a small one is UNSAT."""
     n = 10
     var = lambda p, h: p * n + h + 1  # noqa: E731
     clauses = [[var(p, h) for h in range(n)] for p in range(n + 1)]
@@ -240,7 +241,7 @@ def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path):
     base = tmp_path / "php.cnf"
     base.write_text(f"p cnf {(n + 1) * n} {len(clauses)}\n"
                     + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses))
-    spec = {"id": 0, "name": "job", "base": str(base), "extra": [], "solver": "cadical195",
+    spec = {"id": 0, "name": "job", "base": str(base), "extra": [], "solver": solver,
             "certify": True, "folder": str(tmp_path), "projection": [], "time_limit": 0.3}
     r = pc.solve_cube(spec)
     assert r["status"] == "UNKNOWN" and "time limit" in r["reason"]

@@ -292,6 +292,22 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     finally:
         if tmp is not None:
             tmp.cleanup()
+        else:
+            _tidy(folder / "jobs", keep)
+
+
+def _tidy(jobs_dir: Path, keep: bool) -> None:
+    """What stopped or killed jobs leave in the jobs folder: temporary files, CP-SAT's scratch
+    folders, the job specs; the CNFs and proofs too unless `keep`."""
+    import shutil
+    if not jobs_dir.is_dir():
+        return
+    for p in jobs_dir.iterdir():
+        if p.is_dir() and p.name.endswith(".scratch"):
+            shutil.rmtree(p, ignore_errors=True)
+        elif p.name.startswith((".", "spec-", "result-")) or p.name.endswith(".result.json") or (
+                not keep and p.suffix in (".cnf", ".drat", ".lrat")):
+            p.unlink(missing_ok=True)
 
 
 def _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir, params, seconds, count,
