@@ -12,9 +12,16 @@ pairwise disjoint regions:
 - forward: the moves still needed from P >= the regions of the family full in P that are not full
   at the finish (a region full at the end may stay as it is; for "one peg anywhere" a one-hole
   region may hold the survivor, so one is taken off when the family counts one);
-- backward (the unjump game is the forward game of the holes): the moves from the start to P >=
-  the regions of the family empty in P that are not empty at the start (for "any single vacancy" a
-  one-hole region may be the vacancy: one is taken off likewise).
+- backward: the moves from the start to P >= the regions of the family full at the start that are
+  not full in P (the same argument, run from the start: each such region lost its fullness at
+  some move, one region per move); for "any single vacancy" the vacancy may lie in any one region
+  of the family, so one is taken off the count.
+
+  (Until 2026-11-26 the backward bound counted the regions *empty* in P and not empty at the
+  start, by a "forward game of the holes" argument. That is wrong for moves: a multi-jump, run
+  backward, is a chain of unjumps that each land in a new hole, and one such move can fill several
+  empty regions. Hypothesis found a triangle21 position reached in 5 moves whose old bound was 6;
+  tests/test_peg_disk.py keeps it.)
 
 A layered search that keeps only positions with depth + bound <= K loses no solution of at most K
 moves: every position on such a solution, at depth d, has at most K - d moves left. The regions are
@@ -46,35 +53,36 @@ TABLE_BITS = 20     # a connected group of up to this many larger regions gets a
 
 @njit(cache=True)
 def bound_of(p, singles, masks, group_len, offset, table, anywhere, flip):
-    """The bound of bitboard p: one-hole regions full in p (empty if `flip`; less one if
-    `anywhere`: the survivor or the vacancy may sit in one) plus, per connected group of larger
-    regions (masks[g, :group_len[g]]), the most disjoint ones full (empty) in p, looked up in
-    table[offset[g] + (bits of the full ones)] (offset -1: packed greedily in order instead).
-    One-hole regions lie in no larger minimal region and the groups meet no other group, so the
-    sum is the best disjoint family's count."""
-    if flip:
-        p = ~p
+    """The bound of bitboard p. Forward (`flip` false): the regions full in p — one-hole regions
+    (less one if `anywhere`: the survivor may sit in one) plus, per connected group of larger
+    regions (masks[g, :group_len[g]]), the most disjoint ones full in p, looked up in
+    table[offset[g] + (bits of the counted ones)] (offset -1: packed greedily in order instead).
+    Backward (`flip`): the regions *not* full in p, the same way (less one in all if `anywhere`:
+    the start's vacancy may sit in any one of them). One-hole regions lie in no larger minimal
+    region and the groups meet no other group, so the sum is the best disjoint family's count."""
     s = 0
     for k in range(singles.shape[0]):
-        if p & singles[k]:
+        if ((p & singles[k]) == 0) if flip else ((p & singles[k]) != 0):
             s += 1
-    if anywhere and s > 0:
+    if anywhere and not flip and s > 0:
         s -= 1
     for g in range(masks.shape[0]):
         if offset[g] >= 0:
             key = 0
             for i in range(group_len[g]):
                 m = masks[g, i]
-                if (p & m) == m:
+                if ((p & m) != m) if flip else ((p & m) == m):
                     key |= 1 << i
             s += table[offset[g] + key]
         else:
             taken = np.uint64(0)
             for i in range(group_len[g]):
                 m = masks[g, i]
-                if (p & m) == m and (taken & m) == 0:
+                if (((p & m) != m) if flip else ((p & m) == m)) and (taken & m) == 0:
                     taken |= m
                     s += 1
+    if anywhere and flip and s > 0:
+        s -= 1
     return s
 
 
@@ -216,7 +224,9 @@ def forward_bound(board: Board, finish: Iterable[int] | None, max_size: int = MA
 def backward_bound(board: Board, start_empty: Iterable[int] | None,
                    max_size: int = MAX_REGION) -> Bound:
     """Moves from the start to a position: `start_empty` the start's empty holes (None: any single
-    vacancy)."""
+    vacancy). Counts the regions full at the start and not full in the position."""
     emp = None if start_empty is None else frozenset(start_empty)
-    keep = [r for r in regions(board, max_size) if emp is None or not r <= emp]
-    return _make(keep, emp is None, True, "backward")
+    keep = [r for r in regions(board, max_size) if emp is None or not r & emp]
+    # the description is part of the search keys of work folders: layers pruned by the old,
+    # inadmissible backward bound ("backward: ...") are never read back
+    return _make(keep, emp is None, True, "backward (full at the start, not full here)")

@@ -716,15 +716,18 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     lower = done + 1 if done else 0
     if done:
         stats["refuted_before"] = done
-        if max_moves is not None and max_moves <= done:
-            return _least_open(best, lower, [], [], t0, _fin(stats, None, max_moves),
-                               f"no solution within {max_moves} moves (refuted before: K={done})")
-        if max_moves is None:
-            k = max(k, done + 1)
         if best is not None and best[0] == lower:  # the stored solution meets the bound
             say(f"settled by the folder: {lower} moves")
             return Least(best[0], lower, best[1], best[2], [], [], time.monotonic() - t0,
                          _fin(stats, None, k))
+        beam_wanted = beam_width and (best is None or best[0] > max_moves + 1) \
+            if max_moves is not None else False
+        if max_moves is not None and max_moves <= done and not beam_wanted:
+            # (with a beam wanted, K's layers are read back from the folder to start it from)
+            return _least_open(best, lower, [], [], t0, _fin(stats, None, max_moves),
+                               f"no solution within {max_moves} moves (refuted before: K={done})")
+        if max_moves is None:
+            k = max(k, done + 1)
     lf: list[int] = []
     lb: list[int] = []
 

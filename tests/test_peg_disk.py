@@ -229,6 +229,26 @@ def test_merson_bound_is_admissible(name):
     assert int(peg_bound.forward_bound(b, inst.finish).of([peg_bfs._bits(inst.start)])[0]) > 0
 
 
+@pytest.mark.parametrize("pegs,finish", [
+    ((0, 1, 2, 3, 4, 5, 8, 17, 14, 9, 7), 1),   # found by Hypothesis: a 5-move position the old
+    ((0, 1, 2, 3, 4, 5, 8, 17, 14, 9, 7, 11, 12, 13), 6),   # backward bound put at 6
+])
+def test_merson_bounds_are_admissible_from_other_starts(pegs, finish):
+    """triangle21 from starts with few pegs (multi-jump moves): the backward bound <= the moves
+    from the start on every position reached, the forward one <= the moves to the finish."""
+    b = board("triangle21")
+    inst = PegInstance("r", b, frozenset(pegs), frozenset({finish}))
+    from_start = _distances(inst, backward=False)
+    to_finish = _distances(inst, backward=True)
+    bb = peg_bound.backward_bound(b, frozenset(range(b.n)) - inst.start)
+    fb = peg_bound.forward_bound(b, inst.finish)
+    ps = np.array(sorted(from_start), np.uint64)
+    assert (bb.of(ps) <= np.array([from_start[int(p)] for p in ps])).all()
+    ps = np.array(sorted(to_finish), np.uint64)
+    assert (fb.of(ps) <= np.array([to_finish[int(p)] for p in ps])).all()
+    assert max(bb.of(np.array(sorted(from_start), np.uint64))) > 0  # the bound is not vacuous
+
+
 def test_merson_regions_of_the_boards():
     """Regions derived from the board: the English 8 corners, 4 L-trominoes and 12 2x2 blocks
     (models/peg_merson.py finds the same, by its own code); triangle9's 3 corners and 18 edge pairs."""
