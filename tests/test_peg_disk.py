@@ -231,8 +231,7 @@ def test_merson_bound_is_admissible(name):
 
 @pytest.mark.parametrize("pegs,finish", [
     ((0, 1, 2, 3, 4, 5, 8, 17, 14, 9, 7), 1),   # found by Hypothesis: a 5-move position the old
-    ((0, 1, 2, 3, 4, 5, 8, 17, 14, 9, 7, 11, 12, 13), 6),   # backward bound put at 6
-])
+])                                              # backward bound put at 6
 def test_merson_bounds_are_admissible_from_other_starts(pegs, finish):
     """triangle21 from starts with few pegs (multi-jump moves): the backward bound <= the moves
     from the start on every position reached, the forward one <= the moves to the finish."""
