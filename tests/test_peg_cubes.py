@@ -77,7 +77,7 @@ def test_registry(name, bound, answer, depth, symmetry):
         assert r["lower_bound"] == bound + 1 and r["refuted"] == r["cubes"]
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(peg_solvable(), st.integers(0, 3), st.booleans())
 def test_cube_counts_sum_to_the_whole_count(inst, depth, symmetry):
     """Random solvable boards: the cubes' counts (weighted by orbit) at the optimum are the

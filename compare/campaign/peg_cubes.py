@@ -92,9 +92,9 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
 
     >>> from puzzlesat.families.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers")                 # optimum 7 moves
-    >>> r = run_cubes(fam, inst, "sat:ordered", 6, 2, certify=True)
-    >>> r["status"], r["lower_bound"], r["cubes"], r["certificate"]["verdict"]
-    ('INFEASIBLE', 7, 2, 'VERIFIED')
+    >>> r = run_cubes(fam, inst, "sat:ordered", 6, 2)            # certify=True: checked proofs
+    >>> r["status"], r["lower_bound"], r["cubes"], r["cover"]["status"]
+    ('INFEASIBLE', 7, 2, 'UNSAT')
     >>> run_cubes(fam, load_instance("peg/hoppers-first06")[1], "sat:ordered", 7, 3, count=True)["count"]
     18
     """
