@@ -251,13 +251,8 @@ def _solve(spec: dict[str, Any]) -> dict[str, Any]:
                 if p is not None:
                     Path(p).unlink(missing_ok=True)
         return out
-    from pysat.formula import CNF
-    from pysat.solvers import Solver
-    f = CNF(from_file=str(spec["base"]))
-    t0 = time.process_time()
-    with Solver(name=spec["solver"], bootstrap_with=f.clauses) as s:
-        for c in spec["extra"]:
-            s.add_clause(c)
+    with _loaded(spec, spec["solver"]) as s:
+        t0 = time.process_time()
         sat = s.solve()
         model = set(s.get_model() or ()) if sat else set()
     out.update(status="SAT" if sat else "UNSAT", solve_seconds=round(time.process_time() - t0, 3))
@@ -266,13 +261,19 @@ def _solve(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _model(spec: dict[str, Any]) -> list[int]:
-    """A model of base + extra (python-sat, no proof); [] when there is none."""
+def _loaded(spec: dict[str, Any], solver: str):
+    """A python-sat `solver` holding the job's CNF: the base file plus its extra clauses."""
     from pysat.formula import CNF
     from pysat.solvers import Solver
-    with Solver(name="cadical195", bootstrap_with=CNF(from_file=str(spec["base"])).clauses) as s:
-        for c in spec["extra"]:
-            s.add_clause(c)
+    s = Solver(name=solver, bootstrap_with=CNF(from_file=str(spec["base"])).clauses)
+    for c in spec["extra"]:
+        s.add_clause(c)
+    return s
+
+
+def _model(spec: dict[str, Any]) -> list[int]:
+    """A model of base + extra (python-sat, no proof); [] when there is none."""
+    with _loaded(spec, "cadical195") as s:
         return s.get_model() or [] if s.solve() else []
 
 
@@ -286,18 +287,13 @@ def decode(true_ids, keys: dict[int, tuple], lines) -> tuple:
 
 def _count(spec: dict[str, Any]) -> dict[str, Any]:
     """Enumerate the cube's solutions (blocking clauses on the projection), each checked."""
-    from pysat.formula import CNF
-    from pysat.solvers import Solver
     inst: PegInstance = spec["inst"]
     keys = {int(k): tuple(v) for k, v in spec["keys"].items()}
     bound = spec["bound"]
-    f = CNF(from_file=str(spec["base"]))
     proj = spec["projection"]
     n = 0
-    t0 = time.process_time()
-    with Solver(name=spec["solver"], bootstrap_with=f.clauses) as s:
-        for c in spec["extra"]:
-            s.add_clause(c)
+    with _loaded(spec, spec["solver"]) as s:
+        t0 = time.process_time()
         while s.solve():
             model = set(s.get_model())
             true = [v for v in proj if v in model]
