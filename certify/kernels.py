@@ -48,6 +48,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+NONE = np.int64(-1)  # typed int64, not Literal[int]: numba compiles a callee once per literal
+ZERO = np.int64(0)   # argument signature, and the checker's compile time is what CI pays cold
+
 # kernel outcomes
 OK, NO_CONFLICT, FAIL, INTERNAL = 0, 1, 2, 3
 # LRAT failure kinds (detail of FAIL)
@@ -110,7 +113,7 @@ def _attach(c, lits, beg, wpool, wbeg, wcnt, val, reason, tpos, trail, st):
             return 0
         if val[lit] == -1:
             return 2
-        _assign(lit, c, val, reason, tpos, trail, st)
+        _assign(np.int64(lit), np.int64(c), val, reason, tpos, trail, st)
         return 1
     for w in range(2):  # bring the two best literals to positions s, s+1
         best = s + w
@@ -124,13 +127,13 @@ def _attach(c, lits, beg, wpool, wbeg, wcnt, val, reason, tpos, trail, st):
         tmp = lits[s + w]
         lits[s + w] = lits[best]
         lits[best] = tmp
-    _watch(c, lits[s], wpool, wbeg, wcnt)
-    _watch(c, lits[s + 1], wpool, wbeg, wcnt)
+    _watch(np.int64(c), np.int64(lits[s]), wpool, wbeg, wcnt)
+    _watch(np.int64(c), np.int64(lits[s + 1]), wpool, wbeg, wcnt)
     a = val[lits[s]]
     if a == 1 or (a == 0 and val[lits[s + 1]] != -1):
         return 0
     if a == 0:
-        _assign(lits[s], c, val, reason, tpos, trail, st)
+        _assign(np.int64(lits[s]), np.int64(c), val, reason, tpos, trail, st)
         return 1
     return 2
 
@@ -181,7 +184,7 @@ def _visit(f, want_core, lits, beg, wpool, wbeg, wcnt, val, reason, tpos, trail,
             if val[lit] != -1:
                 lits[s + 1] = lit
                 lits[k] = f
-                _watch(c, lit, wpool, wbeg, wcnt)
+                _watch(np.int64(c), np.int64(lit), wpool, wbeg, wcnt)
                 moved = True
                 break
         if moved:
@@ -191,7 +194,7 @@ def _visit(f, want_core, lits, beg, wpool, wbeg, wcnt, val, reason, tpos, trail,
         if val[other] == -1:
             confl = c
         else:
-            _assign(other, c, val, reason, tpos, trail, st)
+            _assign(np.int64(other), np.int64(c), val, reason, tpos, trail, st)
     wcnt[f] = j
     return confl
 
@@ -285,7 +288,7 @@ def _rup(c, d, dlit, lits, beg, wpool, wbeg, wcnt, val, reason, tpos, trail, st,
                     cvar = lit >> 1
                 break
             if val[lit] == 0:
-                _assign(lit ^ 1, -1, val, reason, tpos, trail, st)
+                _assign(np.int64(lit ^ 1), NONE, val, reason, tpos, trail, st)
         if cvar >= 0 or taut:
             break
     if taut:
@@ -459,7 +462,7 @@ def drat_check(lits, beg, pivot, taut, nf, delete, nvars, rat, emit):
     if confl < 0:
         return (NO_CONFLICT, -1, -1, -1, target, ignored, core, hstart, hlen, hbuf[:nbuf],
                 empty_hints, counts)
-    nh = _analyze(confl, -1, lits, beg, reason, trail, st, seen, core, out)
+    nh = _analyze(confl, NONE, lits, beg, reason, trail, st, seen, core, out)
     final_hints = out[:nh].copy()
     if kstep < 0:
         return (OK, -1, -1, -1, target, ignored, core, hstart, hlen, hbuf[:nbuf], final_hints, counts)
@@ -501,7 +504,7 @@ def drat_check(lits, beg, pivot, taut, nf, delete, nvars, rat, emit):
             for i in range(units.shape[0]):
                 u = units[i]
                 if alive[u] == 1 and val[lits[beg[u]]] == 0:
-                    _assign(lits[beg[u]], u, val, reason, tpos, trail, st)
+                    _assign(np.int64(lits[beg[u]]), np.int64(u), val, reason, tpos, trail, st)
             st[1] = 0
             st[2] = 0
             counts[4] += 1
@@ -512,7 +515,7 @@ def drat_check(lits, beg, pivot, taut, nf, delete, nvars, rat, emit):
         if _propagate(lits, beg, wpool, wbeg, wcnt, val, reason, tpos, trail, st, core) >= 0:
             return (INTERNAL, s, -1, kstep, target, ignored, core, hstart, hlen, hbuf[:nbuf],
                     final_hints, counts)
-        nh = _rup(c, -1, -1, lits, beg, wpool, wbeg, wcnt, val, reason, tpos, trail, st, core,
+        nh = _rup(c, NONE, NONE, lits, beg, wpool, wbeg, wcnt, val, reason, tpos, trail, st, core,
                   seen, out)
         if nh >= 0:
             if emit:
@@ -669,7 +672,7 @@ def _hint_unit(h, lits, beg, val, reason, tpos, trail, st):
     if free < 0:
         return 0
     if val[free] == 0:
-        _assign(free, h, val, reason, tpos, trail, st)
+        _assign(np.int64(free), np.int64(h), val, reason, tpos, trail, st)
     return 1
 
 
@@ -706,25 +709,25 @@ def lrat_check(lits, beg, pivot, taut, nf, delete, hints, hbeg, nvars):
                 conflict = True
                 break
             if val[lit] == 0:
-                _assign(lit ^ 1, -1, val, reason, tpos, trail, st)
+                _assign(np.int64(lit ^ 1), NONE, val, reason, tpos, trail, st)
         p = hb
         while not conflict and p < he and hints[p] >= -1:
             h = hints[p]
             if h < 0 or alive[h] == 0:
-                _backtrack(0, val, trail, st)
+                _backtrack(ZERO, val, trail, st)
                 return FAIL, s, L_HINT_DEAD, p, -1
             r = _hint_unit(h, lits, beg, val, reason, tpos, trail, st)
             if r == 2:
-                _backtrack(0, val, trail, st)
+                _backtrack(ZERO, val, trail, st)
                 return FAIL, s, L_HINT_NOT_UNIT, p, -1
             conflict = r == 0
             p += 1
         if not conflict:
             if p == he:
-                _backtrack(0, val, trail, st)
+                _backtrack(ZERO, val, trail, st)
                 return FAIL, s, L_NO_CONFLICT, p, -1
             if beg[c + 1] == beg[c]:
-                _backtrack(0, val, trail, st)
+                _backtrack(ZERO, val, trail, st)
                 return FAIL, s, L_RAT_EMPTY, p, -1
             npiv = pivot[c] ^ 1
             save = st[0]
@@ -744,30 +747,30 @@ def lrat_check(lits, beg, pivot, taut, nf, delete, hints, hbeg, nvars):
                 while g < he and hints[g] != -2 - d:
                     g += 1
                 if g == he:
-                    _backtrack(0, val, trail, st)
+                    _backtrack(ZERO, val, trail, st)
                     return FAIL, s, L_RAT_MISSING, p, d
                 for k in range(beg[d], beg[d + 1]):
                     lit = lits[k]
                     if lit != npiv and val[lit] == 0:
-                        _assign(lit ^ 1, -1, val, reason, tpos, trail, st)
+                        _assign(np.int64(lit ^ 1), NONE, val, reason, tpos, trail, st)
                 done = False
                 g += 1
                 while not done and g < he and hints[g] >= -1:
                     h = hints[g]
                     if h < 0 or alive[h] == 0:
-                        _backtrack(0, val, trail, st)
+                        _backtrack(ZERO, val, trail, st)
                         return FAIL, s, L_HINT_DEAD, g, d
                     r = _hint_unit(h, lits, beg, val, reason, tpos, trail, st)
                     if r == 2:
-                        _backtrack(0, val, trail, st)
+                        _backtrack(ZERO, val, trail, st)
                         return FAIL, s, L_HINT_NOT_UNIT, g, d
                     done = r == 0
                     g += 1
                 if not done:
-                    _backtrack(0, val, trail, st)
+                    _backtrack(ZERO, val, trail, st)
                     return FAIL, s, L_RAT_NO_CONFLICT, g, d
                 _backtrack(save, val, trail, st)
-        _backtrack(0, val, trail, st)
+        _backtrack(ZERO, val, trail, st)
         alive[c] = 1
         if beg[c + 1] == beg[c]:
             return OK, s, -1, -1, -1

@@ -384,7 +384,7 @@ def _heapsort(a):
         _sift(a, root, n)
     for end in range(n - 1, 0, -1):
         a[0], a[end] = a[end], a[0]
-        _sift(a, 0, end)
+        _sift(a, np.int64(0), end)
 
 
 @njit(cache=True)

@@ -38,7 +38,7 @@ def expand_chunk(spec: dict) -> dict:
             os.kill(os.getpid(), signal.SIGKILL)
     space = spec["space"]
     lo, hi = spec["lo"], spec["hi"]
-    layer = np.memmap(spec["layer"], dtype=np.uint64, mode="r", shape=(spec["n"],))[lo:hi]
+    layer = np.memmap(spec["layer"], dtype=np.uint64, mode="c", shape=(spec["n"],))[lo:hi]
     store = Store(memory=spec.get("memory"))
     counters = {"nodes": 0}
     try:

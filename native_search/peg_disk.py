@@ -2,8 +2,10 @@
 
 A layer is a sorted array of distinct `uint64` bitboards (native_search/peg_bfs.py). A `Store`
 keeps each finished layer in memory while the layers held in memory stay under half its memory
-budget, else in a file of raw little-endian `uint64` read back through `np.memmap`; with a work
-folder every finished layer is also written there (the checkpoint) and listed in `manifest.json`
+budget, else in a file of raw little-endian `uint64` read back through `np.memmap` (copy-on-write
+mode "c": the file is never written through it, and the kernels see the same writable array type
+as an in-memory layer, so numba compiles each of them once, not again for read-only arrays); with
+a work folder every finished layer is also written there (the checkpoint) and listed in `manifest.json`
 only once the file is complete (written under a temporary name, then renamed), so a search
 interrupted at any point resumes from its last complete layer.
 
@@ -238,7 +240,7 @@ class Store:
             a = np.fromfile(self._path(name), dtype=np.uint64)
             self.in_memory[name] = a.nbytes
             return a
-        return np.memmap(self._path(name), dtype=np.uint64, mode="r", shape=(size,))
+        return np.memmap(self._path(name), dtype=np.uint64, mode="c", shape=(size,))
 
     def commit(self, name: str, layer: np.ndarray | Path, size: int | None = None,
                note: dict | None = None) -> np.ndarray:
@@ -275,7 +277,7 @@ class Store:
             arr = np.fromfile(final, dtype=np.uint64)
             self.in_memory[name] = arr.nbytes
             return arr
-        return np.memmap(final, dtype=np.uint64, mode="r", shape=(n,))
+        return np.memmap(final, dtype=np.uint64, mode="c", shape=(n,))
 
     def _record(self, name: str, size: int, note: dict | None) -> None:
         if self.persistent:
@@ -465,7 +467,7 @@ class LayerBuilder:
                 data = _minus_range(data, p, self.minus)
             self.store.append(out, data)
             return len(data)
-        mm = np.memmap(path, dtype=np.uint64, mode="r", shape=(size,))
+        mm = np.memmap(path, dtype=np.uint64, mode="c", shape=(size,))
         sample = unique_sorted(np.asarray(mm[:: max(1, size // cap)]))
         nb = int(min(MAX_BUCKETS, max(2, -(-size // cap))))
         cuts = _splitters(sample, nb)

@@ -233,26 +233,20 @@ def test_sigkill_of_the_campaign_keeps_a_consistent_store_and_resume_completes(t
     assert all(kept[r["key"]] == r for r in after if r["key"] in kept)
 
 
-def test_memory_limit_is_recorded_as_memory_and_time_limit_as_time(tmp_path):
-    # maze native with tt_bits=27 allocates a 1 GiB table: over a 512 MB RLIMIT_AS, fine under 4 GB;
-    # english33 by SAT does not prove its optimum in 1 s.
+def test_memory_limit_is_recorded_as_memory(tmp_path):
+    # maze native with tt_bits=27 allocates a 1 GiB table: over a 512 MB RLIMIT_AS, fine under 4 GB.
+    # (a job stopped at its time limit is recorded as "time": test_outer_limit_kills_the_whole_process_group)
     a = spec(tmp_path, 'name = "mem"\ninstances = ["maze/sample1"]\ntime_limit = 20\nmemory_limit_mb = 512\n'
                        '[configs]\nbig = "native[tt_bits=27]"\n', "a.toml")
     b = spec(tmp_path, 'name = "mem"\ninstances = ["maze/sample1"]\ntime_limit = 20\nmemory_limit_mb = 4096\n'
                        '[configs]\nbig = "native[tt_bits=27]"\n', "b.toml")
-    c = spec(tmp_path, 'name = "time"\ninstances = ["peg/english33"]\ntime_limit = 1\n'
-                       '[configs]\nsat = "sat"\n', "c.toml")
-    for s, db in ((a, "m.db"), (b, "m.db"), (c, "t.db")):
-        p = cli("campaign", "run", str(s), "--store", str(tmp_path / db))
+    for s in (a, b):
+        p = cli("campaign", "run", str(s), "--store", str(tmp_path / "m.db"))
         assert p.returncode == 0, p.stderr
     small, large = sorted(rows(tmp_path / "m.db"), key=lambda r: r["memory_limit_mb"])
     assert (small["status"], small["termination"]) == ("UNKNOWN", "memory")
     assert "ran out of memory" in small["reason"] and "memory_limit_mb=512" in small["reason"]
     assert (large["status"], large["objective"], large["termination"]) == ("OPTIMAL", 36, "done")
-    (t,) = rows(tmp_path / "t.db")
-    assert t["termination"] == "time" and t["status"] in ("UNKNOWN", "FEASIBLE")  # a limit, never an answer
-    assert t["status"] == "UNKNOWN" or t["objective"] >= 18  # English-33's optimum is 18 moves (SPEC)
-    assert t["seconds"] < 30
 
 
 def test_outer_limit_kills_the_whole_process_group(monkeypatch):

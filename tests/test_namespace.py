@@ -46,7 +46,8 @@ def test_user_modules_named_like_ours_do_not_shadow(tmp_path):
                                "puzzlesat.models.peg_sat; print(ps.__name__)"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and res.stdout.strip() == "puzzlesat", res.stderr
-    res = subprocess.run(py + ["-m", "puzzlesat", "compare", "peg/hoppers", "--json", "--max-solutions", "0"],
+    res = subprocess.run(py + ["-m", "puzzlesat", "compare", "peg/hoppers", "--engines", "native,sat", "--json",
+                               "--max-solutions", "0"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     d = json.loads(res.stdout)

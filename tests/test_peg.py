@@ -130,7 +130,8 @@ def test_french37_without_the_invariant_never_answers_wrongly():
     assert r.status in (Status.UNKNOWN, Status.INFEASIBLE) and not r.solutions
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("cpsat", marks=pytest.mark.slow)])
+@pytest.mark.slow  # the default suite proves the English 18 by native:bfs (test_peg_bfs.py)
+@pytest.mark.parametrize("engine", ["native", "cpsat"])
 def test_english_central_game_feasible(engine):
     fam, inst = load_instance("peg/english33")
     r = solve(fam, inst, engine, "feasible", time_limit=120)

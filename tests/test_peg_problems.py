@@ -241,6 +241,7 @@ def test_least_command_options():
         assert r.exit_code == 2, (bad, r.output)
 
 
+@pytest.mark.slow  # sides up to 5 stay in the default suite (the table tests above)
 def test_a127500_side_6():
     assert minimum(list(problems(board("triangle6")))) == A127500[6]
 
