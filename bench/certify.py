@@ -26,7 +26,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from puzzlesat.certify import Verdict, certify

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 
 from puzzlesat.families.registry import family  # noqa: E402

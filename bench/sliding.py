@@ -55,7 +55,8 @@ def random_walk(seed: int, length: int, rows: int = 4, cols: int = 4) -> tuple[i
 
 def engine_options(a) -> dict:
     """The native:ida options the command line asks for (recorded with every table)."""
-    return {"dual": a.dual, "dual_fill": a.dual_fill, "mirror": not a.no_mirror}
+    return {"dual": a.dual, "dual_fill": a.dual_fill, "dual_fill_max": a.dual_fill_max,
+            "mirror": not a.no_mirror}
 
 
 def _cpu(r) -> float:
@@ -73,7 +74,7 @@ def bench_korf(ids: list[int], pdb: str, opts: dict | None = None) -> bool:
     pub = {r["id"]: r.get("korf1985_ida_nodes_generated") for r in korf100()}
     ok = True
     if pdb != "none":
-        load_pdb(4, 4, pdb, opts.get("dual", "off"), opts.get("dual_fill", False))
+        load_pdb(4, 4, pdb, opts.get("dual", "off"), fill_of(opts))
     print(f"\n## native IDA* on Korf's 100, options {opts}")
     print(f"{'#':>4} {'len':>4} {'pub':>4} {'nodes':>14} {'Mnodes/s':>9} {'CPU s':>8} {'Korf 1985 (MD) nodes':>21}")
     tot_nodes, tot_cpu = 0, 0.0
@@ -97,7 +98,13 @@ def bench_korf(ids: list[int], pdb: str, opts: dict | None = None) -> bool:
     return ok
 
 
-def load_pdb(rows: int, cols: int, name: str, dual: str = "off", fill: bool = False) -> None:
+def fill_of(opts: dict):
+    """The searches' `fill` argument for these engine options (native_search.sliding.fill_of)."""
+    from puzzlesat.native_search.sliding import fill_of as f
+    return f({"dual_fill": False, "dual_fill_max": 0, **opts})
+
+
+def load_pdb(rows: int, cols: int, name: str, dual: str = "off", fill: bool | int = False) -> None:
     """Build or read a partition's databases (before any timing), and print their sizes."""
     from puzzlesat.native_search import sliding_pdb as P
     from puzzlesat.native_search.sliding_dida import tables
@@ -125,7 +132,7 @@ def bench_korf_average(pdb: str, opts: dict | None = None) -> bool:
     fam = family("sliding")
     cat = catalogue()
     opts = {"pdb": pdb, **(opts or {})}
-    load_pdb(4, 4, pdb, opts.get("dual", "off"), opts.get("dual_fill", False))
+    load_pdb(4, 4, pdb, opts.get("dual", "off"), fill_of(opts))
     ok = True
     print(f"\n## Korf's 100: average IDA* nodes, options {opts}")
     nodes, cpu = 0, 0.0
@@ -158,7 +165,7 @@ def bench_kf24(ids: list[int], processes: list[int], limit: float, opts: dict | 
     cat = catalogue()
     opts = dict(opts or {})
     pub = kf24_published()
-    load_pdb(5, 5, opts.get("pdb", "6666"), opts.get("dual", "off"), opts.get("dual_fill", False))
+    load_pdb(5, 5, opts.get("pdb", "6666"), opts.get("dual", "off"), fill_of(opts))
     print(f"\n## Korf & Felner's 24-puzzles, options {opts} (limit {limit:.0f} s each)")
     print(f"{'#':>3} {'opt':>4} {'h0':>4} {'procs':>5} {'status':<8} {'len':>4} {'nodes':>16} {'Mnodes/s':>9} "
           f"{'CPU s':>9} {'wall s':>8} {'KF 2002 nodes':>17} {'best published':>16}  source")
@@ -213,7 +220,7 @@ def bench_kf24_screen(ids: list[int], screen: float, limit: float, factor: float
     opts = {**(opts or {}), "processes": 1}
     pub = kf24_published()
     ids = sorted(ids, key=lambda i: pub[i]["korf_felner_2002"])
-    load_pdb(5, 5, opts.get("pdb", "6666"), opts.get("dual", "off"), opts.get("dual_fill", False))
+    load_pdb(5, 5, opts.get("pdb", "6666"), opts.get("dual", "off"), fill_of(opts))
     print(f"\n## Korf & Felner's 24-puzzles within {limit:.0f} CPU s, options {opts} (screen {screen:.0f} s, "
           f"then up to {slack * limit:.0f} s wall where the projection is under {factor:g} times the limit)")
     print(f"{'#':>3} {'opt':>4} {'h0':>4} {'status':<8} {'len':>4} {'bound':>5} {'nodes':>16} {'wall s':>8} "
@@ -401,6 +408,7 @@ def main() -> int:
     ap.add_argument("--dual", default="off", choices=["off", "lookup", "search"],
                     help="native:ida's dual option (korf, korf-avg, kf24, kf24-screen)")
     ap.add_argument("--dual-fill", action="store_true", help="native:ida's dual_fill option")
+    ap.add_argument("--dual-fill-max", type=int, default=0, help="native:ida's dual_fill_max option")
     ap.add_argument("--no-mirror", action="store_true", help="native:ida's mirror=false")
     ap.add_argument("--pdb24", default="6666", help="kf24, unsolved24: the 5x5 partition(s)")
     ap.add_argument("--c24u", default="1,", help="unsolved24: ids of Clausecker's unsolved 24-puzzles (1-14)")

@@ -73,7 +73,10 @@ def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
 @click.option("--rebuild", is_flag=True, help="build again even if cached")
 @click.option("--dual", is_flag=True, help="also the databases dual lookups read (each pattern minus a tile)")
 @click.option("--fill", is_flag=True, help="with --dual: those of dual_fill (the blank's goal tile in its place)")
-def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fill: bool) -> None:
+@click.option("--fill-max", type=click.IntRange(min=0), default=0, show_default=True,
+              help="with --fill: those of dual_fill_max (fill patterns of at most this many tiles; 0: all)")
+def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fill: bool,
+                fill_max: int) -> None:
     """Build (or load) a board's additive pattern databases, with a progress bar, and show where
     they are cached. Example: puzzlesat sliding-pdb --board 5x5 --dual"""
     import time
@@ -91,7 +94,7 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fi
             raise InputError(f"partition '{part}' is not defined for {rows}x{cols} (there: {', '.join(names)})")
     from ..native_search.sliding_dida import needed_keys
     parts = [P.PARTITIONS[(rows, cols)][x] for x in name.split("+")]
-    keys = needed_keys(rows, cols, parts, rows * cols - 1, True, dual, fill)
+    keys = needed_keys(rows, cols, parts, rows * cols - 1, True, dual, (fill_max or True) if fill else False)
     info: dict = {}
     t0 = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),

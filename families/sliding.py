@@ -7,7 +7,7 @@ from ..core.result import Task
 from .options import CPSAT_CERTIFY_OPTIONS, CPSAT_OPTIONS, SAT_OPTIONS
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
-PDB_CHOICES = ("auto", "663", "555", "78", "6666", "44", "none")  # run_ida checks them per board
+PDB_CHOICES = ("auto", "663", "555", "78", "6666", "44", "53", "none")  # run_ida checks them per board
 
 
 def _check_pdb(value: str, engine: str) -> None:
@@ -40,7 +40,7 @@ FAMILY = Family(
                    "(goal blank in a corner), else Manhattan + linear conflicts",
                    ("auto", "linear", "manhattan")),
             Option("pdb", "auto", "pattern-database partition, per board: 4x4 663 (auto), 555, 78; "
-                   "5x5 6666 (auto; Korf & Felner 2002); 3x3 44; several joined by '+' (e.g. 78+663): "
+                   "5x5 6666 (auto; Korf & Felner 2002); 3x3 44, 53; several joined by '+' (e.g. 78+663): "
                    "h is the largest; built once, cached on disk; none: Manhattan + linear conflicts",
                    check=_check_pdb),
             Option("mirror", True, "with pattern databases, also look up the board's mirror image "
@@ -53,6 +53,9 @@ FAMILY = Family(
             Option("dual_fill", False, "with dual: the original blank object takes the dual blank "
                    "object's place in its pattern (databases as large as the partition's, stronger) "
                    "instead of the pattern losing a tile", since="0.3"),
+            Option("dual_fill_max", 0, "with dual_fill: fill only the patterns of at most this "
+                   "many tiles (the larger ones lose the tile: their filled databases are the "
+                   "costly ones, e.g. 7-8's eight of 8 tiles); 0: every pattern", since="0.3"),
             Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
                    "processes (node counts add up; 1: one process); with dask=local, the number "
                    "of Dask workers"),

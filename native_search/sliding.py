@@ -59,6 +59,9 @@ def validate_ida(inst: Sliding, options: dict) -> None:
     """native:ida's options for this instance: the partition exists for the board, processes >= 1,
     dask is '', 'local' or a tcp:// address (with the distributed package installed)."""
     check_pdb_option(inst, options["pdb"])
+    if options["dual_fill_max"] < 0:
+        raise InputError(f"option dual_fill_max={options['dual_fill_max']} of engine native:ida: "
+                         "0 (every pattern) or a pattern size")
     if options["processes"] < 1:
         raise InputError(f"option processes={options['processes']} of engine native:ida: at least 1")
     d = options["dask"]
@@ -73,6 +76,14 @@ def validate_ida(inst: Sliding, options: dict) -> None:
                              "pip install 'puzzlesat[dask]'") from None
 
 
+def fill_of(o: dict):
+    """The `fill` argument of the searches for native:ida's options: False, True (every pattern)
+    or the largest pattern filled."""
+    if not o["dual_fill"]:
+        return False
+    return o["dual_fill_max"] or True
+
+
 def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     """native:ida — IDA* with additive pattern databases (3x3 on request, 4x4, 5x5; any goal), with
     dual lookups or dual search on request, or Manhattan + linear conflicts; over several processes
@@ -82,16 +93,16 @@ def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     if not o["dask"]:
         return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
                                      mirror=o["mirror"], processes=o["processes"], dual=o["dual"],
-                                     fill=o["dual_fill"]))
+                                     fill=fill_of(o)))
     from .sliding_dask import DaskSplit, open_client
     client, cluster = open_client(o["dask"], o["processes"])
     try:
         dual = "lookup" if task is Task.COUNT and o["dual"] == "search" else o["dual"]
         spec = {"instance": inst, "heuristic": o["heuristic"], "pdb": o["pdb"], "mirror": o["mirror"],
-                "dual": dual, "fill": o["dual_fill"]}
+                "dual": dual, "fill": fill_of(o)}
         split = DaskSplit(client, spec, 0, o["split_nodes"])
         return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
-                                     mirror=o["mirror"], dual=o["dual"], fill=o["dual_fill"],
+                                     mirror=o["mirror"], dual=o["dual"], fill=fill_of(o),
                                      split=split))
     finally:
         _close_quietly(client, cluster)

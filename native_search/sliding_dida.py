@@ -372,6 +372,14 @@ class Tables:
     fillobj: int = -1     # the object filling the blank object's place (fill=True), else -1
 
 
+def fill_cap(fill, n: int) -> int:
+    """The largest pattern (tiles) that `fill` fills: True every pattern, False none, an int k
+    those of at most k tiles (the larger ones lose the blank object instead)."""
+    if fill is True:
+        return n
+    return int(fill)
+
+
 def _groups(rows: int, cols: int, partitions, blank: int, mirror: bool) -> list:
     """(cell map, patterns) of every group: each partition, and its mirror image where allowed."""
     from . import sliding_pdb as P
@@ -385,12 +393,12 @@ def _groups(rows: int, cols: int, partitions, blank: int, mirror: bool) -> list:
 
 
 def needed_keys(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: bool,
-                fill: bool = False) -> list:
+                fill: bool | int = False) -> list:
     """The databases (sliding_pdb.Key) `tables` reads for these arguments, nothing loaded."""
     return _assemble(rows, cols, partitions, blank, mirror, dual, fill)[3]
 
 
-def _assemble(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: bool, fill: bool):
+def _assemble(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: bool, fill: bool | int):
     """(groups, fl, patof, keys, lookups as (key, objects, cell map)) of `tables`."""
     from . import sliding_pdb as P
     n = rows * cols
@@ -404,6 +412,7 @@ def _assemble(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: 
     fl = np.full((ng, n, npm), -1, np.int64)
     patof = np.full((ng, n), -1, np.int64)
     betas = range(n) if dual else [blank]
+    cap = fill_cap(fill, n)
     for gi, (h, pats) in enumerate(groups):
         for pi, cells in enumerate(pats):
             for v in cells:
@@ -411,8 +420,8 @@ def _assemble(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: 
             for beta in betas:
                 bq = h[beta]  # the blank object in the partition's own coordinates
                 q = tuple(c for c in cells if c != bq)
-                if fill and len(q) < len(cells):  # the frame's blank object takes the place
-                    q = tuple(sorted(q + (blank,)))
+                if fill and len(q) < len(cells) and len(cells) <= cap:
+                    q = tuple(sorted(q + (blank,)))  # the frame's blank object takes the place
                 if not q:
                     fl[gi, beta, pi] = ZERO_LOOKUP
                     continue
@@ -434,12 +443,13 @@ def _assemble(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: 
 
 
 def tables(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: bool, progress=None,
-           deadline: float = float("inf"), info: dict | None = None, fill: bool = False) -> Tables:
+           deadline: float = float("inf"), info: dict | None = None, fill: bool | int = False) -> Tables:
     """The lookups of each partition in `partitions` (patterns as goal cells in the frame whose
     goal has the blank at `blank`): a group for the partition itself and, with `mirror` (square
     boards whose reflection about the main diagonal keeps `blank`), one for its reflection.
     Without `dual` only the blank object `blank` is prepared (the regular search never changes
-    it); with it every blank object, each pattern minus the blank object a database of its own."""
+    it); with it every blank object, each pattern minus the blank object a database of its own,
+    or with `fill` (True, or the largest pattern filled) plus the frame's blank object."""
     from . import sliding_pdb as P
     n = rows * cols
     memo = (rows, cols, tuple(tuple(tuple(p) for p in part) for part in partitions), blank, mirror, dual,

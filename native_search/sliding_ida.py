@@ -322,7 +322,7 @@ def pdb_partitions(rows: int, cols: int, pdb: str) -> list[str]:
 
 
 def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "auto", mirror: bool = True,
-            progress=None, deadline: float = float("inf"), dual: str = "off", fill: bool = False) -> Problem:
+            progress=None, deadline: float = float("inf"), dual: str = "off", fill: bool | int = False) -> Problem:
     """The kernel's arrays for `inst`: heuristic 'none', 'manhattan', 'linear' or 'auto' (pattern
     databases where the board has partition `pdb` — 'auto': the board's first; several joined by
     '+' — for any goal; else Manhattan + linear conflicts); `dual` 'off', 'lookup' (the larger
@@ -484,7 +484,7 @@ def _blank_parity(inst: Sliding) -> int:
 
 def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None = None,
            pdb: str = "auto", max_depth: int = 250, mirror: bool = True, processes: int = 1,
-           split_depth: int = 0, dual: str = "off", fill: bool = False,
+           split_depth: int = 0, dual: str = "off", fill: bool | int = False,
            split=None) -> tuple[Status, list, dict, str | None]:
     """Iterative deepening (IDA* with a heuristic, IDDFS with 'none') to the optimum.
 

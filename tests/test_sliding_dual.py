@@ -63,12 +63,15 @@ CASES = [  # board, partition (goal cells of the frame, blank goal at the last c
 
 
 @pytest.mark.parametrize("rows,cols,partition,betas", CASES)
-@pytest.mark.parametrize("fill", [False, True])
+@pytest.mark.parametrize("fill", [False, True, "smallest"])
 def test_dual_lookup_admissible_on_every_state(cache, rows, cols, partition, betas, fill):
     """For every blank object and every reachable state, the larger of the regular and the dual
     value (each the larger over the partition and its mirror image) is at most the BFS distance;
-    the dual raises h on some states and h is exact on some."""
+    the dual raises h on some states and h is exact on some. 'smallest': only the smallest
+    pattern filled (dual_fill_max), the others lose the tile."""
     n = rows * cols
+    if fill == "smallest":
+        fill = min(len(p) for p in partition)
     t = D.tables(rows, cols, [partition], n - 1, mirror=True, dual=True, fill=fill)
     args = (n, t.dbs, t.lk_obj, t.lk_len, t.lk_map, t.lk_off, pc16(), t.npat, t.fl)
     raised = exact = 0
@@ -112,6 +115,36 @@ def test_dual_search_and_lookup_optimal_like_bfs(cache, seed):
             c = solve(FAM, inst, "native:ida", "count", options=opts, isolate=False)
             assert (c.status, c.objective, c.count) == (Status.OPTIMAL, ref.objective, ref.count)
             assert c.stats["dual"] == "lookup"
+
+
+def test_dual_fill_max_fills_only_the_small_patterns(cache):
+    """dual_fill_max=k: a pattern of at most k tiles gets the frame's blank object in place of the
+    dual blank object, a larger one loses the tile; k = 0 fills all (dual_fill=true)."""
+    part = [((0, 1, 3, 4, 6), (2, 5, 7))]  # 3x3, frame blank at cell 8
+
+    def sizes(fill):
+        keys = D.needed_keys(3, 3, part, 8, False, True, fill)
+        return sorted({len(k.cells) for k in keys})
+    assert sizes(False) == [2, 3, 4, 5]
+    assert sizes(True) == [3, 5]
+    assert sizes(3) == [3, 4, 5]
+    assert sizes(2) == sizes(False)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dual_fill_max_search_optimal_like_bfs(cache, seed):
+    """A 5-3 partition of the 8-puzzle with the 3-tile pattern filled and the 5-tile one losing the
+    tile (dual_fill_max=3): dual lookups and DIDA* prove BFS's optimum, every solution checked,
+    and a count equals BFS's count (the kernel's incremental lookups across mixed patterns)."""
+    goals = [None, list(range(9)), [2, 1, 0, 3, 4, 5, 6, 7, 8], [7, 8, 6, 4, 5, 3, 0, 2, 1]]
+    inst = _random(3, 3, 100 + seed, goals[seed])
+    ref = solve(FAM, inst, "native:bfs", "count", isolate=False)
+    for dual in ("lookup", "search"):
+        opts = {"pdb": "53", "dual": dual, "dual_fill": True, "dual_fill_max": 3}
+        r = solve(FAM, inst, "native:ida", "optimize", options=opts, isolate=False)
+        assert (r.status, r.objective, r.checked) == (Status.OPTIMAL, ref.objective, 1)
+        c = solve(FAM, inst, "native:ida", "count", options=opts, isolate=False)
+        assert (c.status, c.objective, c.count) == (Status.OPTIMAL, ref.objective, ref.count)
 
 
 def test_dual_search_on_fifteen_puzzles(cache):
