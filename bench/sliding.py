@@ -56,7 +56,7 @@ def random_walk(seed: int, length: int, rows: int = 4, cols: int = 4) -> tuple[i
 def engine_options(a) -> dict:
     """The native:ida options the command line asks for (recorded with every table)."""
     return {"dual": a.dual, "dual_fill": a.dual_fill, "dual_fill_max": a.dual_fill_max,
-            "mirror": not a.no_mirror}
+            "mirror": not a.no_mirror, "order": a.order}
 
 
 def _cpu(r) -> float:
@@ -410,6 +410,7 @@ def main() -> int:
     ap.add_argument("--dual-fill", action="store_true", help="native:ida's dual_fill option")
     ap.add_argument("--dual-fill-max", type=int, default=0, help="native:ida's dual_fill_max option")
     ap.add_argument("--no-mirror", action="store_true", help="native:ida's mirror=false")
+    ap.add_argument("--order", default="board", choices=["board", "manhattan"], help="native:ida's order option")
     ap.add_argument("--pdb24", default="6666", help="kf24, unsolved24: the 5x5 partition(s)")
     ap.add_argument("--c24u", default="1,", help="unsolved24: ids of Clausecker's unsolved 24-puzzles (1-14)")
     ap.add_argument("--workers", type=int, default=2, help="unsolved24: Dask workers (LocalCluster)")

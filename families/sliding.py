@@ -7,7 +7,7 @@ from ..core.result import Task
 from .options import CPSAT_CERTIFY_OPTIONS, CPSAT_OPTIONS, SAT_OPTIONS
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
-PDB_CHOICES = ("auto", "663", "555", "78", "6666", "44", "53", "none")  # run_ida checks them per board
+PDB_CHOICES = ("auto", "663", "555", "78", "78b", "6666", "44", "53", "none")  # run_ida checks them per board
 
 
 def _check_pdb(value: str, engine: str) -> None:
@@ -39,7 +39,7 @@ FAMILY = Family(
             Option("heuristic", "auto", "auto: additive pattern databases where the board has them "
                    "(goal blank in a corner), else Manhattan + linear conflicts",
                    ("auto", "linear", "manhattan")),
-            Option("pdb", "auto", "pattern-database partition, per board: 4x4 663 (auto), 555, 78; "
+            Option("pdb", "auto", "pattern-database partition, per board: 4x4 663 (auto), 555, 78, 78b; "
                    "5x5 6666 (auto; Korf & Felner 2002); 3x3 44, 53; several joined by '+' (e.g. 78+663): "
                    "h is the largest; built once, cached on disk; none: Manhattan + linear conflicts",
                    check=_check_pdb),
@@ -56,6 +56,10 @@ FAMILY = Family(
             Option("dual_fill_max", 0, "with dual_fill: fill only the patterns of at most this "
                    "many tiles (the larger ones lose the tile: their filled databases are the "
                    "costly ones, e.g. 7-8's eight of 8 tiles); 0: every pattern", since="0.3"),
+            Option("order", "board", "with pattern databases: the order of a node's children: board "
+                   "(the board's neighbour order) or manhattan (tiles moving towards their goal cell "
+                   "first); it moves where the last iteration meets its first solution, never what an "
+                   "iteration proves", ("board", "manhattan"), since="0.3"),
             Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
                    "processes (node counts add up; 1: one process); with dask=local, the number "
                    "of Dask workers"),

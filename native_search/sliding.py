@@ -93,16 +93,16 @@ def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     if not o["dask"]:
         return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
                                      mirror=o["mirror"], processes=o["processes"], dual=o["dual"],
-                                     fill=fill_of(o)))
+                                     fill=fill_of(o), order=o["order"]))
     from .sliding_dask import DaskSplit, open_client
     client, cluster = open_client(o["dask"], o["processes"])
     try:
         dual = "lookup" if task is Task.COUNT and o["dual"] == "search" else o["dual"]
         spec = {"instance": inst, "heuristic": o["heuristic"], "pdb": o["pdb"], "mirror": o["mirror"],
-                "dual": dual, "fill": fill_of(o)}
+                "dual": dual, "fill": fill_of(o), "order": o["order"]}
         split = DaskSplit(client, spec, 0, o["split_nodes"])
         return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
-                                     mirror=o["mirror"], dual=o["dual"], fill=fill_of(o),
+                                     mirror=o["mirror"], dual=o["dual"], fill=fill_of(o), order=o["order"],
                                      split=split))
     finally:
         _close_quietly(client, cluster)

@@ -107,7 +107,7 @@ def _emit(D, n, seg, mvb, mvc, out, row):
 
 @njit(cache=True)
 def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters, n, nbr, nnbr, dbs,
-        lk_obj, lk_len, lk_map, lk_off, pc, npat, patof, fl, fillobj):
+        lk_obj, lk_len, lk_map, lk_off, pc, npat, patof, fl, fillobj, order, cd):
     """All paths of exactly `bound` moves from X0 (cell -> object, blank object beta0) to the
     identity whose nodes have f = g + h <= bound (f rounded up to the parity of bound: every path
     from a node to the goal has the parity of the blank's distance to its goal cell); h over the
@@ -115,6 +115,9 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
     dual makes h inconsistent; dual == 2 jumps to the dual where it is larger).
     Never undoes the previous move (nor moves the blank to prev_blank first). `fillobj` (-1: none)
     is the object that takes the blank object's place in its pattern (`tables(fill=True)`).
+    `order` 1: a node's children in the order of the moved tile's Manhattan change (towards its
+    goal cell first; `cd` the cells' distances), else the board's neighbour order; it changes
+    only where in the last iteration the first solution is met, never what an iteration proves.
     Returns the solutions found (the first out.shape[0] written as cell pairs, see `_emit`);
     counters[0] += nodes generated, counters[1] = the smallest f above bound, counters[2] = 1
     when the wall clock passed `deadline` first."""
@@ -130,6 +133,7 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
     bl = np.zeros(bound + 1, np.int64)
     prevc = np.zeros(bound + 1, np.int64)
     nxt = np.zeros(bound + 1, np.int64)
+    kord = np.zeros((bound + 1, 4), np.int64)  # with order: the neighbour indices in visiting order
     seg = np.zeros(bound + 1, np.int64)
     mis = np.zeros(bound + 1, np.int64)
     mvb = np.zeros(bound + 1, np.int64)
@@ -195,8 +199,16 @@ def dfs(X0, beta0, bound, dual, prev_blank, find_first, deadline, out, counters,
                 Y[be] = pb
             d -= 1
             continue
+        if order == 1 and k == 0:  # first visit: the tiles moving towards their goal first
+            j = 0
+            for want in (-1, 1):
+                for i in range(nnbr[b]):
+                    ci = nbr[b, i]
+                    if cd[X[ci], b] - cd[X[ci], ci] == want:
+                        kord[d, j] = i
+                        j += 1
         nxt[d] = k + 1
-        c = nbr[b, k]
+        c = nbr[b, kord[d, k]] if order == 1 else nbr[b, k]
         if c == prevc[d]:
             continue
         beta = betas[d]

@@ -265,6 +265,7 @@ class Problem:
     relabel: tuple[int, ...] | None = None  # solution tiles map back through this (PDB frame)
     name: str = ""
     pdb_info: dict | None = None
+    order: int = 0          # 1: sliding_dida.dfs visits children by the moved tile's Manhattan change
 
     def objects(self, board) -> np.ndarray:
         """The board as objects: each tile named by its goal cell (the identity is the goal)."""
@@ -294,7 +295,7 @@ class Problem:
                 found = int(dfs(self.objects(board), int(self.goalpos[0]), bound, self.dual, prev_blank,
                                 find_first, deadline, out, counters, n, self.nbr, self.nnbr, T.dbs,
                                 T.lk_obj, T.lk_len, T.lk_map, T.lk_off, pc16(), T.npat, T.patof, T.fl,
-                                T.fillobj))
+                                T.fillobj, self.order, _cell_distances(self.rows, self.cols)))
             else:
                 out = np.zeros((capacity, max(bound, 1)), np.int8)  # tiles < 36
                 found = int(_dfs(np.array(board, np.int64), self.goal, bound, self.mode, self.rows,
@@ -322,7 +323,8 @@ def pdb_partitions(rows: int, cols: int, pdb: str) -> list[str]:
 
 
 def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "auto", mirror: bool = True,
-            progress=None, deadline: float = float("inf"), dual: str = "off", fill: bool | int = False) -> Problem:
+            progress=None, deadline: float = float("inf"), dual: str = "off", fill: bool | int = False,
+            order: str = "board") -> Problem:
     """The kernel's arrays for `inst`: heuristic 'none', 'manhattan', 'linear' or 'auto' (pattern
     databases where the board has partition `pdb` — 'auto': the board's first; several joined by
     '+' — for any goal; else Manhattan + linear conflicts); `dual` 'off', 'lookup' (the larger
@@ -360,7 +362,19 @@ def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "auto", mirr
             md[t, c] = abs(c // cols - g // cols) + abs(c % cols - g % cols)
     nbr, nnbr = tables(rows, cols)
     return Problem(rows, cols, start, goal, mode, nbr, nnbr, goalpos, md, tabs, dual_mode, relabel, name,
-                   info)
+                   info, ORDER_NAMES[order])
+
+
+ORDER_NAMES = {"board": 0, "manhattan": 1}  # native:ida's `order` option -> the kernel's mode
+_CD: dict = {}
+
+
+def _cell_distances(rows: int, cols: int) -> np.ndarray:
+    """The Manhattan distance between every two cells of the board (cached per shape)."""
+    if (rows, cols) not in _CD:
+        r, c = np.divmod(np.arange(rows * cols), cols)
+        _CD[(rows, cols)] = (np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])).astype(np.int64)
+    return _CD[(rows, cols)]
 
 
 # ---------------------------------------------------------------- parallel iterations
@@ -485,7 +499,7 @@ def _blank_parity(inst: Sliding) -> int:
 def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None = None,
            pdb: str = "auto", max_depth: int = 250, mirror: bool = True, processes: int = 1,
            split_depth: int = 0, dual: str = "off", fill: bool | int = False,
-           split=None) -> tuple[Status, list, dict, str | None]:
+           split=None, order: str = "board") -> tuple[Status, list, dict, str | None]:
     """Iterative deepening (IDA* with a heuristic, IDDFS with 'none') to the optimum.
 
     Unsolvable starts are INFEASIBLE from the parity invariant (a depth-first search would never
@@ -506,7 +520,7 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
     try:
         dual = "lookup" if count and dual == "search" else dual
         pr = problem(inst, heuristic_name, pdb, mirror, progress=ctx.progress, deadline=deadline,
-                     dual=dual, fill=fill)
+                     dual=dual, fill=fill, order=order)
     except Expired:
         return (Status.UNKNOWN, [], {"nodes": 0}, "time limit during the pattern database build "
                 f"({time.perf_counter() - t_build:.1f} s)")

@@ -57,6 +57,9 @@ PARTITIONS: dict[tuple[int, int], dict[str, tuple[Cells, ...]]] = {
         "555": ((0, 1, 4, 5, 8), (2, 3, 6, 7, 11), (9, 10, 12, 13, 14)),
         # Korf & Felner's 7-8 (tiles 1-7 and 8-15 around a blank-first goal), turned 180 degrees
         "78": ((0, 1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14)),
+        # a second 7-8 for the max over partitions (78+78b): the 3x3 block away from the blank's
+        # corner minus one cell, and the L along the blank's row and column; its own mirror image
+        "78b": ((0, 1, 2, 4, 5, 6, 8, 9), (3, 7, 10, 11, 12, 13, 14)),
     },
     # the 180-degree turn takes Korf & Felner's blank-first frame to ours: cell c -> 24 - c
     (5, 5): {"6666": tuple(tuple(sorted(24 - c for c in p)) for p in KF24)},

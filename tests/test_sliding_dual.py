@@ -147,6 +147,26 @@ def test_dual_fill_max_search_optimal_like_bfs(cache, seed):
         assert (c.status, c.objective, c.count) == (Status.OPTIMAL, ref.objective, ref.count)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_child_order_keeps_optima_counts_and_the_work_of_a_count(cache, seed):
+    """order=manhattan (children by the moved tile's Manhattan change): BFS's optimum with a checked
+    solution, with and without dual lookups and DIDA*; a count equals BFS's, and without the dual
+    (no BPMX cut-offs, whose place depends on the order) generates exactly the same nodes."""
+    goals = [None, list(range(9)), [2, 1, 0, 3, 4, 5, 6, 7, 8], [7, 8, 6, 4, 5, 3, 0, 2, 1]]
+    inst = _random(3, 3, 200 + seed, goals[seed])
+    ref = solve(FAM, inst, "native:bfs", "count", isolate=False)
+    for dual in ("off", "lookup", "search"):
+        opts = {"pdb": "44", "dual": dual, "dual_fill": True, "order": "manhattan"}
+        r = solve(FAM, inst, "native:ida", "optimize", options=opts, isolate=False)
+        assert (r.status, r.objective, r.checked) == (Status.OPTIMAL, ref.objective, 1)
+        assert r.params["order"] == "manhattan"
+        c = solve(FAM, inst, "native:ida", "count", options=opts, isolate=False)
+        assert (c.status, c.objective, c.count) == (Status.OPTIMAL, ref.objective, ref.count)
+        if dual == "off":
+            b = solve(FAM, inst, "native:ida", "count", options={**opts, "order": "board"}, isolate=False)
+            assert b.count == c.count and b.stats["nodes"] == c.stats["nodes"]
+
+
 def test_dual_search_on_fifteen_puzzles(cache):
     """Korf's instances with the 5-5-5 databases: every dual setting finds the published optimum;
     dual lookups generate fewer nodes than none over the four."""

@@ -96,6 +96,18 @@ def test_partitions_share_databases_by_symmetry():
     assert [P.key_of(4, 4, c)[0].entries for c in P.PARTITIONS[(4, 4)]["78"]] == [518_918_400, 57_657_600]
 
 
+def test_every_partition_covers_each_tile_once():
+    """An additive heuristic needs disjoint patterns: every built-in partition of a board covers
+    each cell but the blank's goal cell (the last) exactly once; 78b is its own mirror image."""
+    for (rows, cols), parts in P.PARTITIONS.items():
+        for name, pats in parts.items():
+            cells = sorted(c for p in pats for c in p)
+            assert cells == list(range(rows * cols - 1)), (rows, cols, name)
+    refl = P.mirror_cells(4, 4)
+    assert {tuple(sorted(refl[c] for c in p)) for p in P.PARTITIONS[(4, 4)]["78b"]} == \
+        set(P.PARTITIONS[(4, 4)]["78b"])
+
+
 def test_cache_rejects_missing_truncated_damaged_and_other_versions(cache):
     key = P.key_of(3, 3, (0, 1, 3, 4))[0]
     assert P.read(key) is None  # missing
