@@ -40,7 +40,7 @@ def _problem(spec: dict):
     from .sliding_ida import problem
     inst = spec["instance"]
     memo = (inst.rows, inst.cols, tuple(inst.start), tuple(inst.goal), spec["heuristic"], spec["pdb"],
-            spec["mirror"], spec["dual"], spec["fill"], spec.get("order", "board"))
+            spec["mirror"], spec["dual"], spec["fill"] is True, spec["fill"], spec.get("order", "board"))
     if memo not in _PROBLEMS:
         _PROBLEMS[memo] = problem(inst, spec["heuristic"], spec["pdb"], spec["mirror"], dual=spec["dual"],
                                   fill=spec["fill"], order=spec.get("order", "board"))

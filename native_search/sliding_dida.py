@@ -465,7 +465,7 @@ def tables(rows: int, cols: int, partitions, blank: int, mirror: bool, dual: boo
     from . import sliding_pdb as P
     n = rows * cols
     memo = (rows, cols, tuple(tuple(tuple(p) for p in part) for part in partitions), blank, mirror, dual,
-            fill)
+            fill_cap(fill, n) if fill else 0)  # (True == 1 as a key: the cap tells them apart)
     if memo in _TABLES:
         return _TABLES[memo]
     groups, fl, patof, keys, rows_ = _assemble(rows, cols, partitions, blank, mirror, dual, fill)

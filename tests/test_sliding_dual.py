@@ -129,6 +129,11 @@ def test_dual_fill_max_fills_only_the_small_patterns(cache):
     assert sizes(True) == [3, 5]
     assert sizes(3) == [3, 4, 5]
     assert sizes(2) == sizes(False)
+    # assembled tables are remembered per process: fill=True and fill=1 (equal as keys) stay apart
+    every = D.tables(3, 3, part, 8, False, True, fill=True)
+    one = D.tables(3, 3, part, 8, False, True, fill=1)
+    assert sorted({len(k.cells) for k in every.keys}) == [3, 5]
+    assert sorted({len(k.cells) for k in one.keys}) == sizes(1) == sizes(False)
 
 
 @pytest.mark.parametrize("seed", range(4))
