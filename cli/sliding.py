@@ -94,7 +94,9 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fi
             raise InputError(f"partition '{part}' is not defined for {rows}x{cols} (there: {', '.join(names)})")
     from ..native_search.sliding_dida import needed_keys
     parts = [P.PARTITIONS[(rows, cols)][x] for x in name.split("+")]
-    keys = needed_keys(rows, cols, parts, rows * cols - 1, True, dual, (fill_max or True) if fill else False)
+    from ..native_search.sliding import fill_of
+    keys = needed_keys(rows, cols, parts, rows * cols - 1, True, dual,
+                       fill_of({"dual_fill": fill, "dual_fill_max": fill_max}))
     info: dict = {}
     t0 = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),
