@@ -9,6 +9,7 @@ import click
 
 from ..core.result import InputError, Status
 from .campaign import dask_options
+from .options import Seconds
 
 
 def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
@@ -31,9 +32,10 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
               help="the start's empty hole: all (default) or hole ids/names, e.g. --vacate c1,d4")
 @click.option("--finish", multiple=True, metavar="all|same|HOLE...",
               help="the survivor's hole: all (default), same (= the vacated hole) or hole ids/names")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--time-limit", type=Seconds(), default=None,
               help="seconds per problem (method table: times the problems searched, for all "
-                   "together); a problem cut short is UNKNOWN with its proved bounds")
+                   "together; default, 0 or none: no limit); a problem cut short is UNKNOWN with "
+                   "its proved bounds")
 @click.option("--method", type=click.Choice(["table", "bfs"]), default=None,
               help="table (default): all problems together, shared layers met in the middle; bfs: "
                    "native:bfs per problem (the method of --store)")
@@ -74,7 +76,8 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
               help="with --prune: only K = this (no meeting proves a lower bound of K + 1)")
 @click.option("--work-dir", type=click.Path(file_okay=False), default=None,
               help="--least and --method bfs: keep every finished layer in this folder; a run "
-                   "with the same folder resumes from the last complete layer")
+                   "with the same folder resumes from the last complete layer (--method bfs: and "
+                   "reads back each problem settled before, its solution replayed by the checker)")
 @click.option("--layer-memory-mb", type=click.IntRange(min=0), default=None,
               help="--least and --method bfs: memory for layers (default: 75%% of the memory "
                    "available); layers past it are built and kept on disk")
@@ -286,9 +289,9 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
 @click.option("--keep-proofs", is_flag=True,
               help="with --certify and --work-dir: keep each job's CNF and proof (else removed "
                    "once checked; their SHA-256 stay in the results)")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="seconds for the whole run; past it the answer is UNKNOWN with the cubes done "
-                   "(a work folder resumes)")
+@click.option("--time-limit", type=Seconds(), default=None,
+              help="seconds for the whole run (default, 0 or none: no limit); past it the answer "
+                   "is UNKNOWN with the cubes done (a work folder resumes)")
 @click.option("--split-after", type=click.FloatRange(min=0, min_open=True), default=None,
               help="a cube not answered within this many seconds is stopped and split into one "
                    "cube per legal next jump (recursively; with a cover job per split)")

@@ -103,6 +103,19 @@ def test_time_limit_must_be_positive_and_finite(bad):
     assert p.returncode == 2 and "time-limit" in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.parametrize("cmd", [("peg", "cubes", "peg/hoppers", "--bound", "6", "--depth", "2"),
+                                 ("peg", "problems", "triangle4", "--method", "bfs")])
+def test_peg_commands_read_time_limits_like_solve(cmd):
+    """0 lifts the limit (as for solve); nan, inf and negatives are refused with exit status 2."""
+    p = run(*cmd, "--time-limit", "0", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d.get("status") == "INFEASIBLE" or d.get("minimum") == 5  # A127500(4)
+    for bad in ("inf", "-1"):
+        p = run(*cmd, "--time-limit", bad)
+        assert p.returncode == 2 and "time-limit" in p.stderr and "Traceback" not in p.stderr
+
+
 @pytest.mark.parametrize("family, args", [("maze", ["--rows", "3", "--cols", "3"]),
                                           ("sliding", ["-r", "3", "-c", "3"])])
 def test_generate_into_a_missing_folder_is_one_line(family, args, tmp_path):

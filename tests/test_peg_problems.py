@@ -385,3 +385,33 @@ def test_backward_layers_equal_forward_layers_of_the_reverse_problem():
                 queue.append(q)
     want = [sum(1 for d in dist.values() if d == k) for k in range(max(dist.values()) + 1)]
     assert r.layers_backward == want and r.moves == dist[sum(1 << h for h in inst.start)]
+
+
+def test_method_bfs_records_each_settled_problem_and_reads_it_back(tmp_path):
+    """With a work folder, method bfs records each settled problem as it is settled; a second run
+    reads the records (solutions replayed) instead of searching, and a record whose solution does
+    not have its moves, or that is damaged, is ignored and the problem searched again
+    (triangle5, finish = vacate: 10, 11, 9 moves, (4, 4) impossible)."""
+    from puzzlesat.compare.campaign.peg_problems import answer_path
+    b, w = board("triangle5"), tmp_path / "w"
+    opts = {"options": {"prune": "merson", "work_dir": str(w)}}
+    first = list(problems(b, finish="same", method="bfs", **opts))
+    want = [(0, 0, 10), (1, 1, 11), (3, 3, 9), (4, 4, None)]
+    assert [(r.vacate, r.finish, r.min_moves) for r in first] == want
+    assert all(answer_path(b, r.vacate, r.finish, w).exists() for r in first)
+    again = list(problems(b, finish="same", method="bfs", **opts))
+    assert [(r.vacate, r.finish, r.min_moves) for r in again] == want
+    assert all("answer_recorded" in r.stats for r in again)
+    assert all(check(problem_instance(b, r.vacate, r.finish), r.solution) == r.min_moves
+               for r in again if r.min_moves is not None)
+    lie = answer_path(b, 0, 0, w)      # claims 9 moves with the 10-move solution
+    d = json.loads(lie.read_text())
+    lie.write_text(json.dumps(dict(d, min_moves=9)))
+    answer_path(b, 1, 1, w).write_text("{ not json")
+    lines = []
+    third = list(problems(b, finish="same", method="bfs", progress=lines.append, **opts))
+    assert [(r.vacate, r.finish, r.min_moves) for r in third] == want
+    assert ["answer_recorded" in r.stats for r in third] == [False, False, True, True]
+    assert any("not 9; searched again" in s for s in lines)
+    assert any("unreadable record" in s for s in lines)
+    assert json.loads(lie.read_text())["min_moves"] == 10   # the new answer replaced the lie

@@ -9,6 +9,10 @@ with the same store runs only the jobs not stored yet. The table is then read ba
 each stored solution is replayed by the checker once more here, and must have the stored number of
 moves, before a minimum is reported.
 
+Method bfs without a store (`problems(..., method="bfs")`) runs the problems one after another in
+this process; given a work folder it records each settled problem there (`answers/`), so a run
+that is stopped keeps the problems it settled and a second run reads them back (checked again).
+
 Vocabulary:
   Pair = (vacate hole, finish hole); the campaign's name is "peg-problems-<board>".
 """
@@ -19,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from ...core.result import Status
-from ...puzzles.peg import Board, check, solution_from_json
+from ...puzzles.peg import Board, check, hole_label, solution_from_json
 
 ENGINE = "native:bfs"
 TASK = "optimize"
@@ -129,30 +133,121 @@ def problems(b: Board, vacate="all", finish="all", time_limit: float | None = No
     if method != "bfs":
         raise ValueError(f"method {method!r}: one of {native.METHODS}")
     yield from by_runner(b, native.orbit_pairs(b, vacate, finish)[:limit], time_limit,
-                         table_options.get("options"))
+                         table_options.get("options"), progress)
 
 
-def by_runner(b: Board, pairs, time_limit, options: dict | None = None) -> Iterator[Any]:
+def by_runner(b: Board, pairs, time_limit, options: dict | None = None,
+              progress=None) -> Iterator[Any]:
     """Method bfs: each problem by `native:bfs` through the runner (a forked worker under a hard
-    limit when a time limit is given), in `pairs` order; `options`: the engine's (e.g. prune)."""
+    limit when a time limit is given), in `pairs` order; `options`: the engine's (e.g. prune).
+    With options["work_dir"], each settled problem's answer is also recorded there (`answers/`)
+    as soon as it is settled, and a problem with a record is not searched again: its solution is
+    replayed by the checker and must have the recorded moves (else the record is ignored)."""
     import time
 
     from ...families.registry import family
     from ...native_search.peg_problems import Problem, problem_instance
     from ..runner import solve
     fam = family("peg")
+    work_dir = (options or {}).get("work_dir") or None
     for (v, f), size in pairs:
         inst = problem_instance(b, v, f)
+        if work_dir is not None:
+            got = read_answer(b, v, f, size, work_dir)
+            if isinstance(got, str):
+                if progress is not None and got:
+                    progress(got)
+            else:
+                if progress is not None:
+                    progress(f"{b.name} {hole_label(b, v)} -> {hole_label(b, f)}: answer read back from "
+                             f"{got.stats['answer_recorded']} (solution replayed)")
+                yield got
+                continue
         t0 = time.perf_counter()
         r = solve(fam, inst, "native:bfs", "optimize", time_limit=time_limit,
                   isolate=time_limit is not None, options=options or {})
         sec = time.perf_counter() - t0
         if r.status is Status.OPTIMAL:
-            yield Problem(v, f, r.status, r.objective, tuple(map(tuple, r.solutions[0])), "search",
+            row = Problem(v, f, r.status, r.objective, tuple(map(tuple, r.solutions[0])), "search",
                           sec, size, r.stats)
         elif r.status is Status.INFEASIBLE:
             proof = "search" if r.stats else "position class"
-            yield Problem(v, f, r.status, None, None, proof, sec, size, r.stats)
+            row = Problem(v, f, r.status, None, None, proof, sec, size, r.stats)
         else:
-            yield Problem(v, f, r.status, None, None, r.reason or str(r.status), sec, size, r.stats,
+            row = Problem(v, f, r.status, None, None, r.reason or str(r.status), sec, size, r.stats,
                           r.stats.get("lower_bound") if r.stats else None)
+        if work_dir is not None and row.status in (Status.OPTIMAL, Status.INFEASIBLE):
+            write_answer(b, row, work_dir)
+        yield row
+
+
+ANSWER_VERSION = 1
+
+
+def answer_path(b: Board, v: int, f: int, work_dir: str | Path) -> Path:
+    """Where method bfs records the answer of problem (v, f) of board `b` in a work folder."""
+    return Path(work_dir) / "answers" / f"{b.name}-{v}-{f}.json"
+
+
+def write_answer(b: Board, row, work_dir: str | Path) -> Path:
+    """Record a settled problem (OPTIMAL with its solution, or INFEASIBLE) atomically: a file is
+    either absent or whole."""
+    import os
+    import tempfile
+    path = answer_path(b, row.vacate, row.finish, work_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"version": ANSWER_VERSION, "board": b.name, "holes": b.n, "vacate": row.vacate,
+           "finish": row.finish, "status": str(row.status), "min_moves": row.min_moves,
+           "solution": None if row.solution is None else [list(j) for j in row.solution],
+           "proof": row.proof, "seconds": row.seconds, "stats": _plain(row.stats)}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(doc, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_answer(b: Board, v: int, f: int, size: int, work_dir: str | Path):
+    """The recorded answer of (v, f) as a `Problem` (the solution replayed by the checker), or a
+    string: "" when there is none, else why the record is not used (it is then searched again)."""
+    from ...native_search.peg_problems import Problem, problem_instance
+    path = answer_path(b, v, f, work_dir)
+    if not path.exists():
+        return ""
+    try:
+        d = json.loads(path.read_text())
+        if (d.get("version"), d.get("board"), d.get("holes"), d.get("vacate"), d.get("finish")) != (
+                ANSWER_VERSION, b.name, b.n, v, f):
+            return f"{path}: a record of another problem or format; searched again"
+        status = Status(d["status"])
+        stats = dict(d.get("stats") or {}, answer_recorded=str(path))
+        sec = float(d.get("seconds") or 0.0)
+        if status is Status.OPTIMAL:
+            sol = tuple(tuple(int(x) for x in j) for j in d["solution"])
+            got = check(problem_instance(b, v, f), sol)
+            if got != d["min_moves"]:
+                return f"{path}: the recorded solution has {got} moves, not {d['min_moves']}; searched again"
+            return Problem(v, f, status, got, sol, str(d.get("proof") or "search"), sec, size, stats)
+        if status is Status.INFEASIBLE:
+            return Problem(v, f, status, None, None, str(d.get("proof") or "search"), sec, size, stats)
+        return f"{path}: status {status} is not an answer; searched again"
+    except Exception as e:  # a damaged record is never trusted
+        return f"{path}: unreadable record ({type(e).__name__}: {e}); searched again"
+
+
+def _plain(stats: dict) -> dict:
+    """The JSON-serialisable part of a stats dict."""
+    out = {}
+    for k, val in (stats or {}).items():
+        try:
+            json.dumps(val)
+        except (TypeError, ValueError):
+            continue
+        out[k] = val
+    return out
