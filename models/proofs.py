@@ -246,147 +246,25 @@ def _set_absl_flag(name: str, value: str) -> bool:
     return bool(parse(flag, len(bval), bval, base))
 
 
-def _varints(data: bytes):
-    """Length-delimited records of ortools' recordio: (start, end) of each message."""
-    pos, n = 0, len(data)
-    while pos < n:
-        size = shift = 0
-        while True:
-            if pos >= n:
-                raise ValueError("truncated record length")
-            b = data[pos]
-            pos += 1
-            size |= (b & 127) << shift
-            shift += 7
-            if b < 128:
-                break
-        if pos + size > n:
-            raise ValueError("truncated record")
-        yield pos, pos + size
-        pos += size
-
-
-def _cp_lit(i: int) -> int:
-    return -((i >> 1) + 1) if i & 1 else (i >> 1) + 1
-
-
-class _CpsatLrat:
-    """Text LRAT from CP-SAT's binary files: the CNF's clauses are ids 1..C, every other clause
-    (lemmas, and imports matching no clause) gets the next id. An imported clause is matched by
-    its literals (sorted) to a live clause with the same ones (a CNF clause or an earlier lemma),
-    as CP-SAT's own merger does; a deletion takes that copy out of the live ones."""
-
-    def __init__(self, clauses, out):
-        self.live: dict[tuple, list[int]] = {}   # literals -> ids of the live clauses with them
-        self.key_of: dict[int, tuple] = {}
-        for i, c in enumerate(clauses):
-            self.add(i + 1, c)
-        self.nxt = len(clauses) + 1
-        self.out = out
-        self.counts = {"lemmas": 0, "deletions": 0, "unmatched_imports": 0, "unknown_hints": 0,
-                       "empty": False}
-
-    def add(self, cid: int, lits) -> None:
-        key = tuple(sorted(set(lits)))
-        self.live.setdefault(key, []).append(cid)
-        self.key_of[cid] = key
-
-    def fresh(self) -> int:
-        self.nxt += 1
-        return self.nxt - 1
-
-    def convert(self, path: Path, deletions: bool) -> None:
-        """Append file `path`'s steps (its own id space) until its empty clause; `deletions`:
-        write its deletions too."""
-        from ortools.sat import lrat_pb2
-        ids: dict[int, int] = {}
-        uses: dict[int, int] = {}  # our id -> how many of this file's ids name it (imports of a
-        # clause the formula has twice may share one live copy: deleted when the last one goes)
-
-        def ref(h: int) -> str:  # an id the file never defined: an id no clause has (rejected)
-            if h not in ids:
-                ids[h] = self.fresh()
-                self.counts["unknown_hints"] += 1
-            return str(ids[h])
-
-        data = path.read_bytes()
-        step = lrat_pb2.LratProofStep()
-        for a, b in _varints(data):
-            step.ParseFromString(data[a:b])
-            kind = step.WhichOneof("step")
-            if kind == "imported_clause":
-                ic = step.imported_clause
-                copies = self.live.get(tuple(sorted({_cp_lit(x) for x in ic.literals})))
-                if copies:
-                    ids[ic.clause_id] = copies[0]
-                    uses[copies[0]] = uses.get(copies[0], 0) + 1
-                else:
-                    ids[ic.clause_id] = self.fresh()
-                    self.counts["unmatched_imports"] += 1
-            elif kind == "inferred_clause":
-                ic = step.inferred_clause
-                new = self.fresh()
-                lits = [_cp_lit(x) for x in ic.literals]
-                parts = [str(new)] + [str(x) for x in lits] + ["0"]
-                parts += [ref(h) for h in ic.unit_ids]
-                for rat in ic.rat_infos:
-                    parts.append("-" + ref(rat.resolvant_id))
-                    parts += [ref(h) for h in rat.unit_ids]
-                parts.append("0")
-                self.out.write(" ".join(parts) + "\n")
-                ids[ic.clause_id] = new
-                self.add(new, lits)
-                self.counts["lemmas"] += 1
-                if not lits:
-                    self.counts["empty"] = True
-                    return
-            elif kind == "deleted_clauses" and deletions:
-                gone = []
-                for x in step.deleted_clauses.clause_ids:
-                    if x in ids:
-                        g = ids.pop(x)
-                        uses[g] = uses.get(g, 1) - 1
-                        if uses[g] <= 0 and g not in gone:  # no other id of this file names it
-                            gone.append(g)
-                gone = [g for g in gone if g in self.key_of and g in self.live[self.key_of[g]]]
-                for g in gone:
-                    self.live[self.key_of[g]].remove(g)
-                if gone:
-                    self.out.write(f"{self.nxt - 1} d " + " ".join(map(str, gone)) + " 0\n")
-                    self.counts["deletions"] += 1
-
-
-def _has_empty(path: Path) -> tuple[bool, int]:
-    """(derives the empty clause, number of lemmas) of a CP-SAT binary LRAT file."""
-    from ortools.sat import lrat_pb2
-    data = path.read_bytes()
-    step = lrat_pb2.LratProofStep()
-    n = 0
-    for a, b in _varints(data):
-        step.ParseFromString(data[a:b])
-        if step.WhichOneof("step") == "inferred_clause":
-            n += 1
-            if not step.inferred_clause.literals:
-                return True, n
-    return False, n
-
-
 def convert_cpsat_lrat(files: list[Path], clauses, out: Path) -> dict[str, Any]:
     """Text LRAT against the CNF `clauses` from CP-SAT's binary files (lrat0.bin: the model
     loading's clauses and inferences, then one file per sub-solver): file 0, then the sub-solver
     file that derives the empty clause (else the one with most lemmas). File 0's deletions are
-    left out (CP-SAT's merger ignores them too: a later file may still import those clauses)."""
+    left out (CP-SAT's merger ignores them too: a later file may still import those clauses).
+    The conversion's rules and kernels: models/cpsat_lrat.py."""
+    from .cpsat_lrat import Converter, Steps
+    chosen = [Steps(files[0])] if files else []
+    if chosen and not chosen[0].empty_and_lemmas()[0] and len(files) > 1:
+        scan = [(Steps(p).empty_and_lemmas(), p) for p in files[1:]]
+        (_, _), best = max(scan, key=lambda t: t[0])
+        chosen.append(Steps(best))
     counts: dict[str, Any] = {}
 
     def write(tmp):
-        with open(tmp, "w") as f:
-            w = _CpsatLrat(clauses, f)
-            if files:
-                w.convert(files[0], deletions=False)
-            if not w.counts["empty"] and len(files) > 1:
-                scan = [(_has_empty(p), p) for p in files[1:]]
-                (_, _), best = max(scan, key=lambda t: t[0])
-                w.convert(best, deletions=True)
+        with open(tmp, "wb") as f:
+            w = Converter(clauses, chosen, f)
+            for i, steps in enumerate(chosen):
+                w.convert(steps, deletions=i > 0)
             counts.update(w.counts)
     write_atomic(out, write, what="proof")
     counts["subsolver_files"] = [p.name for p in files]

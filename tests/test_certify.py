@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from oracles import (brute_sat, is_rat, is_rup, live_sets, naive_lrat, read_drat, up_conflict,
-                     write_dimacs, write_drat)
+from oracles import (brute_sat, cpsat_lrat_reference, is_rat, is_rup, live_sets, naive_lrat,
+                     read_drat, up_conflict, write_dimacs, write_drat)
 from strategies import cnf_small
 
 from puzzlesat.certify import Verdict, certify
@@ -505,6 +505,114 @@ def test_cpsat_pigeonhole_and_private_folder(tmp_path):
     assert prove(tmp_path / "sat.cnf", solver="cpsat").status == "SAT"
 
 
+# ---- CP-SAT's binary LRAT -> text LRAT: the kernels against the reference conversion ---------------
+def _compare_conversion(monkeypatch):
+    """Make every CP-SAT conversion also run the reference (tests/oracles.py) on the same files
+    and record (kernel text, reference text, kernel counts, reference counts)."""
+    import puzzlesat.models.proofs as proofs
+    seen = []
+    real = proofs.convert_cpsat_lrat
+
+    def both(files, clauses, out):
+        counts = real(files, clauses, out)
+        text, ref = cpsat_lrat_reference(files, clauses)
+        seen.append((Path(out).read_text(), text, counts, ref))
+        return counts
+    monkeypatch.setattr(proofs, "convert_cpsat_lrat", both)
+    return seen
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(f=cnf_small())
+def test_cpsat_lrat_kernels_write_what_the_reference_writes(f, monkeypatch):
+    """Byte for byte and count for count, on random unsatisfiable formulas."""
+    nvars, clauses = f
+    assume(not brute_sat(nvars, clauses))
+    seen = _compare_conversion(monkeypatch)
+    with tempfile.TemporaryDirectory() as tmp:
+        write_dimacs(Path(tmp) / "f.cnf", nvars, clauses)
+        assert prove(Path(tmp) / "f.cnf", solver="cpsat").status == "UNSAT"
+    [(text, ref_text, counts, ref)] = seen
+    assert text == ref_text
+    assert {k: counts[k] for k in ref} == ref
+
+
+def test_cpsat_lrat_kernels_on_pigeonhole_and_duplicates(monkeypatch, tmp_path):
+    seen = _compare_conversion(monkeypatch)
+    nv, cls = php(6)
+    write_dimacs(tmp_path / "php.cnf", nv, cls)
+    assert prove(tmp_path / "php.cnf", solver="cpsat").certify().verified
+    dup = [[1, 2], [-1, -2, -3], [-1, -2, -3], [-1, -2], [-1, -2], [-1, 2], [4], [1, -2], [-1, -2]]
+    write_dimacs(tmp_path / "d.cnf", 4, dup)
+    assert prove(tmp_path / "d.cnf", solver="cpsat").certify().verified
+    assert len(seen) == 2 and all(t == r for t, r, _, _ in seen)
+    assert seen[0][2]["lemmas"] > 1000 and seen[0][2]["empty"]
+
+
+def _pb_varint(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = v & 127
+        v >>= 7
+        out.append(b | (128 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _pb_field(num: int, value, packed: bool = True) -> bytes:
+    """A protocol-buffer field: an int (varint), bytes (a message), or a list of ints (packed, or
+    one varint per element when packed is False)."""
+    if isinstance(value, int):
+        return _pb_varint(num << 3) + _pb_varint(value)
+    if isinstance(value, bytes):
+        return _pb_varint(num << 3 | 2) + _pb_varint(len(value)) + value
+    if packed:
+        body = b"".join(_pb_varint(x) for x in value)
+        return _pb_varint(num << 3 | 2) + _pb_varint(len(body)) + body
+    return b"".join(_pb_varint(num << 3) + _pb_varint(x) for x in value)
+
+
+def test_cpsat_lrat_kernels_on_hand_made_files(tmp_path):
+    """Fields out of their usual order, unpacked repeated fields, unknown fields, RAT steps,
+    imports that match no clause, many hints naming ids the file never defined (the id arrays
+    grow), and a tiny output buffer (it grows and is flushed): the kernels write what the
+    reference (ortools' own parser) writes; a truncated file is refused."""
+    from puzzlesat.models.cpsat_lrat import Converter, Steps
+    lit = lambda d: 2 * (abs(d) - 1) + (d < 0)   # DIMACS -> CP-SAT literal index
+    clauses = [[1, 2], [-1, 2], [1, -2], [-1, -2, 3]]
+    step = lambda kind, body: _pb_field(kind, body)
+    imp = lambda cid, lits: step(1, _pb_field(2, [lit(x) for x in lits]) + _pb_field(1, cid))
+    rat = _pb_field(2, [7, 8]) + _pb_field(1, 3)      # unit ids before the resolvant
+    f0 = [imp(1, [2, 1]), imp(2, [2, -1]), imp(3, [-2, 1]), imp(4, [5, 6]),
+          step(2, _pb_field(4, rat) + _pb_field(3, [1, 2], packed=False) + _pb_field(1, 5)
+               + _pb_field(2, [lit(2)]) + _pb_field(5, 1) + _pb_field(9, 77)),
+          step(4, _pb_field(1, [4])),
+          step(2, _pb_field(1, 6) + _pb_field(2, [lit(-1), lit(2)])
+               + _pb_field(3, list(range(1000, 3500)))),
+          step(3, _pb_field(1, 9) + _pb_field(2, [lit(1)])),
+          step(2, _pb_field(1, 7) + _pb_field(2, [lit(3)]) + _pb_field(3, [5, 3, 4]))]
+    f1 = [imp(1, [2]), imp(2, [1, 2]), step(4, _pb_field(1, [2, 1])),
+          step(2, _pb_field(1, 3) + _pb_field(3, [1, 40, 2]))]
+    paths = []
+    for i, steps in enumerate((f0, f1)):
+        paths.append(tmp_path / f"lrat{i}.bin")
+        paths[-1].write_bytes(b"".join(_pb_varint(len(m)) + m for m in steps))
+    want, ref = cpsat_lrat_reference(paths, clauses)
+    chosen = [Steps(paths[0]), Steps(paths[1])]
+    with open(tmp_path / "out.lrat", "wb") as out:
+        w = Converter(clauses, chosen, out, chunk=8)
+        w.convert(chosen[0], deletions=False)
+        w.convert(chosen[1], deletions=True)
+    assert (tmp_path / "out.lrat").read_text() == want
+    assert w.counts == ref and ref["unknown_hints"] > 2000 and ref["unmatched_imports"] >= 1
+    assert " -" in want.splitlines()[0]                # the RAT step's negated resolvant
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(paths[0].read_bytes()[:-3])
+    with pytest.raises(ValueError, match="truncated record"):
+        Steps(cut)
+
+
 FAKE_CADICAL = """#!{python}
 # A stand-in for Debian's cadical: `cadical -q [--binary=false] CNF PROOF` -> exit 10 / 20.
 import sys
@@ -573,6 +681,34 @@ def test_kernels_as_plain_python(tmp_path, no_jit):
               certify(d / "r.cnf", d / "r.drat", format="drup").verdict)
         """)
     assert out.split() == ["VERIFIED", "VERIFIED", "VERIFIED", "REJECTED", "VERIFIED", "REJECTED"]
+
+
+def test_cpsat_lrat_kernels_as_plain_python(tmp_path, no_jit):
+    """The CP-SAT LRAT conversion's kernels run as plain Python too (NUMBA_DISABLE_JIT=1) and
+    write what the reference writes."""
+    out = no_jit(f"""
+        import sys
+        sys.path.insert(0, "tests")
+        from pathlib import Path
+        import puzzlesat.models.proofs as proofs
+        from oracles import cpsat_lrat_reference, write_dimacs
+        d = Path({str(tmp_path)!r})
+        same = []
+        real = proofs.convert_cpsat_lrat
+        def both(files, clauses, out):
+            counts = real(files, clauses, out)
+            same.append(Path(out).read_text() == cpsat_lrat_reference(files, clauses)[0])
+            return counts
+        proofs.convert_cpsat_lrat = both
+        n = 3
+        v = lambda i, j: i * n + j + 1
+        cls = [[v(i, j) for j in range(n)] for i in range(n + 1)]
+        cls += [[-v(i, j), -v(k, j)] for j in range(n) for i in range(n + 1) for k in range(i + 1, n + 1)]
+        write_dimacs(d / "php.cnf", n * (n + 1), cls)
+        run = proofs.prove(d / "php.cnf", solver="cpsat")
+        print(run.certify().verdict, same)
+        """)
+    assert out.split() == ["VERIFIED", "[True]"]
 
 
 def test_checker_imports_nothing_of_ours_but_input_error_and_no_solver():
