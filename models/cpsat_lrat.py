@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-IMPORT, INFER, DELETE = 1, 2, 3
+IMPORT, INFER, DELETE = np.int64(1), np.int64(2), np.int64(3)
 _ERRORS = {1: "truncated record length", 2: "truncated record", 3: "bad varint",
            4: "unsupported protocol-buffer wire type"}
 _P = 2147483647          # the literal-set hash's modulus (no overflow in int64)
@@ -100,27 +100,29 @@ def _scalars(buf, pos, end, wt, out, k, fill, mode):
 
 
 @njit(cache=True)
-def _clause_msg(buf, pos, end, vals, k, fill, inferred):
-    """An imported or inferred clause message in buf[pos:end]: (error, clause id, k after the
-    literals, k after the hints). Literals first, then unit ids, then each RAT info (its
-    resolvant, then its unit ids), whatever order the fields come in."""
+def _clause_msg(buf, pos, end, vals, k, fill, kind):
+    """A step's message in buf[pos:end] (kind IMPORT, INFER or DELETE): (error, clause id, k
+    after the literals (DELETE: after the ids), k after the hints). Literals first, then unit
+    ids, then each RAT info (its resolvant, then its unit ids), whatever order the fields come in."""
     cid = np.int64(0)
     p = pos
-    while p < end:  # clause id and literals
+    while p < end:  # clause id and literals (DELETE: the ids)
         tag, p = _varint(buf, p, end)
         if p < 0:
             return 3, cid, k, k
         f, wt = tag >> 3, tag & 7
-        if f == 1 and wt == 0:
+        if f == 1 and kind == DELETE:
+            p, k = _scalars(buf, p, end, wt, vals, k, fill, AS_IS)
+        elif f == 1 and wt == 0:
             cid, p = _varint(buf, p, end)
-        elif f == 2:
+        elif f == 2 and kind != DELETE:
             p, k = _scalars(buf, p, end, wt, vals, k, fill, LIT)
         else:
             p = _skip(buf, p, end, wt)
         if p < 0:
             return 4, cid, k, k
     mid = k
-    if not inferred:
+    if kind != INFER:
         return 0, cid, mid, k
     p = pos
     while p < end:  # unit ids
@@ -203,26 +205,10 @@ def _decode(buf, fill, kind, cid, beg, mid, end, vals):
                 if p < 0 or ln < 0 or p + ln > stop:
                     return 2, pos, s, k
                 k0 = k
-                if f == 4:
-                    c = np.int64(0)
-                    q2 = p
-                    while q2 < p + ln:
-                        t2, q2 = _varint(buf, q2, p + ln)
-                        if q2 < 0:
-                            return 3, pos, s, k
-                        if (t2 >> 3) == 1:
-                            q2, k = _scalars(buf, q2, p + ln, t2 & 7, vals, k, fill, AS_IS)
-                        else:
-                            q2 = _skip(buf, q2, p + ln, t2 & 7)
-                        if q2 < 0:
-                            return 4, pos, s, k
-                    m = k
-                    kd = DELETE
-                else:
-                    err, c, m, k = _clause_msg(buf, p, p + ln, vals, k, fill, f == 2)
-                    if err:
-                        return err, pos, s, k
-                    kd = IMPORT if f == 1 else INFER
+                kd = IMPORT if f == 1 else (INFER if f == 2 else DELETE)
+                err, c, m, k = _clause_msg(buf, p, p + ln, vals, k, fill, kd)
+                if err:
+                    return err, pos, s, k
                 if fill:
                     kind[s] = kd
                     cid[s] = c
@@ -275,16 +261,18 @@ def _norm(vals, b, e, tmp):
     n = e - b
     for i in range(n):
         tmp[i] = vals[b + i]
-    if n > 64:
-        tmp[:n] = np.sort(tmp[:n])
-    else:
-        for i in range(1, n):
+    gap = 1
+    while gap < n // 3:
+        gap = 3 * gap + 1
+    while gap > 0:  # Shell sort (insertion sort for short clauses): no np.sort, quick to compile
+        for i in range(gap, n):
             x = tmp[i]
-            j = i - 1
+            j = i - gap
             while j >= 0 and tmp[j] > x:
-                tmp[j + 1] = tmp[j]
-                j -= 1
-            tmp[j + 1] = x
+                tmp[j + gap] = tmp[j]
+                j -= gap
+            tmp[j + gap] = x
+        gap //= 3
     m = 0
     for i in range(n):
         if m == 0 or tmp[i] != tmp[m - 1]:
@@ -305,7 +293,8 @@ def _hash(tmp, m):
 def _add(g, tmp, m, st, pool, pb, pe, head, tail, nxt, hv):
     """Clause g (our id) with sorted literals tmp[:m] becomes live (after its equals)."""
     p = st[7]
-    pool[p:p + m] = tmp[:m]
+    for i in range(m):
+        pool[p + i] = tmp[i]
     pb[g] = p
     pe[g] = p + m
     st[7] = p + m

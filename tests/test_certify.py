@@ -443,69 +443,6 @@ def test_lrat_ids_defined_twice_or_unknown(tmp_path):
 
 
 # ---- producers -----------------------------------------------------------------------------------
-def test_solver_without_proofs_refused(tmp_path):
-    write_dimacs(tmp_path / "f.cnf", 1, [[1], [-1]])
-    with pytest.raises(InputError, match="cannot log proofs.*cadical195, glucose4, lingeling, cpsat"):
-        prove(tmp_path / "f.cnf", solver="minisat22")
-    assert "cpsat" in PROOF_SOLVERS
-
-
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(f=cnf_small())
-def test_cpsat_lrat_own_check_agrees_with_ours(f):
-    nvars, clauses = f
-    assume(not brute_sat(nvars, clauses))
-    with tempfile.TemporaryDirectory() as tmp:
-        cnf = Path(tmp) / "f.cnf"
-        write_dimacs(cnf, nvars, clauses)
-        run = prove(cnf, solver="cpsat")
-        assert run.status == "UNSAT" and run.proof.name == "f.lrat"
-        assert run.params["num_workers"] == 1 and run.params["cp_model_presolve"] is False
-        c = run.certify()
-        # CP-SAT checks its LRAT when its search ran (None: refuted while loading the model)
-        if run.producer_check is not None:
-            assert (run.producer_check == "VALID") == c.verified, (run.producer_check, c.reason)
-        assert (naive_lrat(clauses, run.proof.read_text()) is None) == c.verified, c.reason
-
-
-def test_cpsat_duplicate_clauses_matched_to_live_copies(tmp_path):
-    """CP-SAT imports, uses and deletes each copy of a clause the CNF has twice: the conversion
-    must name a copy still live each time (found by the hypothesis test above)."""
-    f = [[-1], [-4, 3, -6], [-1], [-6, -4, 3], [1, 4], [-4, 3, -2], [2], [-5, -3, 1], [5]]
-    write_dimacs(tmp_path / "f.cnf", 6, f)
-    run = prove(tmp_path / "f.cnf", solver="cpsat")
-    c = run.certify()
-    assert run.producer_check == "VALID" and c.verified, c.reason
-    assert naive_lrat(f, run.proof.read_text()) is None
-
-
-def test_cpsat_many_imports_of_one_clause_share_a_live_copy(tmp_path):
-    """Several CP-SAT ids imported as one live copy (a clause the CNF has many times), then
-    deleted: the copy goes only with the last id that names it (found by the hypothesis test
-    above: the conversion removed one copy twice)."""
-    f = [[1, 2], [-1, -2, -3], [-1, -2, -3], [-1, -2], [-1, -2], [-1, -2, -3], [-1, -2, -3],
-         [-1, -2, -3], [-1, -2], [-1, -2], [-1, -2, -3], [-1, -2, -3], [-1, -2, -3], [-1, 2],
-         [-1, -2, -3], [-1, -2, -3], [-1, -2], [4], [1, -2], [-1, -2], [4], [-1, -2], [-1, -2]]
-    write_dimacs(tmp_path / "f.cnf", 4, f)
-    run = prove(tmp_path / "f.cnf", solver="cpsat")
-    c = run.certify()
-    assert run.producer_check == "VALID" and c.verified, c.reason
-    assert naive_lrat(f, run.proof.read_text()) is None
-
-
-def test_cpsat_pigeonhole_and_private_folder(tmp_path):
-    nv, cls = php(5)
-    write_dimacs(tmp_path / "php.cnf", nv, cls)
-    before = set(Path("/tmp").glob("lrat*.bin"))
-    run = prove(tmp_path / "php.cnf", solver="cpsat")
-    assert set(Path("/tmp").glob("lrat*.bin")) == before  # nothing written to the shared names
-    c = run.certify()
-    assert run.producer_check == "VALID" and c.verdict is Verdict.VERIFIED, c.reason
-    write_dimacs(tmp_path / "sat.cnf", 2, [[1, 2]])
-    assert prove(tmp_path / "sat.cnf", solver="cpsat").status == "SAT"
-
-
-# ---- CP-SAT's binary LRAT -> text LRAT: the kernels against the reference conversion ---------------
 def _compare_conversion(monkeypatch):
     """Make every CP-SAT conversion also run the reference (tests/oracles.py) on the same files
     and record (kernel text, reference text, kernel counts, reference counts)."""
@@ -522,32 +459,77 @@ def _compare_conversion(monkeypatch):
     return seen
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+def test_solver_without_proofs_refused(tmp_path):
+    write_dimacs(tmp_path / "f.cnf", 1, [[1], [-1]])
+    with pytest.raises(InputError, match="cannot log proofs.*cadical195, glucose4, lingeling, cpsat"):
+        prove(tmp_path / "f.cnf", solver="minisat22")
+    assert "cpsat" in PROOF_SOLVERS
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                 HealthCheck.function_scoped_fixture])
 @given(f=cnf_small())
-def test_cpsat_lrat_kernels_write_what_the_reference_writes(f, monkeypatch):
-    """Byte for byte and count for count, on random unsatisfiable formulas."""
+def test_cpsat_lrat_own_check_agrees_with_ours(f, monkeypatch):
+    """CP-SAT's own LRAT check, ours and a naive one agree; the text LRAT is byte for byte what
+    the reference conversion (tests/oracles.py) writes from the same binary files."""
     nvars, clauses = f
     assume(not brute_sat(nvars, clauses))
     seen = _compare_conversion(monkeypatch)
     with tempfile.TemporaryDirectory() as tmp:
-        write_dimacs(Path(tmp) / "f.cnf", nvars, clauses)
-        assert prove(Path(tmp) / "f.cnf", solver="cpsat").status == "UNSAT"
+        cnf = Path(tmp) / "f.cnf"
+        write_dimacs(cnf, nvars, clauses)
+        run = prove(cnf, solver="cpsat")
+        assert run.status == "UNSAT" and run.proof.name == "f.lrat"
+        assert run.params["num_workers"] == 1 and run.params["cp_model_presolve"] is False
+        c = run.certify()
+        # CP-SAT checks its LRAT when its search ran (None: refuted while loading the model)
+        if run.producer_check is not None:
+            assert (run.producer_check == "VALID") == c.verified, (run.producer_check, c.reason)
+        assert (naive_lrat(clauses, run.proof.read_text()) is None) == c.verified, c.reason
     [(text, ref_text, counts, ref)] = seen
-    assert text == ref_text
-    assert {k: counts[k] for k in ref} == ref
+    assert text == ref_text and {k: counts[k] for k in ref} == ref
 
 
-def test_cpsat_lrat_kernels_on_pigeonhole_and_duplicates(monkeypatch, tmp_path):
+def test_cpsat_duplicate_clauses_matched_to_live_copies(tmp_path):
+    """CP-SAT imports, uses and deletes each copy of a clause the CNF has twice: the conversion
+    must name a copy still live each time (found by the hypothesis test above)."""
+    f = [[-1], [-4, 3, -6], [-1], [-6, -4, 3], [1, 4], [-4, 3, -2], [2], [-5, -3, 1], [5]]
+    write_dimacs(tmp_path / "f.cnf", 6, f)
+    run = prove(tmp_path / "f.cnf", solver="cpsat")
+    c = run.certify()
+    assert run.producer_check == "VALID" and c.verified, c.reason
+    assert naive_lrat(f, run.proof.read_text()) is None
+
+
+def test_cpsat_many_imports_of_one_clause_share_a_live_copy(tmp_path, monkeypatch):
+    """Several CP-SAT ids imported as one live copy (a clause the CNF has many times), then
+    deleted: the copy goes only with the last id that names it (found by the hypothesis test
+    above: the conversion removed one copy twice)."""
+    f = [[1, 2], [-1, -2, -3], [-1, -2, -3], [-1, -2], [-1, -2], [-1, -2, -3], [-1, -2, -3],
+         [-1, -2, -3], [-1, -2], [-1, -2], [-1, -2, -3], [-1, -2, -3], [-1, -2, -3], [-1, 2],
+         [-1, -2, -3], [-1, -2, -3], [-1, -2], [4], [1, -2], [-1, -2], [4], [-1, -2], [-1, -2]]
     seen = _compare_conversion(monkeypatch)
-    nv, cls = php(6)
+    write_dimacs(tmp_path / "f.cnf", 4, f)
+    run = prove(tmp_path / "f.cnf", solver="cpsat")
+    c = run.certify()
+    assert run.producer_check == "VALID" and c.verified, c.reason
+    assert naive_lrat(f, run.proof.read_text()) is None
+    assert [t == r for t, r, _, _ in seen] == [True]
+
+
+def test_cpsat_pigeonhole_and_private_folder(tmp_path, monkeypatch):
+    seen = _compare_conversion(monkeypatch)
+    nv, cls = php(5)
     write_dimacs(tmp_path / "php.cnf", nv, cls)
-    assert prove(tmp_path / "php.cnf", solver="cpsat").certify().verified
-    dup = [[1, 2], [-1, -2, -3], [-1, -2, -3], [-1, -2], [-1, -2], [-1, 2], [4], [1, -2], [-1, -2]]
-    write_dimacs(tmp_path / "d.cnf", 4, dup)
-    assert prove(tmp_path / "d.cnf", solver="cpsat").certify().verified
-    assert len(seen) == 2 and all(t == r for t, r, _, _ in seen)
-    assert seen[0][2]["lemmas"] > 1000 and seen[0][2]["empty"]
+    before = set(Path("/tmp").glob("lrat*.bin"))
+    run = prove(tmp_path / "php.cnf", solver="cpsat")
+    assert set(Path("/tmp").glob("lrat*.bin")) == before  # nothing written to the shared names
+    c = run.certify()
+    assert run.producer_check == "VALID" and c.verdict is Verdict.VERIFIED, c.reason
+    [(text, ref_text, counts, _)] = seen     # the kernels write what the reference writes
+    assert text == ref_text and counts["lemmas"] > 100 and counts["empty"]
+    write_dimacs(tmp_path / "sat.cnf", 2, [[1, 2]])
+    assert prove(tmp_path / "sat.cnf", solver="cpsat").status == "SAT"
 
 
 def _pb_varint(v: int) -> bytes:
@@ -655,7 +637,8 @@ def test_real_cadical(tmp_path):
 
 # ---- plain Python ----------------------------------------------------------------------------------
 def test_kernels_as_plain_python(tmp_path, no_jit):
-    """The numba kernels run as plain Python under NUMBA_DISABLE_JIT=1 (same verdicts)."""
+    """The numba kernels run as plain Python under NUMBA_DISABLE_JIT=1 (same verdicts; the CP-SAT
+    LRAT conversion's kernels write what the reference writes)."""
     out = no_jit(f"""
         import sys
         sys.path.insert(0, "tests")
@@ -679,20 +662,8 @@ def test_kernels_as_plain_python(tmp_path, no_jit):
         write_drat(d / "r.drat", [(False, [-1]), (False, [])])
         print(certify(d / "r.cnf", d / "r.drat").verdict,
               certify(d / "r.cnf", d / "r.drat", format="drup").verdict)
-        """)
-    assert out.split() == ["VERIFIED", "VERIFIED", "VERIFIED", "REJECTED", "VERIFIED", "REJECTED"]
-
-
-def test_cpsat_lrat_kernels_as_plain_python(tmp_path, no_jit):
-    """The CP-SAT LRAT conversion's kernels run as plain Python too (NUMBA_DISABLE_JIT=1) and
-    write what the reference writes."""
-    out = no_jit(f"""
-        import sys
-        sys.path.insert(0, "tests")
-        from pathlib import Path
-        import puzzlesat.models.proofs as proofs
-        from oracles import cpsat_lrat_reference, write_dimacs
-        d = Path({str(tmp_path)!r})
+        import puzzlesat.models.proofs as proofs        # CP-SAT's LRAT conversion's kernels
+        from oracles import cpsat_lrat_reference
         same = []
         real = proofs.convert_cpsat_lrat
         def both(files, clauses, out):
@@ -700,15 +671,10 @@ def test_cpsat_lrat_kernels_as_plain_python(tmp_path, no_jit):
             same.append(Path(out).read_text() == cpsat_lrat_reference(files, clauses)[0])
             return counts
         proofs.convert_cpsat_lrat = both
-        n = 3
-        v = lambda i, j: i * n + j + 1
-        cls = [[v(i, j) for j in range(n)] for i in range(n + 1)]
-        cls += [[-v(i, j), -v(k, j)] for j in range(n) for i in range(n + 1) for k in range(i + 1, n + 1)]
-        write_dimacs(d / "php.cnf", n * (n + 1), cls)
-        run = proofs.prove(d / "php.cnf", solver="cpsat")
-        print(run.certify().verdict, same)
+        print(proofs.prove(d / "php.cnf", solver="cpsat").certify().verdict, same)
         """)
-    assert out.split() == ["VERIFIED", "[True]"]
+    assert out.split() == ["VERIFIED", "VERIFIED", "VERIFIED", "REJECTED", "VERIFIED", "REJECTED",
+                           "VERIFIED", "[True]"]
 
 
 def test_checker_imports_nothing_of_ours_but_input_error_and_no_solver():
