@@ -44,15 +44,26 @@ def dask_pool():
     pool.executor.close()
 
 
-def test_local_chunks_equal_one_process(local_pool, tmp_path):
+def test_local_chunks_equal_one_process(local_pool, tmp_path, monkeypatch):
     """Forward layers of triangle21 (the frontiers of more than 10,000 positions cut into chunk
     jobs: 15228, 21137 and 13893), merged with no memory (range files on disk), equal one
-    process's in memory."""
+    process's in memory; a layer's jobs share the pool's job processes (at most 2 per layer for
+    2 or 3 chunks), none is left running."""
+    import puzzlesat.compare.campaign.peg_layers as pl
+    started = []
+    real = pl._Worker.__init__
+
+    def count(self, *a, **k):
+        real(self, *a, **k)
+        started.append(self)
+    monkeypatch.setattr(pl._Worker, "__init__", count)
     inst = CAT["triangle21"]()
     one = _layers(inst, False)
     split = _layers(inst, False, local_pool.expand, Store(tmp_path, {"t": 1}, memory=0))
     assert _same(one, split)
     assert local_pool.stats["chunks"] == 2 + 3 + 2 and local_pool.stats["reruns"] == 0
+    assert 3 <= len(started) <= 2 * 3 < local_pool.stats["chunks"]
+    assert all(w.proc.poll() is not None for w in started)
 
 
 def test_search_and_least_over_chunks(local_pool):

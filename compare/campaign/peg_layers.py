@@ -3,10 +3,10 @@
 The frontier (a sorted layer file in the search's store folder, native_search/peg_disk.py) is cut
 into slices; each slice is one job (native_search/peg_chunks.py: expand by one move, write the
 sorted distinct successors to the chunk's file, atomically). On a `LocalExecutor` the jobs are
-`jobs` processes at once on this machine (`python -m puzzlesat.native_search.peg_chunks`, each in
-its own session, killed when the run is cancelled); on a `DaskExecutor` they are tasks on its
-client's cluster (the store folder must then be one every worker sees: the same machine, or a
-shared file system). The client merges each chunk's output once, keyed by chunk id, through the
+`jobs` at once on this machine, each on a job process (job_worker.py: one process per running job
+slot, in its own session, reused for the next job, killed when the run is cancelled); on a
+`DaskExecutor` they are tasks on its client's cluster (the store folder must then be one every
+worker sees: the same machine, or a shared file system). The client merges each chunk's output once, keyed by chunk id, through the
 same `LayerBuilder` a single process uses (in memory or range files on disk), and subtracts the
 earlier layers there: the layer is the same set as one process builds.
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
@@ -79,8 +80,9 @@ class ChunkPool:
         from ...native_search.peg_disk import check_time
         outer = getattr(self.executor, "cancel", None)  # the executor's (a cancelled run)
         cancel = threading.Event()                      # this layer's: set on leaving early
+        idle: queue.LifoQueue = queue.LifoQueue()       # job processes waiting for a job
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="puzzlesat-chunk")
-        pending = {pool.submit(self._local_one, s, folder, cancel, outer) for s in specs}
+        pending = {pool.submit(self._local_one, s, folder, cancel, outer, idle) for s in specs}
         try:
             while pending:
                 done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
@@ -92,13 +94,19 @@ class ChunkPool:
             if pending:
                 cancel.set()
             pool.shutdown(wait=True, cancel_futures=True)
+            while not idle.empty():
+                idle.get_nowait().close()
 
     def _local_one(self, spec: dict, folder: Path, cancel: threading.Event,
-                   outer: threading.Event | None = None) -> dict:
+                   outer: threading.Event | None = None, idle: queue.LifoQueue | None = None
+                   ) -> dict:
+        """Run one job on a job process from `idle` (or a new one; job_worker.py), returned there
+        after an answer; a process that dies or is stopped is dropped, the job run again."""
         spec_path = folder / f"spec-{spec['id']}.pkl"
         res_path = folder / f"result-{spec['id']}.json"
         with open(spec_path, "wb") as f:
             pickle.dump(spec, f)
+        idle = idle if idle is not None else queue.LifoQueue()
         fails = []
         def cancelled() -> bool:
             return cancel.is_set() or (outer is not None and outer.is_set())
@@ -107,22 +115,22 @@ class ChunkPool:
             if cancelled():
                 raise ChunkFailed("cancelled")
             res_path.unlink(missing_ok=True)
-            proc = subprocess.Popen([sys.executable, "-m", self.module,
-                                     str(spec_path), str(res_path)], start_new_session=True,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            while True:
-                try:
-                    _, err = proc.communicate(timeout=0.5)
-                    break
-                except subprocess.TimeoutExpired:
-                    if cancelled():
-                        _kill_group(proc.pid)
-            if proc.returncode == 0 and res_path.exists():
+            try:
+                w = idle.get_nowait()
+            except queue.Empty:
+                w = _Worker(self.module, folder)
+            answer = w.run(spec_path, res_path, cancelled)
+            if answer == "ok" and res_path.exists():
+                idle.put(w)
                 out = json.loads(res_path.read_text())
                 res_path.unlink()
                 spec_path.unlink(missing_ok=True)
                 return out
-            fails.append(f"exit {proc.returncode}: {err.decode(errors='replace').strip()[-300:]}")
+            if answer is not None and answer.startswith("error"):
+                idle.put(w)            # the job failed, its process is fine
+                fails.append(answer)
+            else:
+                fails.append(w.close())
             if attempt < self.retries:
                 self.stats["reruns"] += 1
         raise ChunkFailed(f"chunk {spec['id']} failed {len(fails)} times: {fails[-1]}")
@@ -253,6 +261,57 @@ def _layer_file(layer: np.ndarray, store, folder: Path) -> tuple[Path, bool]:
     if not len(layer):
         path.touch()
     return path, True
+
+
+class _Worker:
+    """One job process (`python -m puzzlesat.compare.campaign.job_worker MODULE`, in its own
+    session) that runs jobs one at a time; its stderr goes to a file in `folder`."""
+
+    def __init__(self, module: str, folder: Path):
+        import tempfile
+        self.err = tempfile.TemporaryFile(dir=folder)
+        self.proc = subprocess.Popen([sys.executable, "-m", "puzzlesat.compare.campaign.job_worker",
+                                      module], start_new_session=True, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.err, bufsize=0)
+        self.buf = b""
+
+    def run(self, spec: Path, result: Path, cancelled) -> str | None:
+        """The job's answer line ("ok" or "error ..."), or None when the process ended or the job
+        was cancelled (then the process is killed)."""
+        import select
+        try:
+            self.proc.stdin.write((json.dumps([str(spec), str(result)]) + "\n").encode())
+        except (BrokenPipeError, OSError):
+            return None
+        fd = self.proc.stdout.fileno()
+        while True:
+            if b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                return line.decode(errors="replace")
+            ready, _, _ = select.select([fd], [], [], 0.5)
+            if ready:
+                data = os.read(fd, 4096)
+                if not data:               # the process ended
+                    return None
+                self.buf += data
+            elif cancelled():
+                _kill_group(self.proc.pid)
+                return None
+
+    def close(self) -> str:
+        """Stop the process (its group); returns how it ended with its last error output."""
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            _kill_group(self.proc.pid)
+        code = self.proc.wait()
+        self.proc.stdout.close()
+        self.err.seek(0)
+        tail = self.err.read().decode(errors="replace").strip()[-300:]
+        self.err.close()
+        return f"exit {code}: {tail}"
 
 
 def _kill_group(pid: int) -> None:
