@@ -168,16 +168,18 @@ def solve_cube(spec: dict[str, Any]) -> dict[str, Any]:
     if not limit:
         return _solve(spec)
     import signal
-    from ..core.procs import forking, kill_group
+    from ..core.procs import die_with_parent, forking, kill_group
     folder = Path(spec["folder"])
     out = folder / f"{spec['name']}.result.json"
     out.unlink(missing_ok=True)
+    parent = os.getpid()
     with forking():  # no thread of ours holds numba's compiler lock in the child (core/procs.py)
         pid = os.fork()
     if pid == 0:  # the child: never returns
         code = 1
         try:
             os.setpgid(0, 0)  # its group: an external solver it starts goes with it
+            die_with_parent(parent=parent)  # in its own group, a stopped job's kill misses it
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             write_atomic(out, json.dumps(_solve(spec)), "cube result")
             code = 0

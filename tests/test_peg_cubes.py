@@ -250,6 +250,65 @@ def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path, solver):
     assert r["status"] == "UNSAT" and r["certificate"]["verdict"] == "VERIFIED"
 
 
+def test_a_stopped_job_process_takes_its_solving_child_with_it(tmp_path):
+    """A job with a time limit solves in a forked child in its own process group, out of reach
+    of the kill that stops the job's process (its group): the child must die with that process,
+    not solve on unseen (PHP(11, 10), CaDiCaL: minutes)."""
+    import os
+    import pickle
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    if not Path("/proc/self/task").is_dir():
+        pytest.skip("needs Linux /proc to find the child")
+    n = 10
+    var = lambda p, h: p * n + h + 1  # noqa: E731
+    clauses = [[var(p, h) for h in range(n)] for p in range(n + 1)]
+    clauses += [[-var(p, h), -var(q, h)] for h in range(n) for p in range(n + 1) for q in range(p)]
+    base = tmp_path / "php.cnf"
+    base.write_text(f"p cnf {(n + 1) * n} {len(clauses)}\n"
+                    + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses))
+    spec = {"id": 0, "name": "job", "base": str(base), "extra": [], "solver": "cadical195",
+            "certify": False, "folder": str(tmp_path), "projection": [], "time_limit": 600}
+    (tmp_path / "spec.pkl").write_bytes(pickle.dumps(spec))
+    code = ("import pickle, sys\nfrom puzzlesat.models.peg_cubes import solve_cube\n"
+            "solve_cube(pickle.load(open(sys.argv[1], 'rb')))\n")
+    job = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "spec.pkl")],
+                           start_new_session=True)
+
+    def children(pid):
+        return [int(c) for t in Path(f"/proc/{pid}/task").glob("*")
+                for c in (t / "children").read_text().split()]
+
+    def running(pid):
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+    kids = []
+    try:
+        t0 = time.monotonic()
+        while not kids and time.monotonic() < t0 + 120:
+            time.sleep(0.1)
+            kids = children(job.pid)
+        assert kids, "the job forked no child"
+        os.killpg(job.pid, signal.SIGKILL)
+        job.wait()
+        t0 = time.monotonic()
+        while any(running(k) for k in kids) and time.monotonic() < t0 + 20:
+            time.sleep(0.1)
+        assert not any(running(k) for k in kids)
+    finally:  # nothing of this test is left running, whatever happened
+        for k in kids:
+            if running(k):
+                os.kill(k, signal.SIGKILL)
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait()
+
+
 @pytest.mark.parametrize("solver,search", [pytest.param("cpsat", "auto", marks=pytest.mark.slow),
                                            ("cpsat", "fixed"), ("glucose4", "auto")])
 def test_other_proof_logging_solvers(solver, search):
