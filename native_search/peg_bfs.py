@@ -400,7 +400,7 @@ def _minus_sorted(a, b):
     """Sorted a without the elements of sorted b: a merge that gallops through b."""
     out = np.empty(a.shape[0], np.uint64)
     nb = b.shape[0]
-    j = 0
+    j = np.int64(0)  # not the literal 0: gallop compiles once
     k = 0
     for i in range(a.shape[0]):
         x = a[i]

@@ -82,7 +82,7 @@ def common_sorted(a, b):
         a, b = b, a
     out = np.empty(a.shape[0], np.uint64)
     nb = b.shape[0]
-    j = 0
+    j = np.int64(0)  # not the literal 0: gallop compiles once
     k = 0
     for i in range(a.shape[0]):
         x = a[i]

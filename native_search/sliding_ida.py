@@ -35,6 +35,7 @@ from .sliding_tables import pc16, tables
 H_NONE, H_MANHATTAN, H_LINEAR, H_PDB = 0, 1, 2, 3
 HEURISTIC_NAMES = {H_NONE: "none", H_MANHATTAN: "manhattan", H_LINEAR: "manhattan+linear"}
 NO_BOUND = 1 << 30
+ROW, COL = np.True_, np.False_  # _line_conflict's is_row as values, not literals: one compile
 CHECK_EVERY = (1 << 20) - 1  # nodes between two looks at the clock inside the kernel
 
 
@@ -126,9 +127,9 @@ def _dfs(board, goal, bound, mode, rows, cols, nbr, nnbr, goalpos, md, prev_blan
     lc_save = np.zeros((bound + 1, 4), np.int64)  # line 1, line 2, their old values
     if mode == H_LINEAR:
         for r in range(rows):
-            lc_row[r] = _line_conflict(board, goalpos, rows, cols, r, True, seq, lis)
+            lc_row[r] = _line_conflict(board, goalpos, rows, cols, r, ROW, seq, lis)
         for q in range(cols):
-            lc_col[q] = _line_conflict(board, goalpos, rows, cols, q, False, seq, lis)
+            lc_col[q] = _line_conflict(board, goalpos, rows, cols, q, COL, seq, lis)
     nodes = 0
     found = 0
     next_bound = 1 << 30
