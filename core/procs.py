@@ -29,9 +29,11 @@ from typing import Any
 from .result import InputError
 
 _PR_SET_PDEATHSIG = 1
-# Signs, in an error's text, that an allocation failed under RLIMIT_AS.
+# Signs, in an error's text, that an allocation failed under RLIMIT_AS. "error return without
+# exception set": a C extension whose allocation failed returned NULL without an exception (seen
+# from numba compiling a kernel under a 300 MB cap); read as memory only under a cap.
 MEMORY_SIGNS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of memory", "OutOfMemory",
-                "failed to map segment", "could not load")
+                "failed to map segment", "could not load", "error return without exception set")
 
 
 def die_with_parent(sig: int = signal.SIGKILL, parent: int | None = None) -> bool:

@@ -286,3 +286,21 @@ def test_a_workers_kernel_loading_is_recorded_as_jit_seconds():
     assert p.returncode == 0, p.stderr
     (o1, j1, e1), (o2, j2, _), (o3, j3, _) = json.loads(p.stdout)
     assert o1 == o2 == o3 == 7 and 0 < j1 <= e1 and j2 == 0.0 and j3 == 0.0
+
+
+@pytest.mark.parametrize("exc", [MemoryError(), SystemError("error return without exception set"),
+                                 RuntimeError("std::bad_alloc")])
+def test_an_allocation_failure_under_a_memory_cap_is_unknown_memory(exc):
+    """Under a memory cap, an engine failure that names an allocation (a C extension returning
+    NULL without an exception, as numba compiling under a 300 MB cap did) is UNKNOWN 'memory';
+    without a cap the same SystemError is ERROR."""
+    from puzzlesat.compare import runner
+
+    def boom(inst, task, ctx):
+        raise exc
+    eng = Engine("test:boom", "x:y", (Task.OPTIMIZE,))
+    capped = runner._call(eng, None, Task.OPTIMIZE, None, capped=True, fn=boom)
+    assert capped.status is Status.UNKNOWN and capped.reason.startswith("memory")
+    if isinstance(exc, SystemError):
+        free = runner._call(eng, None, Task.OPTIMIZE, None, capped=False, fn=boom)
+        assert free.status is Status.ERROR
