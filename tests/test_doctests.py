@@ -33,8 +33,17 @@ def test_modules_found():
     assert {"puzzlesat.engine", "puzzlesat.compare.runner", "puzzlesat.models.formulation"} <= set(MODULES)
 
 
-# first in the file (the file runs in one worker, in this order): the README session compiles
-# the proof checker's kernels; the other files' certify tests then load them from numba's cache
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    mod = importlib.import_module(name)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for t in finder.find(mod, name):
+        runner.run(t)
+    res = runner.summarize(verbose=False)
+    assert res.failed == 0, f"{res.failed} of {res.attempted} examples failed in {name}"
+
+
 def test_readme_python_examples():
     """The README's ```python blocks written as doctest sessions (>>>) run as they stand."""
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
@@ -49,14 +58,3 @@ def test_readme_python_examples():
         globs.update(t.globs)  # later blocks continue the session
     res = runner.summarize(verbose=False)
     assert res.failed == 0, f"{res.failed} of {res.attempted} README examples failed"
-
-
-@pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
-    mod = importlib.import_module(name)
-    finder = doctest.DocTestFinder(exclude_empty=True)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    for t in finder.find(mod, name):
-        runner.run(t)
-    res = runner.summarize(verbose=False)
-    assert res.failed == 0, f"{res.failed} of {res.attempted} examples failed in {name}"
