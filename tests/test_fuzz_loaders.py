@@ -26,7 +26,7 @@ from puzzlesat.families.instances import load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("peg", "pentomino", "sliding", "maze", "nqueens")
-SETTINGS = settings(max_examples=120, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=80, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
 TRIED = {"instances": 0, "specs": 0, "configs": 0}

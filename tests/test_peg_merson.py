@@ -71,7 +71,7 @@ def test_english_regions_and_start_count():
 
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.one_of(peg_tiny(), peg_solvable()))
 def test_merson_and_ordered_engines_agree_with_brute_force(inst):
