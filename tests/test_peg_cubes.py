@@ -228,17 +228,23 @@ def test_a_split_cube_whose_children_miss_a_jump_is_caught(monkeypatch):
         run_cubes(FAM, inst, "sat:ordered", 7, 2, symmetry=False, split_after=60)
 
 
-@pytest.mark.parametrize("solver", ["cadical195", "cpsat"])
-def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path, solver):
-    """Pigeonhole PHP(11, 10) takes the solvers seconds: at a 0.3 s limit the job is UNKNOWN and
-    leaves no files (nor CP-SAT's scratch folder); with no limit a small one is UNSAT."""
+def _php_11_10(folder):
+    """Pigeonhole PHP(11, 10) as a DIMACS file in `folder` (the solvers take seconds to minutes)."""
     n = 10
     var = lambda p, h: p * n + h + 1  # noqa: E731
     clauses = [[var(p, h) for h in range(n)] for p in range(n + 1)]
     clauses += [[-var(p, h), -var(q, h)] for h in range(n) for p in range(n + 1) for q in range(p)]
-    base = tmp_path / "php.cnf"
+    base = folder / "php.cnf"
     base.write_text(f"p cnf {(n + 1) * n} {len(clauses)}\n"
                     + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses))
+    return base
+
+
+@pytest.mark.parametrize("solver", ["cadical195", "cpsat"])
+def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path, solver):
+    """Pigeonhole PHP(11, 10) takes the solvers seconds: at a 0.3 s limit the job is UNKNOWN and
+    leaves no files (nor CP-SAT's scratch folder); with no limit a small one is UNSAT."""
+    base = _php_11_10(tmp_path)
     spec = {"id": 0, "name": "job", "base": str(base), "extra": [], "solver": solver,
             "certify": True, "folder": str(tmp_path), "projection": [], "time_limit": 0.3}
     r = pc.solve_cube(spec)
@@ -263,13 +269,7 @@ def test_a_stopped_job_process_takes_its_solving_child_with_it(tmp_path):
     from pathlib import Path
     if not Path("/proc/self/task").is_dir():
         pytest.skip("needs Linux /proc to find the child")
-    n = 10
-    var = lambda p, h: p * n + h + 1  # noqa: E731
-    clauses = [[var(p, h) for h in range(n)] for p in range(n + 1)]
-    clauses += [[-var(p, h), -var(q, h)] for h in range(n) for p in range(n + 1) for q in range(p)]
-    base = tmp_path / "php.cnf"
-    base.write_text(f"p cnf {(n + 1) * n} {len(clauses)}\n"
-                    + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses))
+    base = _php_11_10(tmp_path)
     spec = {"id": 0, "name": "job", "base": str(base), "extra": [], "solver": "cadical195",
             "certify": False, "folder": str(tmp_path), "projection": [], "time_limit": 600}
     (tmp_path / "spec.pkl").write_bytes(pickle.dumps(spec))
