@@ -83,11 +83,15 @@ HEAVY = {
 # handed to the workers first (with --no-loadscope-reorder in the options),
 # so that the run does not end with one worker on a long file while the other waits.
 FILE_SECONDS = {
-    "test_doctests.py": 72, "test_options.py": 53, "test_certify_integration.py": 48,
+    "test_doctests.py": 72, "test_options.py": 53,
     "test_tiling_search.py": 44, "test_sliding.py": 43, "test_pentomino.py": 40,
     "test_maze_engines.py": 40, "test_peg_cubes.py": 40, "test_campaign.py": 36,
     "test_peg_bfs.py": 31, "test_runner.py": 31, "test_pentomino_3d.py": 29, "test_peg.py": 26,
-    "test_peg_disk.py": 26, "test_api.py": 23, "test_peg_problems.py": 25, "test_reports.py": 21,
+    "test_peg_disk.py": 26, "test_api.py": 23, "test_peg_problems.py": 25,
+    # certify_integration (48 s when it compiles the proof checker) runs mid-suite, after the
+    # README session (test_doctests) and the CP-SAT cubes (test_peg_cubes) have compiled the
+    # checker and the LRAT converter into numba's cache: the other worker then loads them
+    "test_certify_integration.py": 22.5, "test_reports.py": 21,
     "test_sliding_split.py": 20, "test_sliding_dual.py": 19, "test_examples.py": 18,
     "test_campaign_tls.py": 17, "test_differential.py": 16, "test_peg_cluster.py": 13,
     "test_export_ext.py": 12, "test_plugins.py": 12, "test_fuzz_loaders.py": 12,
