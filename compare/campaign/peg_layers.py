@@ -98,15 +98,13 @@ class ChunkPool:
                 idle.get_nowait().close()
 
     def _local_one(self, spec: dict, folder: Path, cancel: threading.Event,
-                   outer: threading.Event | None = None, idle: queue.LifoQueue | None = None
-                   ) -> dict:
+                   outer: threading.Event | None, idle: queue.LifoQueue) -> dict:
         """Run one job on a job process from `idle` (or a new one; job_worker.py), returned there
         after an answer; a process that dies or is stopped is dropped, the job run again."""
         spec_path = folder / f"spec-{spec['id']}.pkl"
         res_path = folder / f"result-{spec['id']}.json"
         with open(spec_path, "wb") as f:
             pickle.dump(spec, f)
-        idle = idle if idle is not None else queue.LifoQueue()
         fails = []
         def cancelled() -> bool:
             return cancel.is_set() or (outer is not None and outer.is_set())
