@@ -22,7 +22,7 @@ import time
 
 from puzzlesat.families.registry import family  # noqa: E402
 from puzzlesat.compare.runner import solve  # noqa: E402
-from puzzlesat.native_search import maze as N  # noqa: E402
+from puzzlesat.native_search.maze import search as N  # noqa: E402
 from puzzlesat.puzzles import maze as M  # noqa: E402
 from puzzlesat.core.result import Status  # noqa: E402
 

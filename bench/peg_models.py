@@ -3,8 +3,8 @@
 Run: python bench/peg_models.py [--instances triangle21,english33] [--formulations time,resource]
                                 [--budget S] [--per-call S] [--start K] [--backend cpsat|sat]
                                 [--search auto|fixed] [--no-presolve]
-For each instance and formulation (models/peg_time.py, peg_resource.py, peg_merson.py,
-peg_ordered.py), CP-SAT with the engines' pinned parameters (one worker, linearization_level 0,
+For each instance and formulation (models/peg/time_indexed.py, resource.py, merson.py,
+ordered.py), CP-SAT with the engines' pinned parameters (one worker, linearization_level 0,
 seed 0) — or with `--backend sat` cadical195 on the CNF (seqcounter), a fresh solver per call —
 answers the decision calls
 "moves <= K" in ascending K from the corner lower bound: each UNSAT proves the optimum exceeds K
@@ -22,18 +22,19 @@ from __future__ import annotations
 import argparse
 import time
 
-from puzzlesat.models import _cpsat, peg_merson, peg_ordered, peg_resource, peg_time
+from puzzlesat.models import _cpsat
+from puzzlesat.models.peg import merson, ordered, resource, time_indexed
 from puzzlesat.models import _sat
-from puzzlesat.models.peg_cpsat import PegCpModel, _solve, search_params
-from puzzlesat.models.peg_sat import PegCnf
+from puzzlesat.models.peg.cpsat import PegCpModel, _solve, search_params
+from puzzlesat.models.peg.sat import PegCnf
 from puzzlesat.core.result import Context, Status
 from puzzlesat.puzzles.peg import catalogue, check, start_lower_bound
 
-BUILDERS = {"time": peg_time.build, "resource": peg_resource.build,
-            "merson": lambda inst, inv: peg_merson.build(inst, inv, families="all"),
-            "ordered": lambda inst, inv: peg_ordered.build(inst, inv, families="all"),
-            "merson-best": lambda inst, inv: peg_merson.build(inst, inv, families="best"),
-            "ordered-best": lambda inst, inv: peg_ordered.build(inst, inv, families="best")}
+BUILDERS = {"time": time_indexed.build, "resource": resource.build,
+            "merson": lambda inst, inv: merson.build(inst, inv, families="all"),
+            "ordered": lambda inst, inv: ordered.build(inst, inv, families="all"),
+            "merson-best": lambda inst, inv: merson.build(inst, inv, families="best"),
+            "ordered-best": lambda inst, inv: ordered.build(inst, inv, families="best")}
 PARAMS = {"workers": 1, "linearization_level": 0, "seed": 0}
 
 

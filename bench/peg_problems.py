@@ -22,7 +22,7 @@ import time
 
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search.peg_problems import minimum, minimum_proved, problems
+from puzzlesat.native_search.peg.problems import minimum, minimum_proved, problems
 from puzzlesat.puzzles.peg import board, catalogue, hole_label
 
 A127500 = {4: 5, 5: 9, 6: 9, 7: 12, 8: 13, 9: 16, 10: 18}
@@ -81,8 +81,8 @@ def triangle(n: int, opts: dict) -> None:
 
 def least(n: int, a) -> None:
     """The least minimum over all problems of triangle(n) alone (peg problems --least)."""
-    from puzzlesat.native_search.peg_problems import problem_instance
-    from puzzlesat.native_search.peg_table import least_over_all
+    from puzzlesat.native_search.peg.problems import problem_instance
+    from puzzlesat.native_search.peg.table import least_over_all
     from puzzlesat.puzzles.peg import check
     b = board(f"triangle{n}")
     t0, (c0, _) = time.perf_counter(), usage()
@@ -114,7 +114,7 @@ def plan(n: int, steps: str, opts: dict, json_dir: str | None) -> None:
     JSON_DIR/triangle{n}-v{V}.json as soon as it ends (partial results survive)."""
     import json
     import os
-    from puzzlesat.native_search.peg_problems import orbit_pairs
+    from puzzlesat.native_search.peg.problems import orbit_pairs
     b = board(f"triangle{n}")
     words = [w.split(":") for w in steps.split(",") if w]
     depth = {int(w[0]): int(w[1]) for w in words}

@@ -98,7 +98,7 @@ def raw_count(inst, up: bool, processes: int, branch: str = "auto",
     process). The checked figure is the engine column; this isolates the search's own speed."""
     import multiprocessing.connection as mpc
     import resource
-    from puzzlesat.native_search import pentomino as N
+    from puzzlesat.native_search.pentomino import dfs as N
     t0 = time.perf_counter()
     brs = N.branches(inst, up, True, orbits=orbits)
     jobs = N.subtrees(inst, brs, "short", branch)

@@ -99,15 +99,15 @@ def bench_korf(ids: list[int], pdb: str, opts: dict | None = None) -> bool:
 
 
 def fill_of(opts: dict):
-    """The searches' `fill` argument for these engine options (native_search.sliding.fill_of)."""
-    from puzzlesat.native_search.sliding import fill_of as f
+    """The searches' `fill` argument for these engine options (native_search.sliding.engines.fill_of)."""
+    from puzzlesat.native_search.sliding.engines import fill_of as f
     return f({"dual_fill": False, "dual_fill_max": 0, **opts})
 
 
 def load_pdb(rows: int, cols: int, name: str, dual: str = "off", fill: bool | int = False) -> None:
     """Build or read a partition's databases (before any timing), and print their sizes."""
-    from puzzlesat.native_search import sliding_pdb as P
-    from puzzlesat.native_search.sliding_dida import tables
+    from puzzlesat.native_search.sliding import pattern_db as P
+    from puzzlesat.native_search.sliding.dida import tables
     info: dict = {}
     t0 = time.perf_counter()
     blank = rows * cols - 1
@@ -280,7 +280,7 @@ def bench_explore() -> bool:
     print("\n## explore: whole state spaces by BFS (own process each: wall time, peak RSS)")
     ok = True
     for rows, cols in ((6, 2), (4, 3), (2, 6), (3, 4)):
-        code = (f"from puzzlesat.native_search.sliding_bfs import explore\n"
+        code = (f"from puzzlesat.native_search.sliding.bfs import explore\n"
                 f"e = explore({rows}, {cols})\n"
                 f"print(e.positions, e.radius, len(e.farthest), round(e.seconds, 1))\n")
         t0 = time.perf_counter()
@@ -300,7 +300,7 @@ def bench_explore() -> bool:
 
 
 def bench_bfs() -> bool:
-    from puzzlesat.native_search.sliding_bfs import explore
+    from puzzlesat.native_search.sliding.bfs import explore
     print("\n## native BFS of the whole 8-puzzle state space (from the goal)")
     explore(2, 2)  # compile
     t0 = time.perf_counter()
@@ -360,7 +360,7 @@ def bench_peer(sample8: int) -> None:
     except ImportError:
         print("not installed (pip install --no-deps --target DIR slidingpuzzle; PYTHONPATH=DIR)")
         return
-    from puzzlesat.native_search.sliding_bfs import RankSpace
+    from puzzlesat.native_search.sliding.bfs import RankSpace
     from puzzlesat.puzzles.sliding import check
     cat = catalogue()
     insts = [cat[nm]() for nm in ["8-hardest", "8-hardest-2", "15-easy-20", "15-easy-30", "15-easy-36",

@@ -98,8 +98,8 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     BOARD is a board name (english33, french37, diamond41, triangle4 ... triangle10, triangle(n),
     hoppers, triangle15, triangle21). Holes are ids, or on square grids names like d4 (column a..,
     row 1.. from the top left)."""
-    from ..compare.campaign.peg_problems import problems as solve_all
-    from ..native_search.peg_problems import minimum, minimum_proved
+    from ..compare.peg.problems import problems as solve_all
+    from ..native_search.peg.problems import minimum, minimum_proved
     from ..puzzles.peg import board, hole_label
     b = board(board_name)
     if store_path is not None and (least or method == "table"):
@@ -125,7 +125,7 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
         if jobs is not None or scheduler is not None or executor != "local":
             if not prune:
                 raise InputError("--jobs, --executor and --scheduler with --least need --prune")
-            from ..compare.campaign.peg_layers import pool_for
+            from ..compare.peg.layers import pool_for
             from ..core.procs import default_workers
             from .campaign import tls_files
             pool = pool_for(executor, jobs or default_workers(), scheduler,
@@ -165,9 +165,9 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
 
     if store_path is not None:
         from .campaign import _executor, tls_files
-        from ..compare.campaign.peg_problems import run_problems
+        from ..compare.peg.problems import run_problems
         from ..core.procs import default_workers
-        from ..native_search.peg_problems import orbit_pairs
+        from ..native_search.peg.problems import orbit_pairs
         ex = _executor(executor, jobs or default_workers(), scheduler,
                        tls_files(tls_ca_file, tls_cert, tls_key), insecure)
         try:
@@ -215,8 +215,8 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
            expander=None) -> None:
     """`peg problems --least`: the least minimum over all problems, proved or bounded, with one
     solution the checker replayed."""
-    from ..native_search.peg_problems import problem_instance
-    from ..native_search.peg_table import MAX_BACKWARD, MAX_FORWARD, least_by_bound, least_over_all
+    from ..native_search.peg.problems import problem_instance
+    from ..native_search.peg.table import MAX_BACKWARD, MAX_FORWARD, least_by_bound, least_over_all
     from ..puzzles.peg import check, hole_label
     t0 = time.perf_counter()
 
@@ -306,8 +306,8 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, search, cou
 
         puzzlesat peg cubes peg/hoppers --bound 6 --depth 2 --certify
     """
-    from ..compare.campaign.peg_cubes import run_cubes
-    from ..compare.campaign.peg_layers import close_pool, pool_for
+    from ..compare.peg.cubes import run_cubes
+    from ..compare.peg.layers import close_pool, pool_for
     from ..core.procs import default_workers
     from ..families.instances import load_instance
     from .campaign import tls_files
@@ -322,7 +322,7 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, search, cou
         click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
     pool = pool_for(executor, jobs or default_workers(), scheduler,
                     tls_files(tls_ca_file, tls_cert, tls_key), insecure, retries=2,
-                    job="puzzlesat.models.peg_cubes:solve_cube")
+                    job="puzzlesat.models.peg.cubes:solve_cube")
     try:
         rep = run_cubes(fam, inst, config, bound, depth, symmetry=symmetry, certify=certify,
                         count=count, solver=solver, pool=pool, work_dir=work_dir,

@@ -41,8 +41,8 @@ def _root(text: str, rows: int, cols: int) -> list[int]:
 def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
     """Explore a sliding puzzle's whole state space by BFS (boards up to 12 cells): distance
     histogram, radius and farthest positions. Example: puzzlesat explore 3x3"""
-    from ..native_search.sliding_bfs import BFS_MAX_CELLS
-    from ..native_search.sliding_bfs import explore as run
+    from ..native_search.sliding.bfs import BFS_MAX_CELLS
+    from ..native_search.sliding.bfs import explore as run
     from ..puzzles.sliding import render_board
     rows, cols = _shape(board)
     if rows * cols > BFS_MAX_CELLS:
@@ -83,7 +83,7 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fi
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..native_search import sliding_pdb as P
+    from ..native_search.sliding import pattern_db as P
     rows, cols = _shape(board)
     names = P.partitions(rows, cols)
     if not names:
@@ -92,9 +92,9 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fi
     for part in name.split("+"):
         if part not in names:
             raise InputError(f"partition '{part}' is not defined for {rows}x{cols} (there: {', '.join(names)})")
-    from ..native_search.sliding_dida import needed_keys
+    from ..native_search.sliding.dida import needed_keys
     parts = [P.PARTITIONS[(rows, cols)][x] for x in name.split("+")]
-    from ..native_search.sliding import fill_of
+    from ..native_search.sliding.engines import fill_of
     keys = needed_keys(rows, cols, parts, rows * cols - 1, True, dual,
                        fill_of({"dual_fill": fill, "dual_fill_max": fill_max}))
     info: dict = {}

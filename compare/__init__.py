@@ -6,6 +6,7 @@
     lab        configurations x repeats side by side (size, time, effort); `bench` is its alias
     export     a formulation written for other solvers, and its size per constraint group
     campaign/  grids of jobs under hard limits, an SQLite store, Dask
+    peg/       peg tools on the campaign executors: layer chunks, cubes, single-vacancy problems
     api        the public functions the front door (`puzzlesat`) re-exports
 
 This package is also callable: `puzzlesat.compare(instance, engines, task, ...)` is

@@ -18,7 +18,7 @@ SEARCH = (Option("search", "auto", "auto: CP-SAT's default search; fixed: depth-
           Option("presolve", True, "CP-SAT cp_model_presolve for the decision calls"))
 NATIVE_LAYER_OPTIONS = (
     Option("prune", "none", "merson: layers bounded by K moves, a position kept only if its depth "
-           "plus its Merson-region move bound is at most K (native_search/peg_bound.py); K ascends "
+           "plus its Merson-region move bound is at most K (native_search/peg/bound.py); K ascends "
            "from the start's bound (or is max_moves) until the layers meet", ("none", "merson")),
     Option("max_moves", 0, "with prune=merson: search only for solutions of at most this many "
            "moves (0: ascend from the start's bound); none proves a lower bound of max_moves + 1"),
@@ -47,9 +47,9 @@ FAMILY = Family(
     puzzle="puzzlesat.puzzles.peg",
     description="peg solitaire: minimum moves (a multi-jump is one move), optimal sequence counts",
     engines=(
-        Engine("native:iddfs", "puzzlesat.native_search.peg:run", ALL,
+        Engine("native:iddfs", "puzzlesat.native_search.peg.iddfs:run", ALL,
                description="iterative deepening on moves, corner lower bound, failed-state table"),
-        Engine("native:bfs", "puzzlesat.native_search.peg_bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
+        Engine("native:bfs", "puzzlesat.native_search.peg.bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
                options=(
                    Option("exhaust", False, "one-sided BFS to the end (see direction); reports the "
                           "layer sizes up to symmetry (stats `layers`) and their total", flag=True),
@@ -61,37 +61,37 @@ FAMILY = Family(
                    *NATIVE_LAYER_OPTIONS,
                ),
                description="breadth-first search by moves over symmetry-reduced bitboard layers"),
-        Engine("native:auto", "puzzlesat.native_search.peg:run_auto", ALL, aliases=("native",),
+        Engine("native:auto", "puzzlesat.native_search.peg.iddfs:run_auto", ALL, aliases=("native",),
                description="native:bfs for optimize/feasible, native:iddfs for count (by measurement: "
                            "iddfs does not finish the English central game)"),
-        Engine("cpsat:time", "puzzlesat.models.peg_cpsat:run", ALL, aliases=("cpsat",),
+        Engine("cpsat:time", "puzzlesat.models.peg.cpsat:run", ALL, aliases=("cpsat",),
                options=(*CPSAT_OPTIONS, INVARIANTS,
                         Option("strategy", "descend", "descend: decision calls moves<=K below the best; "
                                "ascend: upward from the corner bound; minimize: CP-SAT's objective",
                                ("descend", "ascend", "minimize")), *SEARCH,
                         *CPSAT_CERTIFY_OPTIONS),
                description="time-indexed peg states, one jump per step, clause-style move counting",
-               formulation="puzzlesat.models.peg_sat:decision"),
-        Engine("sat:time", "puzzlesat.models.peg_sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
-               validate="puzzlesat.models.peg_sat:validate",
+               formulation="puzzlesat.models.peg.sat:decision"),
+        Engine("sat:time", "puzzlesat.models.peg.sat:run", ALL, aliases=("sat",), options=(*SAT_OPTIONS, INVARIANTS),
+               validate="puzzlesat.models.peg.sat:validate",
                description="the same time-indexed model as CNF; moves<=K by a cardinality encoding",
-               formulation="puzzlesat.models.peg_sat:decision"),
-        Engine("cpsat:resource", "puzzlesat.models.peg_resource:run_cpsat", ALL,
+               formulation="puzzlesat.models.peg.sat:decision"),
+        Engine("cpsat:resource", "puzzlesat.models.peg.resource:run_cpsat", ALL,
                options=(*CPSAT_OPTIONS, INVARIANTS,
                         DESCEND, *SEARCH, *CPSAT_CERTIFY_OPTIONS),
                description="the time model plus the corner lower bound as a resource count on every state",
-               formulation="puzzlesat.models.peg_resource:decision"),
-        Engine("sat:resource", "puzzlesat.models.peg_resource:run_sat", ALL,
-               options=(*SAT_OPTIONS, INVARIANTS), validate="puzzlesat.models.peg_sat:validate",
+               formulation="puzzlesat.models.peg.resource:decision"),
+        Engine("sat:resource", "puzzlesat.models.peg.resource:run_sat", ALL,
+               options=(*SAT_OPTIONS, INVARIANTS), validate="puzzlesat.models.peg.sat:validate",
                description="the resource formulation as CNF (at-most-K in the chosen encoding)",
-               formulation="puzzlesat.models.peg_resource:decision"),
-        *(Engine(f"{be}:{name}", f"puzzlesat.models.peg_{name}:run_{be}", ALL,
+               formulation="puzzlesat.models.peg.resource:decision"),
+        *(Engine(f"{be}:{name}", f"puzzlesat.models.peg.{name}:run_{be}", ALL,
                  options=(*(CPSAT_OPTIONS + (DESCEND, *SEARCH, *CPSAT_CERTIFY_OPTIONS) if be == "cpsat"
                             else SAT_OPTIONS), INVARIANTS,
                           *MERSON_OPTIONS, *(ORDER_OPTIONS if name == "ordered" else ())),
-                 validate="puzzlesat.models.peg_merson:validate", description=text + (
+                 validate="puzzlesat.models.peg.merson:validate", description=text + (
                      "" if be == "cpsat" else " (CNF; at-most-K in the chosen encoding)"),
-                 formulation=f"puzzlesat.models.peg_{name}:decision")
+                 formulation=f"puzzlesat.models.peg.{name}:decision")
           for name, text in (
               ("merson", "the time model plus Merson-region resource counts (board-derived) on every state"),
               ("ordered", "peg:merson plus commuting jumps in line order (symmetry breaking valid for "

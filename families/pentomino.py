@@ -45,7 +45,7 @@ FAMILY = Family(
     streamed_count=True,
     tasks=TASKS,
     engines=(
-        Engine("native:dfs", "puzzlesat.native_search.pentomino:run", TASKS,
+        Engine("native:dfs", "puzzlesat.native_search.pentomino.dfs:run", TASKS,
                (*SYMMETRY_OPTIONS,
                 Option("scan", "short", "cell scan order: fastest along the shortest side of "
                        "the box, or the longest", ("short", "long")),
@@ -62,7 +62,7 @@ FAMILY = Family(
                        check=_part)),
                "depth-first search filling the first empty cell, bitboards (numba)",
                aliases=("native",)),
-        Engine("cpsat:cover", "puzzlesat.models.pentomino_cpsat:run", TASKS,
+        Engine("cpsat:cover", "puzzlesat.models.pentomino.cpsat:run", TASKS,
                (*SYMMETRY_OPTIONS,
                 Option("search", "fixed", "fixed: decide placements in first-cell scan order "
                        "(value 1 first); auto: CP-SAT's default search", ("fixed", "auto")),
@@ -71,8 +71,8 @@ FAMILY = Family(
                        ("piece", "none")),
                 *CPSAT_OPTIONS, *CPSAT_CERTIFY_OPTIONS),
                "exact cover: one Boolean per placement, exactly one per cell and piece copy",
-               aliases=("cpsat",), formulation="puzzlesat.models._tiling:decision"),
-        Engine("sat:cover", "puzzlesat.models.pentomino_sat:run", TASKS,
+               aliases=("cpsat",), formulation="puzzlesat.models.pentomino.cover:decision"),
+        Engine("sat:cover", "puzzlesat.models.pentomino.sat:run", TASKS,
                (*SYMMETRY_OPTIONS, *_SAT_OPTIONS,
                 Option("blocking", "placements", "blocking clause per solution: its chosen "
                        "placements only, or every placement variable ('full')",
@@ -88,6 +88,6 @@ FAMILY = Family(
                        ("auto", "first-cell", "solver"))),
                "exact cover in CNF, cardinality encodings from PySAT, blocking-clause enumeration, "
                "first-cell decisions (IPASIR-UP, cadical195)",
-               aliases=("sat",), formulation="puzzlesat.models._tiling:decision"),
+               aliases=("sat",), formulation="puzzlesat.models.pentomino.cover:decision"),
     ),
 )

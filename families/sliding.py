@@ -35,7 +35,7 @@ FAMILY = Family(
     puzzle="puzzlesat.puzzles.sliding",
     description="sliding-tile puzzles (8-puzzle, 15-puzzle, any r×c): fewest moves",
     engines=(
-        Engine("native:ida", "puzzlesat.native_search.sliding:run_ida", ALL, (
+        Engine("native:ida", "puzzlesat.native_search.sliding.engines:run_ida", ALL, (
             Option("heuristic", "auto", "auto: additive pattern databases where the board has them "
                    "(goal blank in a corner), else Manhattan + linear conflicts",
                    ("auto", "linear", "manhattan")),
@@ -70,23 +70,23 @@ FAMILY = Family(
             Option("split_nodes", 1_000_000, "with dask: an iteration goes to the cluster once "
                    "the previous one generated at least this many nodes", since="0.3"),
         ), "IDA*: additive pattern databases on 4x4/5x5, else Manhattan + linear conflicts",
-            aliases=("native",), validate="puzzlesat.native_search.sliding:validate_ida"),
-        Engine("native:bfs", "puzzlesat.native_search.sliding:run_bfs", ALL, (
+            aliases=("native",), validate="puzzlesat.native_search.sliding.engines:validate_ida"),
+        Engine("native:bfs", "puzzlesat.native_search.sliding.engines:run_bfs", ALL, (
             Option("exhaust", False, "search every position reachable from the start; the stats "
                    "get the distance histogram (layers), radius and farthest positions", flag=True),),
                "breadth-first search over a byte per arrangement (<= 12 cells); counts by layers"),
-        Engine("native:bidir", "puzzlesat.native_search.sliding:run_bidir", ALL, (
+        Engine("native:bidir", "puzzlesat.native_search.sliding.engines:run_bidir", ALL, (
             Option("memory_mb", 2000, "stop with UNKNOWN before the kept layers pass this size"),),
                "bidirectional BFS over sorted layers of packed boards (<= 16 cells)"),
-        Engine("native:iddfs", "puzzlesat.native_search.sliding:run_iddfs", ALL, (),
+        Engine("native:iddfs", "puzzlesat.native_search.sliding.engines:run_iddfs", ALL, (),
                "plain iterative deepening without immediate undo, depth step 2"),
-        Engine("cpsat:time", "puzzlesat.models.sliding_cpsat:run", ALL, (*PLAN_OPTIONS, *CPSAT_OPTIONS,
+        Engine("cpsat:time", "puzzlesat.models.sliding.cpsat:run", ALL, (*PLAN_OPTIONS, *CPSAT_OPTIONS,
                                                                                         *CPSAT_CERTIFY_OPTIONS),
                "time-indexed planning in CP-SAT, horizon raised until SAT", aliases=("cpsat",),
-               formulation="puzzlesat.models.sliding_time:decision"),
-        Engine("sat:time", "puzzlesat.models.sliding_sat:run", ALL, (*PLAN_OPTIONS, *SAT_OPTIONS),
+               formulation="puzzlesat.models.sliding.time_indexed:decision"),
+        Engine("sat:time", "puzzlesat.models.sliding.sat:run", ALL, (*PLAN_OPTIONS, *SAT_OPTIONS),
                "time-indexed planning in CNF (python-sat), horizon raised until SAT", aliases=("sat",),
-               formulation="puzzlesat.models.sliding_time:decision"),
+               formulation="puzzlesat.models.sliding.time_indexed:decision"),
     ),
     commands=("puzzlesat.cli.sliding:explore", "puzzlesat.cli.sliding:sliding_pdb"),
     generate="puzzlesat.cli.sliding:generate",

@@ -144,7 +144,7 @@ def _orbit_engine(tamper):
     from puzzlesat.families.registry import family
 
     def engine(inst, task, ctx):
-        from puzzlesat.models.pentomino_sat import run
+        from puzzlesat.models.pentomino.sat import run
         out = run(inst, task, ctx)
         return Outcome(out.status, out.objective, out.count, out.solutions, out.stats,
                        certificate=tamper(out.certificate))
@@ -186,7 +186,7 @@ def test_cpsat_hoppers_optimum_is_certified_through_the_cnf(tmp_path):
     p = r.certificate["proofs"][0]
     assert (p["claim"], p["format"], p["solver"]) == ("no solution with moves <= 6", "lrat", "cpsat")
     assert p["producer_check"] == "VALID"  # CP-SAT's own LRAT check agrees with ours
-    assert "CNF form of puzzlesat.models.peg_sat:decision" in r.params["certify_route"]
+    assert "CNF form of puzzlesat.models.peg.sat:decision" in r.params["certify_route"]
     assert r.params["cnf_encoding"] == "seqcounter" and r.params["cpsat_cnf"]["num_workers"] == 1
 
 
@@ -216,7 +216,7 @@ def test_cpsat_counts_and_infeasible_are_certified_through_the_cnf(tmp_path):
     assert r.status is Status.INFEASIBLE
     _verified(r, 1)
     assert r.certificate["proofs"][0]["format"] == "lrat"
-    assert "CNF form of puzzlesat.models.peg_sat:decision (cardinality encoding totalizer)" \
+    assert "CNF form of puzzlesat.models.peg.sat:decision (cardinality encoding totalizer)" \
         in r.params["certify_route"]
 
 
@@ -343,7 +343,7 @@ def _tampering_engine(keep_lines: int | None):
     down to its first `keep_lines` lines and the empty clause (None: replaced by garbage)."""
     def tamper(inst, task, ctx):
         from puzzlesat.families.registry import family
-        from puzzlesat.models.peg_sat import run
+        from puzzlesat.models.peg.sat import run
         opts = family("peg").engine("sat:time").resolve_options(
             {"certify": True, "solver": "glucose4", "proof_dir": ctx.options["proof_dir"]}, task)
         out = run(inst, task, ctx.sub(opts))
@@ -372,7 +372,7 @@ def test_a_tampered_proof_makes_the_result_error(tmp_path):
 def test_a_count_that_does_not_match_its_blocking_clauses_is_rejected(tmp_path):
     def liar(inst, task, ctx):
         from puzzlesat.families.registry import family
-        from puzzlesat.models.peg_sat import run
+        from puzzlesat.models.peg.sat import run
         opts = family("peg").engine("sat:time").resolve_options(
             {"certify": True, "proof_dir": ctx.options["proof_dir"]}, task)
         out = run(inst, task, ctx.sub(opts))
@@ -386,7 +386,7 @@ def test_a_count_that_does_not_match_its_blocking_clauses_is_rejected(tmp_path):
 def test_checking_that_outlasts_the_time_limit_leaves_the_answer_uncertified(tmp_path):
     from puzzlesat.core.result import Context, Task
     from puzzlesat.families.registry import family
-    from puzzlesat.models.pentomino_sat import run
+    from puzzlesat.models.pentomino.sat import run
     inst = ps.load(PENTO_3X5 % "FPU")
     opts = family("pentomino").engine("sat:cover").resolve_options(
         {"certify": True, "proof_dir": str(tmp_path)}, Task.COUNT)

@@ -179,7 +179,7 @@ def test_box_tiling_layer_labels_legend_and_continuations(name):
     the piece on the board); each piece is one path with one part per face-connected part of it
     in a layer, each part lettered; the cells whose piece goes on in the layer above (below)
     carry an up (down) triangle; parts of one piece apart in a layer are linked."""
-    from puzzlesat.native_search.pentomino import tilings
+    from puzzlesat.native_search.pentomino.dfs import tilings
     inst = pentomino.catalogue()[name]()
     sol = next(tilings(inst))
     pentomino.check(inst, sol)
@@ -204,7 +204,7 @@ def test_box_tiling_layer_labels_legend_and_continuations(name):
 
 def test_box_tiling_links_a_piece_apart_in_a_layer():
     """2x3x10: some tiling has a piece (a U standing up) whose cells in one layer are apart."""
-    from puzzlesat.native_search.pentomino import tilings
+    from puzzlesat.native_search.pentomino.dfs import tilings
     inst = pentomino.catalogue()["2x3x10"]()
     for sol in tilings(inst):
         _, _, parts = _box_expectations(sol)
@@ -221,7 +221,7 @@ def test_box_piece_colours_tell_apart():
     """Soma's A and P (and the tetracubes' S and P) took two oranges once: every two pieces of
     these sets now differ by at least DISTINCT, the legend showing those colours."""
     import itertools
-    from puzzlesat.native_search.pentomino import tilings
+    from puzzlesat.native_search.pentomino.dfs import tilings
     from puzzlesat.puzzles.draw.pentomino import DISTINCT, colour_distance
     for name in ("soma", "tetracubes-2x4x4", "tetracubes-2x2x8"):
         inst = pentomino.catalogue()[name]()
@@ -362,7 +362,7 @@ def _margins(text: str) -> tuple[float, float, float, float]:
 def _pictures():
     """Every picture this suite changed: peg instances and strips (a long jump chain's label
     included), the maze with a walk, box tilings and a box's piece set."""
-    from puzzlesat.native_search.pentomino import tilings
+    from puzzlesat.native_search.pentomino.dfs import tilings
     hop, tri, ipc = (peg.catalogue()[n]() for n in ("hoppers", "triangle21-first146", "ipc-p01"))
     ipc_sol = ((20, 13, 6), (6, 7, 8), (8, 3, 0), (0, 1, 2), (2, 5, 10), (10, 11, 12),
                (12, 19, 26), (26, 25, 24), (24, 29, 32), (32, 31, 30), (30, 27, 22), (21, 22, 23),

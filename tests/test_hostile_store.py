@@ -176,9 +176,9 @@ def test_random_rows_never_crash_a_reader(tmp_path_factory, marker, changes):
 def test_peg_problems_store_with_hostile_rows(tmp_path, marker):
     """The problems of triangle5 with every job 'stored' by a hand: a tampered solution, a wrong
     minimum and a forged status give ERROR rows or one line; nothing runs, nothing is imported."""
-    from puzzlesat.compare.campaign.peg_problems import problem_jobs, run_problems
+    from puzzlesat.compare.peg.problems import problem_jobs, run_problems
     from puzzlesat.core.result import InputError, Status
-    from puzzlesat.native_search.peg_problems import orbit_pairs
+    from puzzlesat.native_search.peg.problems import orbit_pairs
     from puzzlesat.puzzles.peg import board
 
     class NoRun:

@@ -184,5 +184,5 @@ def test_native_bfs_defaults_match_its_table():
     """native:auto runs native:bfs with that engine's defaults, which the search keeps itself
     (the native layer does not read the engine tables)."""
     from puzzlesat.families.registry import family
-    from puzzlesat.native_search.peg_bfs import OPTION_DEFAULTS
+    from puzzlesat.native_search.peg.bfs import OPTION_DEFAULTS
     assert family("peg").engine("native:bfs").resolve_options({}) == OPTION_DEFAULTS

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search import maze as N
+from puzzlesat.native_search.maze import search as N
 from puzzlesat.puzzles import maze as M
 from puzzlesat.core.result import Status, Task
 from oracles import maze_snake
@@ -220,7 +220,7 @@ def test_native_on_a_generated_64x64_maze_stops_at_its_limit():
 
 def test_big_grid_kernel_runs_without_jit(no_jit):
     """The 10x11 case as plain Python (NUMBA_DISABLE_JIT=1): IndexError there before the fix."""
-    code = ("from puzzlesat.puzzles import maze as M\nfrom puzzlesat.native_search import maze as N\n"
+    code = ("from puzzlesat.puzzles import maze as M\nfrom puzzlesat.native_search.maze import search as N\n"
             "import sys; sys.path.insert(0, 'tests')\nfrom oracles import maze_snake\n"
             "g = M.generate(10, 11, seed=3)\nm = M.Maze('big', 11, 10, g.ops, 0, 109, maze_snake(11, 10, 6))\n"
             "b, w, s = N.optimize(m)\nprint(b == N.brute(m)[0], M.check(m, w) == b, s['complete'])")
@@ -318,7 +318,8 @@ def test_brute_counts_all_trails_of_sample1():
 
 def test_kernel_runs_without_jit(no_jit):
     """The numba kernels run as plain Python under NUMBA_DISABLE_JIT=1 (same optimum)."""
-    code = ("from puzzlesat.puzzles.maze import catalogue\nfrom puzzlesat.native_search.maze import optimize\n"
+    code = ("from puzzlesat.puzzles.maze import catalogue\n"
+            "from puzzlesat.native_search.maze.search import optimize\n"
             "b, w, s = optimize(catalogue()['sample2']())\nprint(b, len(w) - 1, s['complete'])")
     stdout = no_jit(code)
     assert stdout.split() == ["198", "16", "True"]
@@ -366,7 +367,7 @@ def test_native_dfs_equals_brute_force(m):
 def test_cpsat_score_bounds_hold_every_prefix(m):
     """Every score on the way of every walk to the goal lies inside the models' variable domains
     [low, high] (the tightened bound — unused, live edges only — is still a bound)."""
-    from puzzlesat.models.maze_common import free_part
+    from puzzlesat.models.maze.common import free_part
     fp = free_part(m)
     assert fp.low <= fp.s0 <= fp.high
     W = m.width
@@ -396,7 +397,7 @@ def test_cpsat_bound_drops_dead_end_edges():
     """A *1000000 spur into a dead end (node 2 of a 3x1 row with goal 1) can never be walked to
     the goal: the bound leaves it out and the models solve the maze."""
     m = _maze(3, 1, "+5 *1000000", 0, 1)
-    from puzzlesat.models.maze_common import free_part
+    from puzzlesat.models.maze.common import free_part
     assert free_part(m).high == 6
     _agree(m, (Status.OPTIMAL, 6))
 
@@ -453,7 +454,7 @@ def test_models_leave_out_dead_end_edges():
     walked = {(min(a, b), max(a, b)) for a, b in zip(walk, walk[1:])}
     ops = tuple(("+", 1) if ab in walked else op for ab, op in zip(g.edges, g.ops))
     m = M.Maze("big", 11, 10, ops, 0, 109, walk)
-    from puzzlesat.models.maze_common import free_part
+    from puzzlesat.models.maze.common import free_part
     free = [e for e, ab in enumerate(m.edges) if ab not in walked]
     assert sum(1 for e in free if m.ops[e][0] == "*") > 30 and len(free_part(m).edges) < 20
     best, n = _oracle(m)

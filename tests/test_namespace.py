@@ -43,7 +43,7 @@ def test_user_modules_named_like_ours_do_not_shadow(tmp_path):
         (tmp_path / f"{name}.py").write_text("raise SystemExit('user module imported: %s')\n" % name)
     py = [sys.executable]
     res = subprocess.run(py + ["-c", "import puzzlesat as ps, puzzlesat.compare.runner, "
-                               "puzzlesat.models.peg_sat; print(ps.__name__)"],
+                               "puzzlesat.models.peg.sat; print(ps.__name__)"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and res.stdout.strip() == "puzzlesat", res.stderr
     res = subprocess.run(py + ["-m", "puzzlesat", "compare", "peg/hoppers", "--engines", "native,sat", "--json",

@@ -118,11 +118,11 @@ def test_peg_prefix_sets_the_symmetric_prefix(engine):
     """prefix=0: no symmetry clauses on the first jumps (and the commuting order from the first
     jump on); prefix=4: the non-canonical prefixes of 4 jumps forbidden (a larger model); the
     optimum 7 stays."""
-    from puzzlesat.models import peg_ordered
+    from puzzlesat.models.peg import ordered
     d, none = _same_answer("peg", engine, {"prefix": 0})
     _, deep = _same_answer("peg", engine, {"prefix": 4})
     assert _size(d)[1] < _size(deep)[1] and _size(none) != _size(d), (_size(none), _size(d))
-    groups = {p: peg_ordered.build(_peg(), prefix=p).f.groups for p in (0, 2, 4)}
+    groups = {p: ordered.build(_peg(), prefix=p).f.groups for p in (0, 2, 4)}
     assert "symmetric prefix" not in groups[0]
     assert 0 < len(groups[2]["symmetric prefix"]) < len(groups[4]["symmetric prefix"])
 
@@ -225,7 +225,7 @@ def test_ext_dimacs_formulation_is_pinned_to_its_sat_engine():
         sat = next(e for e in fam.engines if e.formulation and e.name.startswith("sat"))
         assert ext.resolve_options({"formulation": sat.formulation})["formulation"] == sat.formulation
         with pytest.raises(InputError, match="choose one of"):
-            ext.resolve_options({"formulation": "puzzlesat.models.maze_time:hook"})
+            ext.resolve_options({"formulation": "puzzlesat.models.maze.time_indexed:hook"})
 
 
 def test_option_resolution_is_pure(tmp_path, monkeypatch):

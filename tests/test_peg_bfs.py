@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search import peg_bfs
+from puzzlesat.native_search.peg import bfs as native_bfs
 from puzzlesat.core.result import Context, Status
 from puzzlesat.puzzles.peg import PegInstance, catalogue, check, infeasible_reason
 
@@ -117,20 +117,20 @@ def test_infeasible_by_exhausting_a_side():
 def test_first_jump_impossible_and_zero_moves():
     h = CAT["hoppers"]()
     bad = PegInstance("bad", h.board, h.start, h.finish, (6, 0))  # 6 is empty at the start
-    res = peg_bfs.search(bad)
+    res = native_bfs.search(bad)
     assert res.moves is None and "first jump" in res.reason
     same = PegInstance("same", h.board, h.start, h.start)
-    assert peg_bfs.search(same).moves == 0
+    assert native_bfs.search(same).moves == 0
 
 
 # ---- layers ----------------------------------------------------------------------------------
 def test_bell_first_layers():
     inst = CAT["english33"]()
-    group = peg_bfs.group_for(inst, symmetry=True, with_finish=False)
-    sp = peg_bfs.Space(inst, group)
+    group = native_bfs.group_for(inst, symmetry=True, with_finish=False)
+    sp = native_bfs.Space(inst, group)
     root = np.array([sum(1 << h for h in inst.start)], np.uint64)
     counters = {"nodes": 0}
-    got = [len(x) for x in peg_bfs.layers(sp, root, False, counters, limit=7)]
+    got = [len(x) for x in native_bfs.layers(sp, root, False, counters, limit=7)]
     assert len(group) == 8 and got == BELL and counters["nodes"] > sum(BELL[:-1])
 
 
@@ -160,7 +160,7 @@ def full_graph_distances(inst: PegInstance, source: frozenset, reverse: bool) ->
 
 def test_layers_equal_full_graph_bfs_on_hoppers():
     inst = CAT["hoppers"]()
-    sp = peg_bfs.Space(inst, [tuple(range(inst.board.n))])
+    sp = native_bfs.Space(inst, [tuple(range(inst.board.n))])
     for reverse, source in ((False, inst.start), (True, inst.finish)):
         dist = full_graph_distances(inst, frozenset(source), reverse)
         want: dict[int, set[int]] = {}
@@ -168,14 +168,14 @@ def test_layers_equal_full_graph_bfs_on_hoppers():
             want.setdefault(d, set()).add(sum(1 << h for h in p))
         root = np.array([sum(1 << h for h in source)], np.uint64)
         got = {d: {int(x) for x in layer}
-               for d, layer in enumerate(peg_bfs.layers(sp, root, reverse, {"nodes": 0})) if len(layer)}
+               for d, layer in enumerate(native_bfs.layers(sp, root, reverse, {"nodes": 0})) if len(layer)}
         assert got == want
 
 
 def test_symmetric_layers_count_orbits():
     inst = CAT["hoppers"]()
-    full = peg_bfs.search(inst, symmetry=False, exhaust=True)
-    red = peg_bfs.search(inst, symmetry=True, exhaust=True)
+    full = native_bfs.search(inst, symmetry=False, exhaust=True)
+    red = native_bfs.search(inst, symmetry=True, exhaust=True)
     dist = full_graph_distances(inst, frozenset(inst.start), False)
     syms = inst.board.symmetries
     orbits: dict[int, set] = {}
@@ -214,7 +214,7 @@ def small_instances(draw):
 @given(small_instances(), st.booleans(), st.booleans())
 def test_random_instances_match_brute_force(inst, symmetry, bidirectional):
     want = brute_min_moves(inst)
-    res = peg_bfs.search(inst, symmetry=symmetry, bidirectional=bidirectional)
+    res = native_bfs.search(inst, symmetry=symmetry, bidirectional=bidirectional)
     assert res.moves == want
     if want is not None:
         assert check(inst, res.solution) == want or (want == 0 and res.solution == ())
@@ -223,7 +223,7 @@ def test_random_instances_match_brute_force(inst, symmetry, bidirectional):
 # ---- numba off -------------------------------------------------------------------------------
 def test_runs_as_plain_python(no_jit):
     code = ("from puzzlesat.puzzles.peg import catalogue, check\n"
-            "from puzzlesat.native_search.peg_bfs import search\n"
+            "from puzzlesat.native_search.peg.bfs import search\n"
             "i = catalogue()['hoppers-first06']()\n"
             "r = search(i)\n"
             "print(r.moves, check(i, r.solution), r.layers_forward[:4])\n")
@@ -255,7 +255,7 @@ def test_all_ipc_optima():
 def test_memory_budget_moves_layers_to_disk_not_a_proof():
     """A memory budget too small for the layers builds them on disk: the same optimum."""
     inst = CAT["triangle21"]()
-    res = peg_bfs.search(inst, memory=0)
+    res = native_bfs.search(inst, memory=0)
     assert res.moves == 12 and res.spilled > 0 and check(inst, res.solution) == 12
     out = solve(family("peg"), inst, "native:bfs", "optimize", options={"memory_mb": 1,
                                                                      "disk_limit_mb": 1})
@@ -264,7 +264,7 @@ def test_memory_budget_moves_layers_to_disk_not_a_proof():
 
 def test_progress_reports_every_layer():
     seen = []
-    res = peg_bfs.search(CAT["triangle21"](), ctx=Context(progress=seen.append))
+    res = native_bfs.search(CAT["triangle21"](), ctx=Context(progress=seen.append))
     fwd = [f["size"] for f in seen if f["side"] == "forward"]
     bwd = [f["size"] for f in seen if f["side"] == "backward"]
     assert fwd == res.layers_forward and bwd == res.layers_backward
@@ -275,16 +275,16 @@ def test_progress_reports_every_layer():
 @given(st.lists(st.integers(0, 300)), st.lists(st.integers(0, 300)))
 def test_sorted_set_helpers(xs, ys):
     a, b = (np.unique(np.array(v, np.uint64)) for v in (xs, ys))
-    assert peg_bfs._minus(a, b).tolist() == sorted(set(xs) - set(ys))
-    assert peg_bfs._common(a, b).tolist() == sorted(set(xs) & set(ys))
-    assert peg_bfs._unique(np.array(xs, np.uint64)).tolist() == sorted(set(xs))
-    d = peg_bfs._minus(b, a)
-    assert peg_bfs._union(a, d).tolist() == sorted(set(xs) | set(ys))
+    assert native_bfs._minus(a, b).tolist() == sorted(set(xs) - set(ys))
+    assert native_bfs._common(a, b).tolist() == sorted(set(xs) & set(ys))
+    assert native_bfs._unique(np.array(xs, np.uint64)).tolist() == sorted(set(xs))
+    d = native_bfs._minus(b, a)
+    assert native_bfs._union(a, d).tolist() == sorted(set(xs) | set(ys))
 
 
 def test_merge_unique_is_the_sorted_union():
     """expand's linear merge of sorted unique chunks = the sorted union (with repeats, empties)."""
-    from puzzlesat.native_search.peg_bfs import merge_unique
+    from puzzlesat.native_search.peg.bfs import merge_unique
     rng = np.random.default_rng(7)
     for n1, n2 in [(0, 0), (0, 5), (5, 0), (1000, 300), (10, 10), (1, 2000)]:
         a = np.unique(rng.integers(0, 2500, n1).astype(np.uint64))
@@ -310,11 +310,11 @@ def chain_oracle(lines, p: int, backward: bool) -> set[int]:
     return out
 
 
-def _space(bname: str, symmetric: bool) -> peg_bfs.Space:
+def _space(bname: str, symmetric: bool) -> native_bfs.Space:
     from puzzlesat.puzzles.peg import board
     b = board(bname)
     group = list(b.symmetries) if symmetric else [tuple(range(b.n))]
-    return peg_bfs.Space(PegInstance("t", b, frozenset(range(b.n)), None, None), group)
+    return native_bfs.Space(PegInstance("t", b, frozenset(range(b.n)), None, None), group)
 
 
 def _expanded(sp, ps, backward, bound=None, hmax=-1):
@@ -359,9 +359,9 @@ def test_random_layers_expand_to_every_chain_prefix(bname):
 
 
 def test_bounded_expansion_keeps_every_prefix_within_the_bound():
-    from puzzlesat.native_search import peg_bound
+    from puzzlesat.native_search.peg import bound
     sp = _space("triangle7", False)
-    bd = peg_bound.forward_bound(sp.inst.board, None)
+    bd = bound.forward_bound(sp.inst.board, None)
     rng = np.random.default_rng(7)
     ps = [int(sum(1 << h for h in range(sp.n) if rng.random() < 0.5)) for _ in range(40)]
     ps += [sp.full ^ 1, sp.full ^ (1 << 14)]
@@ -377,9 +377,9 @@ def test_state_table_and_buffer_restarts_neither_lose_nor_double_count(monkeypat
                                    for _ in range(50)]
     for backward in (False, True):
         want = _expanded(sp, ps, backward)
-        small = peg_bfs._state_table
-        monkeypatch.setattr(peg_bfs, "_state_table", lambda size=4: small(size))  # 4, 16, 64, ...
-        monkeypatch.setattr(peg_bfs, "CHUNK", 8)  # the successor buffer overflows too
+        small = native_bfs._state_table
+        monkeypatch.setattr(native_bfs, "_state_table", lambda size=4: small(size))  # 4, 16, 64, ...
+        monkeypatch.setattr(native_bfs, "CHUNK", 8)  # the successor buffer overflows too
         got = _expanded(sp, ps, backward)
         monkeypatch.undo()
         assert got == want and want[0] == _oracle(sp, ps, backward)
@@ -387,13 +387,13 @@ def test_state_table_and_buffer_restarts_neither_lose_nor_double_count(monkeypat
 
 def test_state_table_runs_as_plain_python(no_jit):
     code = ("import numpy as np\n"
-            "from puzzlesat.native_search import peg_bfs\n"
+            "from puzzlesat.native_search.peg import bfs as native_bfs\n"
             "from puzzlesat.puzzles.peg import board, PegInstance\n"
             "b = board('triangle6')\n"
-            "sp = peg_bfs.Space(PegInstance('t', b, frozenset(range(b.n)), None, None),"
+            "sp = native_bfs.Space(PegInstance('t', b, frozenset(range(b.n)), None, None),"
             " [tuple(range(b.n))])\n"
-            "small = peg_bfs._state_table\n"
-            "peg_bfs._state_table = lambda size=4: small(size)\n"
+            "small = native_bfs._state_table\n"
+            "native_bfs._state_table = lambda size=4: small(size)\n"
             "c = {'nodes': 0}\n"
             "out = sp.expand(np.array([1 << 10], np.uint64), True, [], c)\n"
             "print(len(out), c['nodes'], c['kept'])\n")

@@ -7,20 +7,20 @@ import numpy as np
 import pytest
 
 from puzzlesat.compare.campaign.executors import LocalExecutor
-from puzzlesat.compare.campaign.peg_layers import ChunkPool
-from puzzlesat.native_search import peg_bfs
-from puzzlesat.native_search.peg_chunks import DIE_ONCE
-from puzzlesat.native_search.peg_disk import Store
-from puzzlesat.native_search.peg_table import least_by_bound
+from puzzlesat.compare.peg.layers import ChunkPool
+from puzzlesat.native_search.peg import bfs
+from puzzlesat.native_search.peg.chunks import DIE_ONCE
+from puzzlesat.native_search.peg.disk import Store
+from puzzlesat.native_search.peg.table import least_by_bound
 from puzzlesat.puzzles.peg import board, catalogue, check
 
 CAT = catalogue()
 
 
 def _layers(inst, backward, expander=None, store=None, limit=None):
-    sp = peg_bfs.Space(inst, peg_bfs.group_for(inst, symmetry=True, with_finish=False))
-    root = sp.canon([peg_bfs._bits(inst.finish if backward else inst.start)])
-    return [np.array(x) for x in peg_bfs.layers(sp, root, backward, {"nodes": 0}, limit,
+    sp = bfs.Space(inst, bfs.group_for(inst, symmetry=True, with_finish=False))
+    root = sp.canon([bfs._bits(inst.finish if backward else inst.start)])
+    return [np.array(x) for x in bfs.layers(sp, root, backward, {"nodes": 0}, limit,
                                                 store=store, expander=expander)]
 
 
@@ -49,7 +49,7 @@ def test_local_chunks_equal_one_process(local_pool, tmp_path, monkeypatch):
     jobs: 15228, 21137 and 13893), merged with no memory (range files on disk), equal one
     process's in memory; a layer's jobs share the pool's job processes (at most 2 per layer for
     2 or 3 chunks), none is left running."""
-    import puzzlesat.compare.campaign.peg_layers as pl
+    import puzzlesat.compare.peg.layers as pl
     started = []
     real = pl._Worker.__init__
 
@@ -68,8 +68,8 @@ def test_local_chunks_equal_one_process(local_pool, tmp_path, monkeypatch):
 
 def test_search_and_least_over_chunks(local_pool):
     inst = CAT["triangle21-first146"]()
-    a = peg_bfs.search(inst)
-    b = peg_bfs.search(inst, expander=local_pool.expand)
+    a = bfs.search(inst)
+    b = bfs.search(inst, expander=local_pool.expand)
     assert (a.moves, a.layers_forward, a.layers_backward, a.nodes) == \
         (b.moves, b.layers_forward, b.layers_backward, b.nodes)
     assert check(inst, b.solution) == 12
@@ -90,7 +90,7 @@ def test_killed_local_chunks_are_run_again(local_pool, monkeypatch, tmp_path):
 
 
 def test_a_chunk_that_always_dies_stops_the_search(local_pool, monkeypatch, tmp_path):
-    from puzzlesat.compare.campaign.peg_layers import ChunkFailed
+    from puzzlesat.compare.peg.layers import ChunkFailed
     monkeypatch.setenv(DIE_ONCE, str(tmp_path))
     local_pool.retries = 0
     local_pool.chunk = 1000

@@ -1,4 +1,4 @@
-"""Cube-and-conquer for peg decisions (models/peg_cubes.py, compare/campaign/peg_cubes.py): the
+"""Cube-and-conquer for peg decisions (models/peg/cubes.py, compare/peg/cubes.py): the
 cubes cover the decision (their counts, weighted by orbit, sum to the whole count), refutations
 are certified, a work folder resumes, jobs run alike inline, as processes and on Dask."""
 from __future__ import annotations
@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from puzzlesat.compare.campaign.peg_cubes import run_cubes
+from puzzlesat.compare.peg.cubes import run_cubes
 from puzzlesat.core.result import CheckError, InputError
 from puzzlesat.families.instances import load_instance
 from puzzlesat.families.registry import family
-from puzzlesat.models import peg_cubes as pc
+from puzzlesat.models.peg import cubes as pc
 from puzzlesat.puzzles import peg
 
 from helpers import cli
@@ -175,9 +175,9 @@ def test_cli_local_processes_and_exit_statuses(tmp_path):
 
 def test_dask_local_cluster_gives_the_same_count():
     pytest.importorskip("distributed")
-    from puzzlesat.compare.campaign.peg_layers import close_pool, pool_for
+    from puzzlesat.compare.peg.layers import close_pool, pool_for
     _, inst = load_instance("peg/hoppers-first06")
-    pool = pool_for("dask", 2, job="puzzlesat.models.peg_cubes:solve_cube")
+    pool = pool_for("dask", 2, job="puzzlesat.models.peg.cubes:solve_cube")
     try:
         r = run_cubes(FAM, inst, "sat:ordered", 7, 3, count=True, pool=pool)
     finally:
@@ -273,7 +273,7 @@ def test_a_stopped_job_process_takes_its_solving_child_with_it(tmp_path):
     spec = {"id": 0, "name": "job", "base": str(base), "extra": [], "solver": "cadical195",
             "certify": False, "folder": str(tmp_path), "projection": [], "time_limit": 600}
     (tmp_path / "spec.pkl").write_bytes(pickle.dumps(spec))
-    code = ("import pickle, sys\nfrom puzzlesat.models.peg_cubes import solve_cube\n"
+    code = ("import pickle, sys\nfrom puzzlesat.models.peg.cubes import solve_cube\n"
             "solve_cube(pickle.load(open(sys.argv[1], 'rb')))\n")
     job = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "spec.pkl")],
                            start_new_session=True)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search import peg_bfs, peg_bound, peg_disk
-from puzzlesat.native_search.peg_disk import LayerBuilder, Store
+from puzzlesat.native_search.peg import bfs, bound, disk
+from puzzlesat.native_search.peg.disk import LayerBuilder, Store
 from puzzlesat.core.result import Context, Status
 from puzzlesat.puzzles.peg import PegInstance, board, catalogue, check
 
@@ -21,9 +21,9 @@ CAT = catalogue()
 
 def _layers(inst: PegInstance, backward: bool, store: Store | None, limit: int | None = None,
             counters: dict | None = None):
-    sp = peg_bfs.Space(inst, peg_bfs.group_for(inst, symmetry=True, with_finish=False))
-    root = sp.canon([peg_bfs._bits(inst.finish if backward else inst.start)])
-    return [np.array(x) for x in peg_bfs.layers(sp, root, backward, counters, limit, store=store,
+    sp = bfs.Space(inst, bfs.group_for(inst, symmetry=True, with_finish=False))
+    root = sp.canon([bfs._bits(inst.finish if backward else inst.start)])
+    return [np.array(x) for x in bfs.layers(sp, root, backward, counters, limit, store=store,
                                                 prefix="b" if backward else "f")]
 
 
@@ -36,14 +36,14 @@ def test_builder_on_disk_equals_the_sorted_set(tmp_path_factory, chunks, prev, s
     outgrow the budget) = the sorted union minus the earlier layers."""
     store = Store(tmp_path_factory.mktemp("b"), {"t": 1}, memory=0)
     prev_a = np.unique(np.array(prev, np.uint64))
-    b = LayerBuilder(store, "x", peg_bfs.merge_unique, peg_bfs._minus)
+    b = LayerBuilder(store, "x", bfs.merge_unique, bfs._minus)
     want: set[int] = set()
     for c in chunks:
         a = np.array(c, np.uint64)
         if skew:  # most values in one narrow range: forces ranges to be cut again
             a = np.where(a % 3 > 0, a % 7 + 100 * skew, a)
         want |= set(a.tolist())
-        b.add(peg_bfs._unique(a))
+        b.add(bfs._unique(a))
     got = b.finish([prev_a])
     assert np.array(got).tolist() == sorted(want - set(prev))
     assert not list(store.folder().glob("tmp-*"))          # the scratch files are gone
@@ -65,8 +65,8 @@ def test_disk_layers_equal_memory_layers(tmp_path, name, backward, limit):
 @pytest.mark.parametrize("name", ["triangle21", "hoppers-first06", "triangle21-first146"])
 def test_search_on_disk_equals_search_in_memory(tmp_path, name):
     inst = CAT[name]()
-    a = peg_bfs.search(inst)
-    b = peg_bfs.search(inst, memory=0, work_dir=str(tmp_path))
+    a = bfs.search(inst)
+    b = bfs.search(inst, memory=0, work_dir=str(tmp_path))
     assert b.spilled > 0 and b.disk_peak > 0
     assert (a.moves, a.layers_forward, a.layers_backward, a.meet) == \
         (b.moves, b.layers_forward, b.layers_backward, b.meet)
@@ -76,8 +76,8 @@ def test_search_on_disk_equals_search_in_memory(tmp_path, name):
 def test_exhaust_on_disk_equals_memory():
     inst = CAT["triangle21"]()
     for direction in ("forward", "backward"):
-        a = peg_bfs.search(inst, exhaust=True, direction=direction)
-        b = peg_bfs.search(inst, exhaust=True, direction=direction, memory=0)
+        a = bfs.search(inst, exhaust=True, direction=direction)
+        b = bfs.search(inst, exhaust=True, direction=direction, memory=0)
         assert (a.layers_forward, a.layers_backward, a.moves) == \
             (b.layers_forward, b.layers_backward, b.moves)
         assert b.spilled > 0
@@ -102,20 +102,20 @@ def _stop_after(n: int):
 def english33_full():
     """The central game searched once in memory: (instance, search result) for the resume tests."""
     inst = CAT["english33"]()
-    return inst, peg_bfs.search(inst)
+    return inst, bfs.search(inst)
 
 
 @pytest.mark.parametrize("memory", [None, 0])
 def test_interrupted_search_resumes_from_its_last_layer(tmp_path, memory, english33_full):
     inst, full = english33_full
     with pytest.raises(Stop):
-        peg_bfs.search(inst, memory=memory, work_dir=str(tmp_path), ctx=Context(progress=_stop_after(9)))
-    again = peg_bfs.search(inst, memory=memory, work_dir=str(tmp_path))
+        bfs.search(inst, memory=memory, work_dir=str(tmp_path), ctx=Context(progress=_stop_after(9)))
+    again = bfs.search(inst, memory=memory, work_dir=str(tmp_path))
     assert again.resumed >= 6                                  # the finished layers were read back
     assert (again.moves, again.layers_forward, again.layers_backward) == \
         (full.moves, full.layers_forward, full.layers_backward)
     assert check(inst, again.solution) == 18
-    third = peg_bfs.search(inst, memory=memory, work_dir=str(tmp_path))  # everything on disk now
+    third = bfs.search(inst, memory=memory, work_dir=str(tmp_path))  # everything on disk now
     assert third.resumed == len(full.layers_forward) + len(full.layers_backward) - 2
     assert third.nodes == full.nodes
 
@@ -124,7 +124,7 @@ def test_interrupted_inside_a_layer_resumes(tmp_path, monkeypatch):
     """A crash while a spilled layer is being finished leaves its range files (its checkpoint was
     dropped when the merge began); the next run drops them and builds that layer again."""
     inst = CAT["triangle21"]()
-    full = peg_bfs.search(inst)
+    full = bfs.search(inst)
     calls = {"n": 0}
     real = LayerBuilder._finish_range
 
@@ -136,10 +136,10 @@ def test_interrupted_inside_a_layer_resumes(tmp_path, monkeypatch):
     monkeypatch.setattr(LayerBuilder, "_finish_range", crash)
     monkeypatch.setattr(Store, "drop_scratch", lambda self, d: None)  # as if the process died
     with pytest.raises(Stop):
-        peg_bfs.search(inst, memory=0, work_dir=str(tmp_path))
+        bfs.search(inst, memory=0, work_dir=str(tmp_path))
     assert list(tmp_path.glob("*/part-*"))   # a work folder's layer on disk: part-<layer>
     monkeypatch.undo()
-    again = peg_bfs.search(inst, memory=0, work_dir=str(tmp_path))
+    again = bfs.search(inst, memory=0, work_dir=str(tmp_path))
     assert not list(tmp_path.glob("*/tmp-*")) and not list(tmp_path.glob("*/part-*"))
     assert (again.moves, again.layers_forward, again.layers_backward) == \
         (full.moves, full.layers_forward, full.layers_backward)
@@ -148,15 +148,15 @@ def test_interrupted_inside_a_layer_resumes(tmp_path, monkeypatch):
 def test_resume_of_a_pruned_search_skips_the_refuted_bounds(tmp_path):
     inst = CAT["triangle21"]()
     with pytest.raises(Stop):  # stopped inside the search for K = 11
-        peg_bfs.search(inst, prune=True, work_dir=str(tmp_path), ctx=Context(progress=_stop_after(12)))
-    r = peg_bfs.search(inst, prune=True, work_dir=str(tmp_path))
+        bfs.search(inst, prune=True, work_dir=str(tmp_path), ctx=Context(progress=_stop_after(12)))
+    r = bfs.search(inst, prune=True, work_dir=str(tmp_path))
     assert r.moves == 12 and r.resumed > 0 and check(inst, r.solution) == 12
 
 
 # ---- a full disk ----------------------------------------------------------------------------------
 def test_disk_limit_gives_unknown_with_the_proved_bound(tmp_path):
     inst = CAT["english33"]()
-    r = peg_bfs.search(inst, memory=0, work_dir=str(tmp_path), disk_limit=200_000)
+    r = bfs.search(inst, memory=0, work_dir=str(tmp_path), disk_limit=200_000)
     assert r.moves is None and r.out_of_disk and not r.infeasible
     assert "disk limit" in r.reason
     done = len(r.layers_forward) + len(r.layers_backward) - 2
@@ -170,14 +170,14 @@ def test_disk_limit_gives_unknown_with_the_proved_bound(tmp_path):
 
 def test_disk_limit_in_a_pruned_search(tmp_path):
     inst = CAT["english33"]()
-    r = peg_bfs.search(inst, memory=0, disk_limit=300_000, prune=True, max_moves=17)
+    r = bfs.search(inst, memory=0, disk_limit=300_000, prune=True, max_moves=17)
     assert r.moves is None and r.out_of_disk and r.lower <= 18
 
 
 def test_real_full_disk_is_a_limit(tmp_path, monkeypatch):
     """ENOSPC from the file system is the same stop as the limit (no crash)."""
     import errno
-    real = peg_disk._write
+    real = disk._write
     count = {"n": 0}
 
     def full(f, a):
@@ -185,16 +185,16 @@ def test_real_full_disk_is_a_limit(tmp_path, monkeypatch):
         if count["n"] > 30:
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(f, a)
-    monkeypatch.setattr(peg_disk, "_write", full)
-    r = peg_bfs.search(CAT["triangle21"](), memory=0, work_dir=str(tmp_path))
+    monkeypatch.setattr(disk, "_write", full)
+    r = bfs.search(CAT["triangle21"](), memory=0, work_dir=str(tmp_path))
     assert r.moves is None and r.out_of_disk and "disk full" in r.reason and r.lower >= 1
 
 
 # ---- the Merson bound -----------------------------------------------------------------------------
 def _distances(inst: PegInstance, backward: bool) -> dict[int, int]:
     """Exact moves from the start (or to the finish, backward) of every position, by plain BFS."""
-    sp = peg_bfs.Space(inst, [tuple(range(inst.board.n))])
-    src = peg_bfs._bits(inst.finish if backward else inst.start)
+    sp = bfs.Space(inst, [tuple(range(inst.board.n))])
+    src = bfs._bits(inst.finish if backward else inst.start)
     dist = {src: 0}
     todo = deque([src])
     while todo:
@@ -220,13 +220,13 @@ def test_merson_bound_is_admissible(name):
     to_finish = _distances(inst, backward=True)
     from_start = _distances(inst, backward=False)
     for fin, emp in ((inst.finish, frozenset(range(b.n)) - inst.start), (None, None)):
-        fb = peg_bound.forward_bound(b, fin)
-        bb = peg_bound.backward_bound(b, emp)
+        fb = bound.forward_bound(b, fin)
+        bb = bound.backward_bound(b, emp)
         ps = np.array(sorted(to_finish), np.uint64)
         assert (fb.of(ps) <= np.array([to_finish[int(p)] for p in ps])).all()
         ps = np.array(sorted(from_start), np.uint64)
         assert (bb.of(ps) <= np.array([from_start[int(p)] for p in ps])).all()
-    assert int(peg_bound.forward_bound(b, inst.finish).of([peg_bfs._bits(inst.start)])[0]) > 0
+    assert int(bound.forward_bound(b, inst.finish).of([bfs._bits(inst.start)])[0]) > 0
 
 
 @pytest.mark.parametrize("pegs,finish", [
@@ -239,8 +239,8 @@ def test_merson_bounds_are_admissible_from_other_starts(pegs, finish):
     inst = PegInstance("r", b, frozenset(pegs), frozenset({finish}))
     from_start = _distances(inst, backward=False)
     to_finish = _distances(inst, backward=True)
-    bb = peg_bound.backward_bound(b, frozenset(range(b.n)) - inst.start)
-    fb = peg_bound.forward_bound(b, inst.finish)
+    bb = bound.backward_bound(b, frozenset(range(b.n)) - inst.start)
+    fb = bound.forward_bound(b, inst.finish)
     ps = np.array(sorted(from_start), np.uint64)
     assert (bb.of(ps) <= np.array([from_start[int(p)] for p in ps])).all()
     ps = np.array(sorted(to_finish), np.uint64)
@@ -250,13 +250,13 @@ def test_merson_bounds_are_admissible_from_other_starts(pegs, finish):
 
 def test_merson_regions_of_the_boards():
     """Regions derived from the board: the English 8 corners, 4 L-trominoes and 12 2x2 blocks
-    (models/peg_merson.py finds the same, by its own code); triangle9's 3 corners and 18 edge pairs."""
+    (models/peg/merson.py finds the same, by its own code); triangle9's 3 corners and 18 edge pairs."""
     from collections import Counter
-    assert Counter(map(len, peg_bound.regions(board("english33")))) == {1: 8, 3: 4, 4: 12}
-    assert Counter(map(len, peg_bound.regions(board("triangle9")))) == {1: 3, 2: 18}
-    from puzzlesat.models.peg_merson import minimal_regions
+    assert Counter(map(len, bound.regions(board("english33")))) == {1: 8, 3: 4, 4: 12}
+    assert Counter(map(len, bound.regions(board("triangle9")))) == {1: 3, 2: 18}
+    from puzzlesat.models.peg.merson import minimal_regions
     for name in ("english33", "french37", "triangle21", "triangle9", "diamond41"):
-        assert set(peg_bound.regions(board(name))) == set(minimal_regions(board(name)))
+        assert set(bound.regions(board(name))) == set(minimal_regions(board(name)))
 
 
 def test_merson_bound_best_family_exactly():
@@ -265,8 +265,8 @@ def test_merson_bound_best_family_exactly():
     rng = np.random.default_rng(3)
     for name in ("english33", "french37", "triangle8"):
         b = board(name)
-        regs = peg_bound.regions(b)
-        fb = peg_bound.forward_bound(b, None)
+        regs = bound.regions(b)
+        fb = bound.forward_bound(b, None)
         for p in rng.integers(0, 1 << b.n, 300, dtype=np.uint64):
             full = [r for r in regs if all(int(p) >> h & 1 for h in r)]
             best = 0
@@ -294,8 +294,8 @@ def test_pruned_search_equals_plain_search(name, data):
     start = frozenset(data.draw(st.permutations(sorted(full)))[:k])
     fin = data.draw(st.sampled_from(sorted(full)))
     inst = PegInstance("r", b, start, frozenset({fin}))
-    plain = peg_bfs.search(inst)
-    pruned = peg_bfs.search(inst, prune=True)
+    plain = bfs.search(inst)
+    pruned = bfs.search(inst, prune=True)
     assert (plain.moves, plain.infeasible) == (pruned.moves, pruned.infeasible)
     if pruned.moves is not None:
         assert check(inst, pruned.solution) == pruned.moves

@@ -1,7 +1,7 @@
 """Peg searches stop at their time limit inside a layer (expansion, merge, chunk jobs): UNKNOWN
 with what the finished layers prove, the unfinished layer's files removed, and a search with a work
 folder resumed to the same answer as one never stopped. The clock of the in-layer checks
-(peg_disk.past) is replaced by one that passes the limit at a chosen check, so the stop lands
+(disk.past) is replaced by one that passes the limit at a chosen check, so the stop lands
 inside a layer on every machine."""
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from puzzlesat.core.result import Context
-from puzzlesat.native_search import peg_bfs, peg_disk
-from puzzlesat.native_search.peg_disk import LayerBuilder, OutOfTime, Store
-from puzzlesat.native_search.peg_problems import problem_instance
-from puzzlesat.native_search.peg_table import least_by_bound, solve_table
+from puzzlesat.native_search.peg import bfs, disk
+from puzzlesat.native_search.peg.disk import LayerBuilder, OutOfTime, Store
+from puzzlesat.native_search.peg.problems import problem_instance
+from puzzlesat.native_search.peg.table import least_by_bound, solve_table
 from puzzlesat.puzzles.peg import board, catalogue, check
 
 CAT = catalogue()
@@ -31,7 +31,7 @@ def _late_at(monkeypatch, n: int) -> dict:
             return False
         calls["n"] += 1
         return calls["n"] >= n
-    monkeypatch.setattr(peg_disk, "past", past)
+    monkeypatch.setattr(disk, "past", past)
     return calls
 
 
@@ -48,10 +48,10 @@ def test_search_stops_inside_a_layer_and_resumes(tmp_path, monkeypatch, memory):
     search inside a layer; the next run, without a limit, resumes and gives the uninterrupted
     answer."""
     inst = CAT["triangle21"]()
-    full = peg_bfs.search(inst)
-    monkeypatch.setattr(peg_bfs, "CHUNK", 64)
+    full = bfs.search(inst)
+    monkeypatch.setattr(bfs, "CHUNK", 64)
     calls = _late_at(monkeypatch, 30)
-    r = peg_bfs.search(inst, memory=memory, work_dir=str(tmp_path), ctx=Context(time_limit=1e6))
+    r = bfs.search(inst, memory=memory, work_dir=str(tmp_path), ctx=Context(time_limit=1e6))
     assert calls["n"] == 30
     assert r.moves is None and r.out_of_time and not r.infeasible
     assert "time limit inside the expansion of layer" in r.reason or \
@@ -61,7 +61,7 @@ def test_search_stops_inside_a_layer_and_resumes(tmp_path, monkeypatch, memory):
     assert len(_layer_files(tmp_path)) == done
     assert not list(tmp_path.glob("*/tmp-*"))                   # the unfinished layer is gone
     monkeypatch.undo()
-    again = peg_bfs.search(inst, memory=memory, work_dir=str(tmp_path))
+    again = bfs.search(inst, memory=memory, work_dir=str(tmp_path))
     assert again.resumed == done
     assert (again.moves, again.layers_forward, again.layers_backward) == \
         (full.moves, full.layers_forward, full.layers_backward)
@@ -72,7 +72,7 @@ def test_least_by_bound_stops_inside_a_layer_and_resumes(tmp_path, monkeypatch):
     """triangle5 (A127500: 9) with every layer on disk: stopped inside a layer of a K search it is
     UNKNOWN with the proved bound (every K refuted before it, plus one); resumed, the minimum."""
     b = board("triangle5")
-    monkeypatch.setattr(peg_bfs, "CHUNK", 64)
+    monkeypatch.setattr(bfs, "CHUNK", 64)
     calls = _late_at(monkeypatch, 60)
     r = least_by_bound(b, memory=0, work_dir=str(tmp_path), time_limit=1e6)
     assert calls["n"] == 60
@@ -91,14 +91,14 @@ def test_the_merge_of_a_spilled_layer_stops_at_the_limit(tmp_path):
     store = Store(tmp_path, {"t": 1}, memory=0)
     rng = np.random.default_rng(7)
     chunks = [np.unique(rng.integers(0, 1 << 40, 3000).astype(np.uint64)) for _ in range(6)]
-    b = LayerBuilder(store, "f001", peg_bfs.merge_unique, peg_bfs._minus)
+    b = LayerBuilder(store, "f001", bfs.merge_unique, bfs._minus)
     for c in chunks:
         b.add(c)
     assert b.spilled
     with pytest.raises(OutOfTime):
         b.finish([], deadline=time.monotonic() - 1)
     assert store.saved("f001") is None and not list(tmp_path.glob("*/tmp-*"))
-    b = LayerBuilder(store, "f001", peg_bfs.merge_unique, peg_bfs._minus)
+    b = LayerBuilder(store, "f001", bfs.merge_unique, bfs._minus)
     for c in chunks:
         b.add(c)
     assert np.array_equal(np.asarray(b.finish([])), np.unique(np.concatenate(chunks)))
@@ -109,7 +109,7 @@ def test_table_stops_inside_a_layer(monkeypatch):
     sound lower bound or a checked optimum, never a wrong minimum."""
     b = board("triangle5")
     exact = solve_table(b, [(0, 0), (3, 3)])
-    monkeypatch.setattr(peg_bfs, "CHUNK", 16)
+    monkeypatch.setattr(bfs, "CHUNK", 16)
     _late_at(monkeypatch, 5)
     got = solve_table(b, [(0, 0), (3, 3)], time_limit=1e6)
     for pair, a in got.items():
@@ -126,12 +126,12 @@ def test_chunk_jobs_stop_at_the_limit(tmp_path, monkeypatch):
     layers chunk jobs build equal one process's: tests/test_peg_cluster.py.)"""
     import threading
     from puzzlesat.compare.campaign.executors import LocalExecutor
-    from puzzlesat.compare.campaign.peg_layers import ChunkPool
+    from puzzlesat.compare.peg.layers import ChunkPool
     pool = ChunkPool(LocalExecutor(2), chunk=20, retries=0)
     try:
         inst = CAT["triangle21"]()
-        sp = peg_bfs.Space(inst, peg_bfs.group_for(inst, symmetry=True, with_finish=False))
-        layer = list(peg_bfs.layers(sp, sp.canon([peg_bfs._bits(inst.start)]), False, limit=4))
+        sp = bfs.Space(inst, bfs.group_for(inst, symmetry=True, with_finish=False))
+        layer = list(bfs.layers(sp, sp.canon([bfs._bits(inst.start)]), False, limit=4))
         assert len(layer[-1]) > 2 * 20                # more than one chunk job
         store = Store(tmp_path, {"t": 1}, memory=0)
         _late_at(monkeypatch, 1)
@@ -150,19 +150,19 @@ def test_a_layer_on_disk_resumes_from_its_checkpoint(tmp_path, monkeypatch):
     checkpoint (part-<layer>); the next run skips the positions already expanded and still gives
     exactly the uninterrupted layers, nodes and answer (triangle21: 12)."""
     inst = CAT["triangle21"]()
-    full = peg_bfs.search(inst)
-    monkeypatch.setattr(peg_bfs, "CHUNK", 64)
-    monkeypatch.setattr(peg_bfs, "SLICE_IN", 256)
-    monkeypatch.setattr(peg_bfs, "CHECKPOINT_SECONDS", 0.0)
+    full = bfs.search(inst)
+    monkeypatch.setattr(bfs, "CHUNK", 64)
+    monkeypatch.setattr(bfs, "SLICE_IN", 256)
+    monkeypatch.setattr(bfs, "CHECKPOINT_SECONDS", 0.0)
     _late_at(monkeypatch, 80)
-    r = peg_bfs.search(inst, memory=0, work_dir=str(tmp_path), ctx=Context(time_limit=1e6))
+    r = bfs.search(inst, memory=0, work_dir=str(tmp_path), ctx=Context(time_limit=1e6))
     assert r.moves is None and r.out_of_time and "inside the expansion" in r.reason
     (part,) = tmp_path.glob("*/part-*")
     prog = json.loads((part / "progress.json").read_text())
     assert prog["state"]["next"] > 0
-    monkeypatch.setattr(peg_disk, "past", lambda deadline: False)
-    monkeypatch.setattr(peg_bfs, "CHECKPOINT_SECONDS", 60.0)
-    again = peg_bfs.search(inst, memory=0, work_dir=str(tmp_path))
+    monkeypatch.setattr(disk, "past", lambda deadline: False)
+    monkeypatch.setattr(bfs, "CHECKPOINT_SECONDS", 60.0)
+    again = bfs.search(inst, memory=0, work_dir=str(tmp_path))
     assert again.resumed_inside == prog["state"]["next"]
     assert (again.moves, again.layers_forward, again.layers_backward, again.nodes) == \
         (full.moves, full.layers_forward, full.layers_backward, full.nodes)

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.models import peg_merson, peg_ordered
+from puzzlesat.models.peg import merson, ordered as ordered_model
 from puzzlesat.models.formulation import to_cnf
 from puzzlesat.core.result import InputError, Status
 from puzzlesat.puzzles.peg import PegInstance, board, catalogue, check
@@ -54,19 +54,19 @@ def _connected(b, r):
 def test_minimal_regions_are_the_connected_minimal_merson_sets(inst):
     b = inst.board
     want = {r for r in _brute_minimal(b, 4) if _connected(b, r)}
-    assert set(peg_merson.minimal_regions(b, 4)) == want
+    assert set(merson.minimal_regions(b, 4)) == want
 
 
 def test_english_regions_and_start_count():
     inst = catalogue()["english33"]()
-    regs = peg_merson.minimal_regions(inst.board)
+    regs = merson.minimal_regions(inst.board)
     sizes = sorted(len(r) for r in regs)
     # the 8 never-jumped-over holes, the 4 inner-corner L trominoes, the 12 2x2 blocks of the cross
     assert sizes == [1] * 8 + [3] * 4 + [4] * 12
-    fam = peg_merson.merson_family(inst)
+    fam = merson.merson_family(inst)
     assert all(not (r & o) for r, o in combinations(fam, 2))
-    assert peg_merson.start_count(inst, fam) == 12  # 8 corners + 4 L regions, all full at the start
-    assert len(peg_merson.maximal_packings(tuple(regs))) == 79
+    assert merson.start_count(inst, fam) == 12  # 8 corners + 4 L regions, all full at the start
+    assert len(merson.maximal_packings(tuple(regs))) == 79
 
 
 
@@ -118,7 +118,7 @@ def symmetric_instances(draw):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(symmetric_instances())
 def test_ordered_keeps_the_optimum_on_symmetric_positions(inst):
-    assert peg_ordered.stabiliser(inst)[1:]  # the symmetry clauses are in play
+    assert ordered_model.stabiliser(inst)[1:]  # the symmetry clauses are in play
     a = solve(PEG, inst, "cpsat:time", "count", isolate=False, precheck=False)
     assert a.status in (Status.OPTIMAL, Status.INFEASIBLE)
     for engine in ("cpsat:ordered", "sat:ordered"):
@@ -136,8 +136,8 @@ def _sequences(f):
 
 def test_ordering_keeps_the_optimum_but_not_the_count():
     inst = catalogue()["hoppers-first06"]()  # 7 moves, 18 sequences (SPEC §1, Hiroi)
-    plain = peg_merson.build(inst)
-    ordered = peg_ordered.build(inst)
+    plain = merson.build(inst)
+    ordered = ordered_model.build(inst)
     assert "commuting order" in ordered.f.groups and "commuting order" not in plain.f.groups
     for k in (6, 7, 8):
         fp, fo = plain.f.copy(), ordered.f.copy()
@@ -170,7 +170,7 @@ def test_options_families_and_region_size(engine):
 
 def test_region_size_one_is_the_corner_resource():
     inst = catalogue()["triangle21"]()
-    m = peg_merson.build(inst, max_region=1, families="best")
+    m = merson.build(inst, max_region=1, families="best")
     assert set(m.regions) == {frozenset({h}) for h in inst.board.corners - inst.finish}
 
 

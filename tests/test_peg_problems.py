@@ -11,10 +11,10 @@ from click.testing import CliRunner
 from puzzlesat.cli import cli
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search import peg_bfs
-from puzzlesat.compare.campaign.peg_problems import problems  # table (native) and bfs (runner)
-from puzzlesat.native_search.peg_problems import minimum, orbit_pairs, problem_instance
-from puzzlesat.native_search.peg_table import least_by_bound, least_over_all, solve_table
+from puzzlesat.native_search.peg import bfs
+from puzzlesat.compare.peg.problems import problems  # table (native) and bfs (runner)
+from puzzlesat.native_search.peg.problems import minimum, orbit_pairs, problem_instance
+from puzzlesat.native_search.peg.table import least_by_bound, least_over_all, solve_table
 from puzzlesat.core.result import InputError, Status
 from puzzlesat.puzzles.peg import board, catalogue, check, hole_label, infeasible_reason, parse_hole
 from oracles import brute_table
@@ -106,9 +106,9 @@ def test_problems_settled_by_the_beam():
 
 
 def test_table_kernels_run_as_plain_python(no_jit):
-    """The table's kernels (peg_table, peg_beam) also run with numba's JIT off."""
+    """The table's kernels (native_search/peg/table.py, beam.py) also run with numba's JIT off."""
     code = ("from puzzlesat.puzzles.peg import board\n"
-            "from puzzlesat.native_search.peg_table import solve_table\n"
+            "from puzzlesat.native_search.peg.table import solve_table\n"
             "t = solve_table(board('triangle4'), [(0, 0), (1, 1), (4, 4)], forward_depth=2,"
             " backward_depth=1, stream=1, beam_width=5, beam_depth=1)\n"
             "print(sorted((p, a.status.value, a.moves, a.lower) for p, a in t.items()))")
@@ -285,7 +285,7 @@ def test_french37_single_vacancies():
 def test_french37_solvable_vacancies(vacate, finish):
     """c1, d2 and d3 are solvable (Beasley): a beam search finds a solution the checker accepts
     (the beam proves nothing about the minimum; the table reports its moves as an upper bound)."""
-    from puzzlesat.native_search.peg_beam import beam_solution
+    from puzzlesat.native_search.peg.beam import beam_solution
     b = board("french37")
     inst = problem_instance(b, parse_hole(b, vacate), parse_hole(b, finish))
     sol = beam_solution(inst, width=20000, back_depth=2)
@@ -338,9 +338,9 @@ def test_problems_command_json_and_errors():
 def test_bell_backward_first_levels():
     inst = catalogue()["english33"]()
     group = [g for g in inst.board.symmetries if g[16] == 16]
-    sp = peg_bfs.Space(inst, group)
+    sp = bfs.Space(inst, group)
     root = sp.canon([1 << 16])
-    got = [len(x) for x in peg_bfs.layers(sp, root, True, limit=4)]
+    got = [len(x) for x in bfs.layers(sp, root, True, limit=4)]
     assert len(group) == 8 and got == BELL_BACKWARD
 
 
@@ -348,7 +348,7 @@ def test_bell_backward_first_levels():
 def test_backward_exhaust_optimum_and_solution(name):
     inst = catalogue()[name]()
     r = solve(family("peg"), inst, "native:bfs", options={"exhaust": True, "direction": "backward"})
-    assert (r.status, r.objective) == (Status.OPTIMAL, peg_bfs.search(inst).moves)
+    assert (r.status, r.objective) == (Status.OPTIMAL, bfs.search(inst).moves)
     assert r.stats["direction"] == "backward" and r.stats["exhausted"]
     assert r.stats["layers"] == r.stats["layers_backward"] and r.stats["total"] == sum(r.stats["layers"])
 
@@ -356,7 +356,7 @@ def test_backward_exhaust_optimum_and_solution(name):
 def test_backward_layers_equal_forward_layers_of_the_reverse_problem():
     """Backward from the finish of hoppers equals the full-graph BFS to it (as the forward test)."""
     inst = catalogue()["hoppers"]()
-    r = peg_bfs.search(inst, exhaust=True, direction="backward", symmetry=False)
+    r = bfs.search(inst, exhaust=True, direction="backward", symmetry=False)
     dist: dict = {}
     n, lines = inst.board.n, inst.board.lines
     # distance to the finish by brute force: BFS over the reversed move graph of all 2^n positions
@@ -392,7 +392,7 @@ def test_method_bfs_records_each_settled_problem_and_reads_it_back(tmp_path):
     reads the records (solutions replayed) instead of searching, and a record whose solution does
     not have its moves, or that is damaged, is ignored and the problem searched again
     (triangle5, finish = vacate: 10, 11, 9 moves, (4, 4) impossible)."""
-    from puzzlesat.compare.campaign.peg_problems import answer_path
+    from puzzlesat.compare.peg.problems import answer_path
     b, w = board("triangle5"), tmp_path / "w"
     opts = {"options": {"prune": "merson", "work_dir": str(w)}}
     first = list(problems(b, finish="same", method="bfs", **opts))

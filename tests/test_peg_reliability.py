@@ -10,7 +10,7 @@ from pysat.solvers import Solver
 from puzzlesat.cli import cli
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.models import peg_sat
+from puzzlesat.models.peg import sat
 from puzzlesat.core.result import CheckError, InputError, Status
 from puzzlesat.puzzles.peg import PegInstance, catalogue, check, infeasible_reason
 
@@ -25,7 +25,7 @@ def test_sat_conflicts_are_the_solvers_own():
     assert r.objective == 7 and calls[-1]["result"] == "UNSAT" and calls[-1]["moves_le"] == 6
     assert r.stats["conflicts"] == sum(c["conflicts"] for c in calls) > 0
     # the same last call (moves <= 6) replayed straight in python-sat: the same conflicts
-    pc = peg_sat.build(inst, **PEG.engine("sat:time").resolve_options({}))
+    pc = sat.build(inst, **PEG.engine("sat:time").resolve_options({}))
     with Solver(name="cadical195", bootstrap_with=pc.clauses + pc.bounded(6)) as s:
         assert s.solve() is False
         assert s.accum_stats()["conflicts"] == calls[-1]["conflicts"]
@@ -45,7 +45,7 @@ def test_amo_only_encodings_refused_before_running(enc):
         r = CliRunner().invoke(cli, cmd)
         assert r.exit_code == 2 and "at-most-one only" in r.output, r.output
     with pytest.raises(InputError):
-        peg_sat.validate(CAT["hoppers"](), {"encoding": enc})
+        sat.validate(CAT["hoppers"](), {"encoding": enc})
 
 
 ENGINES = ("native", "native:iddfs", "native:bfs", "cpsat:time", "sat:time")

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from puzzlesat.cli import cli
 from puzzlesat.core.result import CheckError
-from puzzlesat.native_search import peg_table
-from puzzlesat.native_search.peg_problems import problem_instance
-from puzzlesat.native_search.peg_table import least_by_bound
+from puzzlesat.native_search.peg import table
+from puzzlesat.native_search.peg.problems import problem_instance
+from puzzlesat.native_search.peg.table import least_by_bound
 from puzzlesat.puzzles.peg import board, check
 
 A6 = 9   # OEIS A127500: triangle6's least minimum over all single-vacancy problems
@@ -40,7 +40,7 @@ def test_beam_upper_bound_is_replayed_printed_and_kept(tmp_path):
     assert up >= A7
     line = next(s for s in said if s.startswith("beam of 20"))
     assert f"a solution of {up} moves, replayed by the checker" in line
-    assert peg_table.solution_text(b, r.pair, r.solution) in line
+    assert table.solution_text(b, r.pair, r.solution) in line
     d = _stored(tmp_path)
     assert d["moves"] == up and tuple(d["pair"]) == r.pair
     assert check(problem_instance(b, *d["pair"]), tuple(map(tuple, d["solution"]))) == up
@@ -89,7 +89,7 @@ def test_a_beam_solution_that_does_not_replay_is_never_reported(monkeypatch, fau
     if fault == "broken":
         sol = (sol[1], sol[0]) + sol[2:]
     claim = A6 - 1 if fault == "miscounted" else A6
-    monkeypatch.setattr(peg_table, "_beam_from", lambda *a: (claim, good.pair, sol))
+    monkeypatch.setattr(table, "_beam_from", lambda *a: (claim, good.pair, sol))
     with pytest.raises(CheckError):
         least_by_bound(b, max_moves=8, beam_width=100)
 

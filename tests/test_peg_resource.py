@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.models import peg_resource
+from puzzlesat.models.peg import resource
 from puzzlesat.core.result import Status
 from puzzlesat.puzzles.peg import catalogue
 from strategies import peg_small
@@ -28,7 +28,7 @@ def test_resource_constraints_never_cut_a_solution(inst):
 
 def test_resource_formulation_shape_and_spec_optimum():
     inst = catalogue()["hoppers"]()
-    rm = peg_resource.build(inst)
+    rm = resource.build(inst)
     assert rm.f.name == "peg:resource" and "corner resource" in rm.f.groups
     assert len(rm.bounds(7)) == 1 + sum(1 for qs in rm.corner_keys if qs)
     for eng in ("cpsat:resource", "sat:resource"):

@@ -10,7 +10,7 @@ import pytest
 from puzzlesat.families.instances import load_instance
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search.pentomino import tilings
+from puzzlesat.native_search.pentomino.dfs import tilings
 from puzzlesat.puzzles import pentomino as P
 from puzzlesat.puzzles.pentomino_breaking import symmetry_plan
 from puzzlesat.core.result import CheckError, InputError
@@ -90,7 +90,7 @@ def test_scan_orders_agree():
 
 def test_numba_disabled_kernel_runs_as_python(no_jit):
     code = ("from puzzlesat.puzzles.pentomino import catalogue, make\n"
-            "from puzzlesat.native_search.pentomino import tilings\n"
+            "from puzzlesat.native_search.pentomino.dfs import tilings\n"
             "print(len(list(tilings(catalogue()['3x20']()))),"
             " len(list(tilings(make('bars', ('.' * 13 + chr(10)) * 5, 'I' * 13)))))\n")
     stdout = no_jit(code)

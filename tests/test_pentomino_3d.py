@@ -11,7 +11,7 @@ import pytest
 from puzzlesat.families.instances import load_instance
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search.pentomino import tilings, tilings_parallel
+from puzzlesat.native_search.pentomino.dfs import tilings, tilings_parallel
 from puzzlesat.puzzles import pentomino as P
 from puzzlesat.core.result import InputError
 from oracles import PUBLISHED_TILINGS as PUBLISHED, oracle_forms, tiling_oracle_count as oracle_count
@@ -163,7 +163,7 @@ def test_multiword_search_for_placements_wider_than_a_window():
 
 def test_numba_disabled_3d_and_parallel_run_as_python(no_jit):
     code = ("from puzzlesat.puzzles.pentomino import catalogue\n"
-            "from puzzlesat.native_search.pentomino import tilings, tilings_parallel\n"
+            "from puzzlesat.native_search.pentomino.dfs import tilings, tilings_parallel\n"
             "t = catalogue()['soma']()\n"
             "print(len(list(tilings(t, up_to_symmetry=True))),"
             " len(list(tilings_parallel(t, 2, up_to_symmetry=True))))\n")

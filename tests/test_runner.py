@@ -134,7 +134,7 @@ def test_isolated_runs_hand_their_numba_kernels_to_the_parent():
         from puzzlesat.compare.runner import solve
         from puzzlesat.core import procs
         from puzzlesat.families.instances import load_instance
-        peg = lambda ks: sorted({(m, a) for m, a, _ in ks if m.startswith("puzzlesat.native_search.peg")})
+        peg = lambda ks: sorted({(m, a) for m, a, _ in ks if m.startswith("puzzlesat.native_search.peg.")})
         fam, inst = load_instance("peg/hoppers")
         before = peg(procs.loaded_kernels())
         first = solve(fam, inst, "native", "optimize")

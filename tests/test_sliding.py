@@ -157,7 +157,7 @@ def test_8_hardest_2_is_31(engine):
 
 
 def test_bfs_finds_both_antipodes():
-    from puzzlesat.native_search.sliding_bfs import explore
+    from puzzlesat.native_search.sliding.bfs import explore
     e = explore(3, 3)
     assert e.positions == 181440 and e.radius == 31
     assert set(e.farthest) == {HARDEST, HARDEST_2}
@@ -235,7 +235,7 @@ def test_ida_linear_without_pdb_agrees():
 
 
 def test_pdb_canonical_relabel_maps_korf_goal():
-    from puzzlesat.native_search.sliding_pdb import canonical
+    from puzzlesat.native_search.sliding.pattern_db import canonical
     inst = catalogue()["korf-001"]()
     start, goal, relabel = canonical(4, 4, inst.start, inst.goal)
     assert list(goal) == list(range(1, 16)) + [0]
@@ -293,7 +293,7 @@ def test_engines_agree_with_bfs_oracle(shape, data):
 def test_kernels_run_as_plain_python(no_jit):
     code = (
         "from puzzlesat.puzzles.sliding import parse_inline\n"
-        "from puzzlesat.native_search import sliding_bfs as B, sliding_ida as S\n"
+        "from puzzlesat.native_search.sliding import bfs as B, ida as S\n"
         "i = parse_inline(2, 3, [4, 5, 0, 1, 2, 3])\n"
         "print(len(B.bfs(i, True)[1]), len(S.deepen(i, 'linear', True)[1][0]),"
         " len(S.deepen(i, 'none', False)[1][0]), len(B.bidir(i, True)[1]))\n")
@@ -401,7 +401,7 @@ def test_live_node_count_refreshes_inside_an_iteration(monkeypatch):
     alone generates millions of nodes) report growing counts before they end, the answer unchanged."""
     from puzzlesat.core.result import Context, Task
     from puzzlesat.native_search import live
-    from puzzlesat.native_search.sliding import run_iddfs
+    from puzzlesat.native_search.sliding.engines import run_iddfs
     monkeypatch.setattr(live, "REFRESH", 0.0)
     seen = []
     inst = load_instance("sliding/8-hardest")[1]

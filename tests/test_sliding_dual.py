@@ -11,11 +11,11 @@ import pytest
 
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search import sliding_dida as D
-from puzzlesat.native_search import sliding_ida as I
-from puzzlesat.native_search import sliding_pdb as P
-from puzzlesat.native_search.sliding_tables import pc16
-from puzzlesat.native_search.sliding_tables import tables as board_tables
+from puzzlesat.native_search.sliding import dida as D
+from puzzlesat.native_search.sliding import ida as I
+from puzzlesat.native_search.sliding import pattern_db as P
+from puzzlesat.native_search.sliding.tables import pc16
+from puzzlesat.native_search.sliding.tables import tables as board_tables
 from puzzlesat.core.result import Status
 from puzzlesat.puzzles.sliding import Sliding, catalogue
 

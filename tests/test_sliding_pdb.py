@@ -12,9 +12,9 @@ import pytest
 
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search import sliding_dida as D
-from puzzlesat.native_search import sliding_ida as I
-from puzzlesat.native_search import sliding_pdb as P
+from puzzlesat.native_search.sliding import dida as D
+from puzzlesat.native_search.sliding import ida as I
+from puzzlesat.native_search.sliding import pattern_db as P
 from puzzlesat.core.result import Context, InputError, Status
 from puzzlesat.puzzles.sliding import KF24_GOAL, catalogue, korf_felner24, manhattan, solvable
 from oracles import sliding_walk
@@ -250,7 +250,7 @@ def test_pdb_build_runs_as_plain_python(tmp_path, no_jit):
     """The database build and the PDB kernel also run without numba (NUMBA_DISABLE_JIT)."""
     code = (
         "from puzzlesat.puzzles.sliding import parse_inline\n"
-        "from puzzlesat.native_search import sliding_ida as S\n"
+        "from puzzlesat.native_search.sliding import ida as S\n"
         "i = parse_inline(3, 3, [0, 1, 3, 4, 2, 5, 7, 8, 6])\n"
         "r = S.deepen(i, 'auto', True, pdb='44')\n"
         "print(r[2]['heuristic'], len(r[1]), len(r[1][0]))\n")

@@ -10,10 +10,10 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from puzzlesat.native_search import sliding_dask as S  # noqa: E402
+from puzzlesat.native_search.sliding import cluster as S  # noqa: E402
 from puzzlesat.families.registry import family  # noqa: E402
 from puzzlesat.compare.runner import solve  # noqa: E402
-from puzzlesat.native_search import sliding_ida as I  # noqa: E402
+from puzzlesat.native_search.sliding import ida as I  # noqa: E402
 from puzzlesat.core.result import Status  # noqa: E402
 from puzzlesat.puzzles.sliding import catalogue  # noqa: E402
 

@@ -1,8 +1,8 @@
-"""The shared sliding formulation (models.sliding_time): one Formulation that both backends read."""
+"""The shared sliding formulation (models.sliding.time_indexed): one Formulation that both backends read."""
 from __future__ import annotations
 
 from puzzlesat.models.formulation import to_cnf
-from puzzlesat.models.sliding_time import build
+from puzzlesat.models.sliding.time_indexed import build
 from puzzlesat.puzzles.sliding import parse_inline
 
 

@@ -11,7 +11,7 @@ import pytest
 from puzzlesat.compare.runner import solve
 from puzzlesat.families import pentomino as family_table
 from puzzlesat.families.registry import family
-from puzzlesat.native_search.pentomino import tilings
+from puzzlesat.native_search.pentomino.dfs import tilings
 from puzzlesat.puzzles import pentomino as P
 from puzzlesat.puzzles.pentomino_breaking import plan_summary, symmetry_plan
 from puzzlesat.core.result import InputError

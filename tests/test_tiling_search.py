@@ -13,7 +13,7 @@ from puzzlesat.compare.campaign.report import merge_parts
 from puzzlesat.compare.campaign.spec import load_spec
 from puzzlesat.families.registry import family
 from puzzlesat.compare.runner import solve
-from puzzlesat.native_search.pentomino import orbit_piece, tilings, tilings_parallel, use_orbits
+from puzzlesat.native_search.pentomino.dfs import orbit_piece, tilings, tilings_parallel, use_orbits
 from puzzlesat.puzzles import pentomino as P
 from puzzlesat.core.result import InputError
 from oracles import PUBLISHED_TILINGS as PUBLISHED, tiling_oracle_count as oracle_count
@@ -145,7 +145,7 @@ def test_orbit_branches_only_where_they_pay():
 
 def test_numba_disabled_fewest_options_runs_as_python(no_jit):
     code = ("from puzzlesat.puzzles.pentomino import catalogue, make\n"
-            "from puzzlesat.native_search.pentomino import tilings, tilings_parallel\n"
+            "from puzzlesat.native_search.pentomino.dfs import tilings, tilings_parallel\n"
             "t = catalogue()['soma']()\n"
             "s = make('2x5', '.....' + chr(10) + '.....', 'PP')\n"
             "print(len(list(tilings(t, up_to_symmetry=True, branching='fewest'))),"

@@ -1,0 +1,376 @@
+"""Peg decisions "moves <= K" (and counts) by cube-and-conquer on the campaign executors.
+
+models/peg/cubes.py says what a cube is, why the cubes cover the decision and what a certificate
+covers. Here the cubes become jobs: the base CNF is written once (the engine's export, with its
+variable map), each job is that file plus the cube's clauses (`solve_cube`), run `jobs` at once
+on this machine (each in its own process) or as Dask tasks (`pool_for`, as the peg layer chunks;
+a job whose process or worker dies is run again). A first job checks the cover (base + "not
+cube" for every cube: UNSAT, else some model escapes the cubes and nothing is claimed).
+
+Splitting (`split_after` S): a cube job not answered within S seconds is killed (its process:
+python-sat's CaDiCaL ignores interrupts) and the cube is split into its children, one per legal
+next jump, each a job with the same limit (recursively, down to whole jump sequences, which run
+without one); deciding, each split adds a cover job of its own (base + the cube + "not this
+child" per child: UNSAT), so a certificate covers the splits too. Jobs run in rounds: the splits
+of one round are the next round's jobs.
+
+The work folder is the checkpoint: `plan.json` (what is decided, the base CNF's SHA-256) and one
+`results/NAME.json` per finished job; a run with the same folder and the same plan runs only the
+jobs without a result, and a folder that holds another plan is refused.
+
+Answers (`status`): INFEASIBLE = no solution with at most K moves (every cube left unsplit and
+every cover refuted: the optimum is at least K + 1); FEASIBLE = a cube had a model, decoded and
+replayed by the checker (its moves are at most K); OPTIMAL with `count` = the exact number of
+solutions with at most K moves; UNKNOWN = the time limit came first (`refuted` says how many
+cubes were done); ERROR = a proof was rejected or could not be checked (never an uncertified
+INFEASIBLE when `certify` was asked).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from ...core.config import Config, parse
+from ...core.files import write_atomic
+from ...core.result import CheckError, InputError, Status, Task
+
+SAT_ENGINES = ("sat:ordered", "sat:merson", "sat:time", "sat:resource")
+
+
+def _sat_solvers() -> tuple[str, ...]:
+    from ...models._sat import SOLVERS
+    return SOLVERS
+
+
+def _sha(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    return {"sum": round(sum(values), 3), "max": round(max(values), 3),
+            "median": round(statistics.median(values), 3), "min": round(min(values), 3)}
+
+
+class InlinePool:
+    """Jobs one after another in this process (no process start; the time limit is checked
+    between jobs only): the default of `run_cubes`, for small decisions and the tests."""
+
+    def run(self, specs: list[dict], folder: Path, deadline: float | None = None):
+        from ...models.peg.cubes import solve_cube
+        from ...native_search.peg.disk import check_time
+        for s in specs:
+            check_time(deadline, "the cube jobs")
+            yield solve_cube(s)
+
+
+def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry: bool = True,
+              certify: bool = False, count: bool = False, solver: str | None = None,
+              pool=None, work_dir: str | Path | None = None, time_limit: float | None = None,
+              split_after: float | None = None, search: str = "auto", keep: bool = False,
+              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Decide "moves <= `bound`" on peg instance `inst` (or, with `count`, count the solutions with
+    at most `bound` moves) by the cubes of depth `depth` (module docstring). `cfg`: a SAT engine
+    configuration of the peg family (default options filled in; with symmetry it must be
+    sat:ordered, whose `prefix` is set to the depth). `pool`: a layers.ChunkPool running
+    models/peg/cubes jobs (`pool_for(..., job="puzzlesat.models.peg.cubes:solve_cube")`; default:
+    InlinePool, the jobs in this process). `split_after`: a cube not answered within this many
+    seconds is stopped and split into its children (every legal next jump; deciding, with a cover
+    job of its own), recursively. `search`: 'fixed' makes CP-SAT (solver 'cpsat') branch on the
+    jump variables in time order, true first (as cpsat:* search=fixed). Returns the report
+    (JSON-able).
+
+    >>> from puzzlesat.families.instances import load_instance
+    >>> fam, inst = load_instance("peg/hoppers")                 # optimum 7 moves
+    >>> r = run_cubes(fam, inst, "sat:ordered", 6, 2)            # certify=True: checked proofs
+    >>> r["status"], r["lower_bound"], r["cubes"], r["cover"]["status"]
+    ('INFEASIBLE', 7, 2, 'UNSAT')
+    >>> run_cubes(fam, load_instance("peg/hoppers-first06")[1], "sat:ordered", 7, 3, count=True)["count"]
+    18
+    """
+    from ...models.peg import cubes as pc
+    from ...puzzles.peg import check
+    from ..export import export
+    from ...native_search.peg.disk import OutOfTime
+    t0 = time.monotonic()
+    say = progress or (lambda s: None)
+    cfg = parse(cfg) if isinstance(cfg, str) else cfg
+    eng = fam.engine(cfg.engine)
+    if eng.name not in SAT_ENGINES:
+        raise InputError(f"peg cubes run a SAT formulation ({', '.join(SAT_ENGINES)}); not "
+                         f"{eng.name}", field="engine")
+    if split_after is not None and not split_after > 0:
+        raise InputError(f"split_after {split_after!r}: expected seconds above 0", field="split_after")
+    if isinstance(bound, bool) or not isinstance(bound, int) or bound < 0:
+        raise InputError(f"bound {bound!r}: expected a number of moves, 0 or more", field="bound")
+    opts = dict(cfg.opts)
+    if eng.name == "sat:ordered":
+        if count:
+            pass  # counts run over peg:merson: no symmetry breaking in the CNF
+        else:
+            opts["prefix"] = str(depth if symmetry else 0)
+    elif symmetry and not count:
+        raise InputError(f"cubes up to symmetry need the symmetric prefix of sat:ordered; "
+                         f"{eng.name} has none: use --no-symmetry or -e sat:ordered", field="symmetry")
+    cfg = parse(eng.name + ("[" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + "]"
+                            if opts else ""))
+    resolved = eng.resolve_options(opts)
+    solver = solver or resolved["solver"]  # the jobs' solver (any proof-logging one with certify)
+    if certify:
+        from ...models.proofs import proof_capable
+        if count:
+            raise InputError("counts by cubes are not certified (a count certificate needs the "
+                             "blocking clauses of every cube's solutions); drop --certify",
+                             field="certify")
+        why = proof_capable(solver)
+        if why:
+            raise InputError(why, field="solver")
+    from ...models.proofs import proof_capable
+    if solver not in _sat_solvers() and proof_capable(solver):
+        raise InputError(f"unknown solver {solver!r}: a python-sat solver or a proof-logging one "
+                         "(cpsat, ext:CMD)", field="solver")
+    if search not in ("auto", "fixed"):
+        raise InputError(f"search {search!r}: expected auto or fixed", field="search")
+    if search == "fixed" and solver != "cpsat":
+        raise InputError(f"search=fixed is CP-SAT's fixed search: it needs --solver cpsat, not "
+                         f"{solver}", field="search")
+    if count and solver not in _sat_solvers():
+        raise InputError(f"counts enumerate with python-sat solvers; not {solver}", field="solver")
+    all_cubes = pc.cubes(inst, depth, symmetry)
+    legal = sum(1 for _ in pc.legal_prefixes(inst, depth))
+    perms = pc.line_perms(inst)
+    weights = [len(pc.orbit(perms, c)) if symmetry else 1 for c in all_cubes]
+    assert not symmetry or sum(weights) == legal, "the canonical cubes' orbits miss a prefix"
+
+    tmp = None
+    if work_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="puzzlesat-cubes-")
+        folder = Path(tmp.name)
+    else:
+        folder = Path(work_dir)
+        if folder.exists() and not folder.is_dir():
+            raise InputError("not a folder", file=folder)
+        folder.mkdir(parents=True, exist_ok=True)
+    try:
+        base = folder / "base.cnf"
+        task = Task.COUNT if count else Task.OPTIMIZE
+        info = export(fam, inst, cfg, "dimacs", str(base), task, bound)
+        meta = json.loads(Path(str(base) + ".map.json").read_text())
+        keys = {int(n): tuple(k) for n, k in meta["variables"].items()}
+        ids = {k: n for n, k in keys.items()}
+        projection = [ids[tuple(k)] for k in meta["projection"]]
+        plan = {"instance": f"{fam.name}/{inst.name}", "config": str(cfg), "bound": bound,
+                "depth": depth, "symmetry": symmetry, "count": count, "certify": certify,
+                "solver": solver, "search": search, "cubes": len(all_cubes), "split_after": split_after,
+                "base_sha256": _sha(base)}
+        plan_path = folder / "plan.json"
+        if plan_path.exists():
+            old = json.loads(plan_path.read_text())
+            if old != plan:
+                diff = sorted(k for k in plan if old.get(k) != plan[k])
+                raise InputError(f"the work folder holds another plan (differs in {', '.join(diff)}); "
+                                 "use a new folder", file=plan_path)
+        else:
+            write_atomic(plan_path, json.dumps(plan, indent=1), "plan")
+        results = folder / "results"
+        results.mkdir(exist_ok=True)
+        jobs_dir = folder / "jobs"
+        jobs_dir.mkdir(exist_ok=True)
+
+        common = {"base": str(base), "solver": solver, "search": search, "certify": certify,
+                  "folder": str(jobs_dir),
+                  "keep": keep, "count": count, "projection": projection, "bound": bound}
+        if count:
+            common |= {"inst": inst, "keys": {str(n): list(k) for n, k in keys.items()
+                                              if k[0] == "j"}}
+        tag = plan["base_sha256"][:8]
+        J = inst.jumps_needed
+
+        def spec(name: str, cube, extra: list, weight: int = 1) -> dict:
+            limit = split_after if cube is not None and len(cube) < J else None
+            return {"tag": tag, "name": name, "cube": None if cube is None else list(cube),
+                    "extra": extra, "weight": weight, "time_limit": limit, **common}
+
+        top = [] if count else [spec("cover", None, pc.cover_clauses(all_cubes, ids))]
+        top += [spec(f"cube-{i:06d}", c, pc.units(c, ids), w)
+                for i, (c, w) in enumerate(zip(all_cubes, weights))]
+
+        def children(s: dict) -> list[dict]:
+            """A split cube's jobs: every legal one-jump extension, and (deciding) its cover."""
+            cube = tuple(s["cube"])
+            kids = pc.extensions(inst, cube)
+            out = [] if count else [spec(f"{s['name']}.cover", None,
+                                         pc.units(cube, ids) + pc.cover_clauses(kids, ids))]
+            return out + [spec(f"{s['name']}.{k}", kid, pc.units(kid, ids), s["weight"])
+                          for k, kid in enumerate(kids)]
+
+        def tree() -> tuple[list[dict], list[dict]]:
+            """(every job of the current tree, those without a result): split cubes give way to
+            their children."""
+            jobs, stack = [], list(reversed(top))
+            while stack:
+                s = stack.pop()
+                jobs.append(s)
+                r = done.get(s["name"])
+                if r is not None and r.get("split"):
+                    stack.extend(reversed(children(s)))
+            return jobs, [s for s in jobs if s["name"] not in done]
+
+        done: dict[str, dict] = {}
+        for p in results.glob("*.json"):
+            done[p.stem] = json.loads(p.read_text())
+        jobs, todo = tree()
+        say(f"{inst.name}: {'count' if count else 'decide'} moves <= {bound}: {len(all_cubes)} cubes "
+            f"of depth {depth} ({legal} legal prefixes{', up to symmetry' if symmetry else ''}); "
+            f"{len(jobs) - len(todo)} jobs done before, {len(todo)} to run; base CNF {info['vars']} "
+            f"vars, {info['clauses']} clauses")
+        if pool is None:
+            pool = InlinePool()
+        deadline = None if time_limit is None else t0 + time_limit
+        stop: dict[str, Any] = {}
+        timed_out = False
+
+        def accept(s: dict, res: dict) -> None:
+            """Record one job's result (and stop at a model, a bad proof)."""
+            if s["cube"] is not None:
+                res["cube"] = s["cube"]
+            if res["status"] == "SAT" and s["cube"] is None:
+                raise CheckError(f"the cover CNF {s['name']} has a model: some solution of the base "
+                                 "CNF is in no cube (a bug in the cubes; nothing is claimed)")
+            if res["status"] == "SAT":
+                seq = pc.decode(res["model"], keys, inst.board.lines)
+                m = check(inst, seq)  # CheckError: never reported
+                if m > bound:
+                    raise CheckError(f"{s['name']}: a model of {m} moves at moves <= {bound}")
+                res["solution"] = {"jumps": [list(j) for j in seq], "moves": m}
+                stop.setdefault("sat", res)
+            if res["status"] == "UNKNOWN" and s["time_limit"]:
+                res["split"] = True  # its children replace it (tree())
+            cert = res.get("certificate")
+            if certify and res["status"] == "UNSAT" and (cert is None or cert["verdict"] != "VERIFIED"):
+                stop.setdefault("rejected", res)
+            write_atomic(results / f"{s['name']}.json", json.dumps(res), "cube result")
+            done[s["name"]] = res
+
+        for res in done.values():
+            if res["status"] == "SAT" and "solution" in res:
+                stop.setdefault("sat", res)
+        while todo and not stop and not timed_out:  # rounds: a round's splits make the next one
+            by_id = {}
+            for i, s in enumerate(todo):
+                s["id"] = i
+                by_id[i] = s
+            it = pool.run(todo, jobs_dir, deadline)
+            try:
+                for res in it:
+                    accept(by_id[res["id"]], res)
+                    say(f"  {res['name']}: " + ("split" if res.get("split") else res["status"])
+                        + (f" {res['count']}" if "count" in res else "")
+                        + f" ({res['solve_seconds']:.1f} s"
+                        + (f", proof {res['certificate']['verdict']}, check "
+                           f"{res['certificate']['checker_seconds']:.1f} s" if res.get("certificate") else "")
+                        + f")  [{len(done)} jobs done]")
+                    if stop:
+                        break
+            except OutOfTime:
+                timed_out = True
+            finally:
+                it.close()
+            jobs, todo = tree()
+        return _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir,
+                       resolved, time.monotonic() - t0, count, certify, info)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+        else:
+            _tidy(folder / "jobs", keep)
+
+
+def _tidy(jobs_dir: Path, keep: bool) -> None:
+    """What stopped or killed jobs leave in the jobs folder: temporary files, CP-SAT's scratch
+    folders, the job specs; the CNFs and proofs too unless `keep`."""
+    import shutil
+    if not jobs_dir.is_dir():
+        return
+    for p in jobs_dir.iterdir():
+        if p.is_dir() and p.name.endswith(".scratch"):
+            shutil.rmtree(p, ignore_errors=True)
+        elif p.name.startswith((".", "spec-", "result-")) or p.name.endswith(".result.json") or (
+                not keep and p.suffix in (".cnf", ".drat", ".lrat")):
+            p.unlink(missing_ok=True)
+
+
+def _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir, params, seconds, count,
+            certify, info) -> dict[str, Any]:
+    covers = [s for s in jobs if s["cube"] is None]
+    splits = {s["name"] for s in jobs if (done.get(s["name"]) or {}).get("split")}
+    leaves = [s for s in jobs if s["cube"] is not None and s["name"] not in splits]
+    leaf_res = [done.get(s["name"]) for s in leaves]
+    finished = [r for r in leaf_res if r is not None]
+    ran = [r for r in (done.get(s["name"]) for s in jobs) if r is not None]
+    cover = done.get("cover")
+    rep: dict[str, Any] = {
+        "instance": plan["instance"], "config": plan["config"], "params": params,
+        "claim": (f"solutions with moves <= {plan['bound']}" if count else f"moves <= {plan['bound']}"),
+        "bound": plan["bound"], "depth": plan["depth"], "symmetry": plan["symmetry"],
+        "cubes": plan["cubes"], "legal_prefixes": legal, "split_after": plan["split_after"],
+        "splits": len(splits), "leaves": len(leaves), "finished": len(finished),
+        "base": {"vars": info["vars"], "clauses": info["clauses"], "sha256": plan["base_sha256"]},
+        "solve_seconds": _summary([r["solve_seconds"] for r in ran]),
+        "wall_seconds": round(seconds, 3), "work_dir": None if work_dir is None else str(folder)}
+    if count:
+        complete = len(finished) == len(leaves)
+        rep["count"] = sum(r["count"] * s["weight"] for s, r in zip(leaves, leaf_res) if r is not None)
+        rep["status"] = (Status.OPTIMAL if complete else Status.UNKNOWN).value
+        if not complete:
+            rep["reason"] = (f"{'time limit' if timed_out else 'stopped'}: {len(finished)} of "
+                             f"{len(leaves)} cubes counted; the count is at least {rep['count']}")
+        return rep
+    if cover is not None:
+        rep["cover"] = {k: cover.get(k) for k in ("status", "solve_seconds", "certificate")}
+    cover_res = [done.get(s["name"]) for s in covers]
+    covered = all(r is not None and r["status"] == "UNSAT" for r in cover_res)
+    refuted = [r for r in finished if r["status"] == "UNSAT"]
+    rep["refuted"] = len(refuted)
+    if "sat" in stop:
+        r = stop["sat"]
+        rep["status"] = Status.FEASIBLE.value
+        rep["solution"] = r["solution"]
+        rep["found_in"] = r["name"]
+        return rep
+    if certify:
+        certs = [r.get("certificate") for r in [*cover_res, *finished] if r is not None]
+        rep["certificate"] = {
+            "verdict": "REJECTED" if "rejected" in stop else (
+                "VERIFIED" if len(refuted) == len(leaves) and covered else "UNKNOWN"),
+            "proofs": len(certs), "format": certs[0]["format"] if certs else None,
+            "lemmas": sum(c.get("lemmas") or 0 for c in certs if c),
+            "proof_bytes": sum((c.get("stats") or {}).get("proof_bytes", 0) for c in certs if c),
+            "checker_seconds": round(sum(c.get("checker_seconds") or 0 for c in certs if c), 3),
+            "trusted": "that the base CNF states the decision (the formulation and its encoding; "
+                       "peg:ordered's symmetry breaking is valid for decisions, "
+                       "models/peg/ordered.py) and the checker (docs/certify.md)"}
+        if "rejected" in stop:
+            r = stop["rejected"]
+            rep["status"] = Status.ERROR.value
+            rep["reason"] = (f"{r['name']}: its proof was not verified: "
+                             f"{(r.get('certificate') or {}).get('reason')}")
+            return rep
+    if len(refuted) == len(leaves) and covered:
+        rep["status"] = Status.INFEASIBLE.value
+        rep["lower_bound"] = plan["bound"] + 1
+        return rep
+    rep["status"] = Status.UNKNOWN.value
+    rep["reason"] = (f"{'time limit' if timed_out else 'stopped'}: {len(refuted)} of "
+                     f"{len(leaves)} cubes refuted" + ("" if covered else ", a cover not checked"))
+    return rep

@@ -1,0 +1,93 @@
+"""The exact cover of a tiling instance as data (models/formulation.py), built once for the CP-SAT
+and the SAT model, and the search-order helpers both use (the native search has its own).
+
+Formulation (the classical exact-cover model, Knuth's "Dancing Links" matrix as a 0-1 model):
+variable ("x", i) is true iff placement i (`puzzles.pentomino.placements`: a piece kind on a set
+of cells) is used. Groups: "one placement per cell" (ExactlyOne per board cell), "each piece
+once" (ExactlyOne per piece used once), "piece copies" (AtLeast and AtMost count per piece used
+more than once), "symmetry breaking" (with `breaking`: the clauses of the plan of
+`puzzles.pentomino_breaking`: a forbidden placement, or not all of a node's fixed placements
+together with it). The projection is every ("x", i): a tiling is one assignment.
+
+Both models branch the way the native search does: on the first uncovered cell in a scan along
+the board's short side, and split the enumeration into cubes, one per placement of the piece
+used once that has the fewest placements (X for the pentominoes).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..formulation import AtLeast, AtMost, Clause, ExactlyOne, Formulation
+
+from ...puzzles.pentomino import Cell, Tiling, placements
+from ...puzzles.pentomino_breaking import symmetry_plan
+
+
+X = "x"  # the domain key of a placement variable: (X, placement index)
+GROUPS = ("one placement per cell", "each piece once", "piece copies", "symmetry breaking")
+
+
+def formulation(inst: Tiling, breaking: bool = False, symmetry: str = "all") -> Formulation:
+    """The exact cover of `inst` (with the symmetry-breaking clauses of the plan for the group
+    `symmetry` when `breaking`)."""
+    pls = placements(inst)
+    f = Formulation(f"tiling {inst.name}", "exact cover (Knuth, Dancing Links, 2000), 0-1 form")
+    by_cell: dict = {c: [] for c in inst.cells}
+    by_piece: list[list] = [[] for _ in inst.pieces]
+    for i, p in enumerate(pls):
+        by_piece[p.piece].append((X, i))
+        for c in p.cells:
+            by_cell[c].append((X, i))
+    f.add(GROUPS[0], *(ExactlyOne(tuple(by_cell[c])) for c in sorted(inst.cells)))
+    f.add(GROUPS[1], *(ExactlyOne(tuple(by_piece[k])) for k, p in enumerate(inst.pieces)
+                       if p.count == 1))
+    for k, p in enumerate(inst.pieces):
+        if p.count > 1:
+            f.add(GROUPS[2], AtLeast(tuple(by_piece[k]), p.count), AtMost(tuple(by_piece[k]), p.count))
+    if breaking:
+        f.add(GROUPS[3], *(Clause(tuple(((X, q), False) for q in node.fixed) + (((X, g), False),))
+                           for node in symmetry_plan(inst, symmetry).nodes() for g in node.forbidden))
+    f.projection = tuple((X, i) for i in range(len(pls)))
+    return f
+
+
+def scan_key(inst: Tiling) -> Callable[[Cell], tuple[int, ...]]:
+    """Sort key of cells for a scan that runs fastest along the board's shortest side (as the
+    native search scans): coordinates ordered from the longest axis to the shortest."""
+    axes = sorted(range(inst.dim), key=lambda a: (-inst.extent[a], a))
+    return lambda x: tuple(x[a] for a in axes)
+
+
+def cube_placements(inst: Tiling, breaking: bool, symmetry: str = "all") -> list[int | None]:
+    """Placement indices to enumerate under one at a time: those of the piece used once with the
+    fewest placements; every tiling uses exactly one of them, so the cubes partition the tilings.
+    With symmetry breaking, the placements its plan (for the group `symmetry`) forbids at the root
+    are left out. [None]
+    (one cube, no assumption) when no piece is used exactly once."""
+    per: dict[int, list[int]] = {}
+    for i, p in enumerate(placements(inst)):
+        if inst.pieces[p.piece].count == 1:
+            per.setdefault(p.piece, []).append(i)
+    if not per:
+        return [None]
+    k = min(per, key=lambda k: (len(per[k]), k))
+    plan = symmetry_plan(inst, symmetry)
+    skip = set(plan.forbidden) if breaking and plan.piece == k else set()
+    return [i for i in per[k] if i not in skip] or [None]
+
+
+def decision(inst: Tiling, task, options: dict, bound: int | None = None):
+    """Formulation hook of sat:cover and cpsat:cover (export, stats, ext:dimacs, ps.model): the
+    exact cover, with the symmetry-breaking clauses (for the group `symmetry`) when counting up to
+    symmetry with `symmetry_breaking`; no bound (tilings have no objective)."""
+    from ...core.result import Task
+
+    from .._ext import Decision
+    breaking = bool(options.get("up_to_symmetry")) and bool(options.get("symmetry_breaking", True)) \
+        and Task(task) is Task.COUNT
+    f = formulation(inst, breaking, options.get("symmetry", "all"))
+    pls = placements(inst)
+
+    def decode(true_keys: set):
+        return tuple(sorted(pls[k[1]].as_placement(inst) for k in true_keys if k[0] == X))
+    return Decision(f, decode, None, "no bound", upper_complete=True)

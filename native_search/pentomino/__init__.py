@@ -1,0 +1,1 @@
+"""Polyform tiling reference search: depth-first over bitboards (`dfs`). Imports nothing."""
