@@ -26,8 +26,7 @@ from numba import njit
 from ...puzzles.peg import PegInstance, Solution
 
 from . import bfs
-from .bfs import Space, _bits, _unique
-from .table import common_sorted, contains
+from .bfs import Space, _bits, _unique, common_sorted, contains
 
 
 @njit(cache=True)

@@ -412,6 +412,24 @@ def _minus_sorted(a, b):
     return out[:k]
 
 
+@njit(cache=True)
+def common_sorted(a, b):
+    """The elements of sorted a that are in sorted b: a merge that gallops through the longer side."""
+    if a.shape[0] > b.shape[0]:
+        a, b = b, a
+    out = np.empty(a.shape[0], np.uint64)
+    nb = b.shape[0]
+    j = np.int64(0)  # not the literal 0: gallop compiles once
+    k = 0
+    for i in range(a.shape[0]):
+        x = a[i]
+        j = gallop(b, j, x)
+        if j < nb and b[j] == x:
+            out[k] = x
+            k += 1
+    return out[:k]
+
+
 def _minus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Sorted a without the elements of sorted b."""
     if len(a) == 0 or len(b) == 0:
@@ -428,6 +446,11 @@ def _common(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     idx = np.searchsorted(b, a)
     idx[idx == len(b)] = 0
     return a[b[idx] == a]
+
+
+def contains(layer: np.ndarray, x: int) -> bool:
+    i = int(np.searchsorted(layer, np.uint64(x)))
+    return i < len(layer) and int(layer[i]) == x
 
 
 def _union(seen: np.ndarray, new: np.ndarray) -> np.ndarray:

@@ -48,7 +48,7 @@ from ...core.result import CheckError, Status
 from ...puzzles.peg import Board, Hole, PegInstance, Solution, check, hole_label, moves
 
 from . import bfs
-from .bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, gallop, merge_unique
+from .bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, common_sorted, contains, merge_unique
 from .disk import OutOfTime
 
 Perm = tuple[int, ...]     # hole h goes to perm[h]
@@ -73,24 +73,6 @@ def apply_many(ps, table, nbytes):
             x >>= EIGHT
         out[i] = q
     return out
-
-
-@njit(cache=True)
-def common_sorted(a, b):
-    """The elements of sorted a that are in sorted b: a merge that gallops through the longer side."""
-    if a.shape[0] > b.shape[0]:
-        a, b = b, a
-    out = np.empty(a.shape[0], np.uint64)
-    nb = b.shape[0]
-    j = np.int64(0)  # not the literal 0: gallop compiles once
-    k = 0
-    for i in range(a.shape[0]):
-        x = a[i]
-        j = gallop(b, j, x)
-        if j < nb and b[j] == x:
-            out[k] = x
-            k += 1
-    return out[:k]
 
 
 # ---- helpers ----------------------------------------------------------------------------------
@@ -119,11 +101,6 @@ def inverse(g: Perm) -> Perm:
 
 def stabiliser(b: Board, h: Hole) -> list[Perm]:
     return [tuple(g) for g in b.symmetries if g[h] == h]
-
-
-def contains(layer: np.ndarray, x: int) -> bool:
-    i = int(np.searchsorted(layer, np.uint64(x)))
-    return i < len(layer) and int(layer[i]) == x
 
 
 @dataclass
