@@ -6,6 +6,7 @@ import doctest
 import importlib
 import pkgutil
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,14 +16,17 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def _modules() -> list[str]:
-    """Every module of the package (walked through the subpackages' real folders, which also
-    works for an editable install, where `puzzlesat.__path__` is the api/ folder only)."""
-    names = ["puzzlesat", "puzzlesat.engine"]
-    for sub in ("core", "puzzles", "models", "native_search", "families", "compare", "cli",
-                "certify"):
-        pkg = importlib.import_module(f"puzzlesat.{sub}")
+    """Every module of the package (walked through each mapped folder, pyproject.toml's
+    package-dir, which also works for an editable install, where `puzzlesat.__path__` is the
+    api/ folder only)."""
+    with open(Path(__file__).resolve().parents[1] / "pyproject.toml", "rb") as f:
+        mapped = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
+    names = ["puzzlesat.engine"]
+    for name in mapped:
+        pkg = importlib.import_module(name)
         names.append(pkg.__name__)
-        names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
+        names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")
+                  if not m.name.endswith(".__main__")]  # `python -m puzzlesat` runs the CLI
     return sorted(set(names))
 
 

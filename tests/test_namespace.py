@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -39,7 +40,9 @@ def test_wheel_top_level_is_puzzlesat_only():
 
 
 def test_user_modules_named_like_ours_do_not_shadow(tmp_path):
-    for name in ("models", "compare", "puzzles", "native_search"):
+    with open(REPO / "pyproject.toml", "rb") as f:  # the folder map: every folder's name
+        folders = tomllib.load(f)["tool"]["setuptools"]["package-dir"].values()
+    for name in folders:
         (tmp_path / f"{name}.py").write_text("raise SystemExit('user module imported: %s')\n" % name)
     py = [sys.executable]
     res = subprocess.run(py + ["-c", "import puzzlesat as ps, puzzlesat.compare.runner, "
