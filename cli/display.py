@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..compare.tables import STATUS_COLORS, Table as TableModel, render, results_table
+from ..compare.tables import Table as TableModel, render, results_table
 from ..core.result import Result
 
 out = Console(highlight=False, emoji=False, width=None if sys.stdout.isatty() else 200)
@@ -86,9 +86,8 @@ def rich_table(t: TableModel) -> Table:
         for i in idx:
             c = row[i]
             text = escape(c.shown())
-            color = STATUS_COLORS.get(str(c.value)) if c.kind in ("status", "verdict") else None
-            if color:
-                text = f"[{color}]{text}[/]"
+            if c.color:
+                text = f"[{c.color}]{text}[/]"
             if c.best and text:
                 text = f"[bold]{text}[/]"
             cells.append(text)
@@ -96,9 +95,9 @@ def rich_table(t: TableModel) -> Table:
     return rt
 
 
-def _table(title: str, results: list[Result]) -> Table:
-    """The rich table of results (solve, compare)."""
-    return rich_table(results_table(title, results))
+def _table(title: str, results: list[Result], wrong: list[str | None] | None = None) -> Table:
+    """The rich table of results (solve, compare; `wrong`: the comparison's refuted answers)."""
+    return rich_table(results_table(title, results, wrong=wrong))
 
 
 def print_tables(tables: list[TableModel], fmt: str, machine: dict | None = None) -> None:

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from .. import compare as api_compare
 from ..compare import api
-from ..compare.crossval import Comparison, Verdict, judge
+from ..compare.crossval import Comparison, Verdict, assess
 from ..compare.plan import plan
 from ..core import __version__
 from ..core.config import parse_pairs
@@ -346,13 +346,13 @@ def compare(instances, engine_list, jobs, fmt, allow_code, task, time_limit, mem
                                 **opts)
         except tuple(INTERRUPTED) as e:
             if done:
-                verdict, reasons = judge(done, fam.sense, ftask)
-                partial = Comparison(inst.name, ftask, verdict, reasons, done)
+                a = assess(done, fam.sense, ftask)
+                partial = Comparison(inst.name, ftask, a.verdict, a.reasons, done, wrong=a.wrong)
                 if as_json:
                     print(json.dumps({**partial.to_json(max_solutions=max_solutions), "interrupted": True},
                                      default=str))
                 elif fmt == "text":
-                    out.print(_table(f"{label}  task={ftask}  (interrupted)", done))
+                    out.print(_table(f"{label}  task={ftask}  (interrupted)", done, partial.wrong))
                 else:
                     t = partial.table_model()
                     t.title += " (interrupted)"
@@ -365,7 +365,7 @@ def compare(instances, engine_list, jobs, fmt, allow_code, task, time_limit, mem
         elif fmt != "text":
             tables.append(c.table_model())
         else:
-            out.print(_table(f"{label}  task={ftask}", c.results))
+            out.print(_table(f"{label}  task={ftask}", c.results, c.wrong))
             color = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}[c.verdict.value]
             out.print(f"verdict: [{color}]{escape(c.verdict_text())}[/]")
             for reason in c.reasons:

@@ -14,8 +14,8 @@ from .tables import Table, results_table, run_params, to_html
 
 class Verdict(str, enum.Enum):
     AGREE = "AGREE"            # every engine finished; same objective and count; all solutions checked
-    DISAGREE = "DISAGREE"      # a mismatch, a failed check or an engine error
-    INCOMPLETE = "INCOMPLETE"  # no mismatch, but some engine stopped at its limit
+    DISAGREE = "DISAGREE"      # a mismatch, or an answer the checker refuted
+    INCOMPLETE = "INCOMPLETE"  # no mismatch, but some engine stopped at its limit or crashed (ERROR)
 
     def __str__(self) -> str:
         return self.value
@@ -31,6 +31,11 @@ class Comparison:
     reasons: list[str]
     results: list[Result] = field(default_factory=list)
     specs: dict[str, str] = field(default_factory=dict)  # configuration name -> canonical form
+    wrong: list[str | None] = field(default_factory=list)  # per result: why its answer is refuted
+
+    def __post_init__(self) -> None:
+        if len(self.wrong) != len(self.results):  # made without an assessment: nothing refuted
+            self.wrong = [None] * len(self.results)
 
     def to_json(self, fam: Family | None = None, inst: Any = None, max_solutions: int | None = None) -> dict:
         """As `compare --json` prints it: the verdict and every result's record."""
@@ -38,7 +43,8 @@ class Comparison:
         return {"instance": self.instance, "family": first.family if first else None,
                 "task": str(self.task), "verdict": str(self.verdict), "reasons": self.reasons,
                 "certified": self.certified,
-                "results": [r.to_record(max_solutions) for r in self.results]}
+                "results": [{**r.to_record(max_solutions), "wrong": w}
+                            for r, w in zip(self.results, self.wrong)]}
 
     @property
     def certified(self) -> list[str]:
@@ -53,9 +59,10 @@ class Comparison:
         return str(self.verdict)
 
     def table_model(self) -> Table:
-        """The comparison as a table model (compare/tables.py): one row per result, the fastest
-        run that finished within its limit marked best unless the verdict is DISAGREE, the
-        reasons as notes, task, limits and configurations as parameters."""
+        """The comparison as a table model (compare/tables.py): one row per result (a refuted
+        answer says `wrong` in its status), the fastest run that finished within its limit marked
+        best unless the verdict is DISAGREE, the reasons as notes, task, limits and configurations
+        as parameters."""
         first = self.results[0] if self.results else None
         name = f"{first.family}/{self.instance}" if first else self.instance
         params = run_params(self.results, self.task)
@@ -64,7 +71,7 @@ class Comparison:
             params["configurations"] = specs
         t = results_table("compare", self.results,
                           key={"instance": name, "task": str(self.task), "verdict": str(self.verdict)},
-                          params=params, best=self.verdict is not Verdict.DISAGREE)
+                          params=params, best=self.verdict is not Verdict.DISAGREE, wrong=self.wrong)
         t.notes = list(self.reasons)
         return t
 
@@ -74,12 +81,13 @@ class Comparison:
 
     def table(self) -> list[dict[str, Any]]:
         """One plain row per result: config, engine, status, objective, count, checked (passed
-        the checker), failed, seconds, reason."""
+        the checker), failed, seconds, reason, certificate, wrong (why its answer is refuted, or
+        None)."""
         return [{"config": r.label, "engine": r.engine, "status": r.status.value, "objective": r.objective,
                  "count": r.count, "checked": r.checked, "failed": r.failed,
                  "seconds": round(r.seconds, 4), "reason": r.reason,
-                 "certificate": (r.certificate or {}).get("verdict")}
-                for r in self.results]
+                 "certificate": (r.certificate or {}).get("verdict"), "wrong": w}
+                for r, w in zip(self.results, self.wrong)]
 
 
 def compare_runs(runs: list[Run], *, on_result: Callable[[Result], None] | None = None,
@@ -99,9 +107,9 @@ def compare_runs(runs: list[Run], *, on_result: Callable[[Result], None] | None 
     results = run_all(runs, on_result=on_result, progress_for=progress_for, isolate=isolate,
                       jobs=jobs)
     first = runs[0]
-    verdict, reasons = judge(results, first.family.sense, first.task)
-    return Comparison(getattr(first.instance, "name", "?"), first.task, verdict, reasons, results,
-                      {run.label: run.spec for run in runs})
+    a = assess(results, first.family.sense, first.task)
+    return Comparison(getattr(first.instance, "name", "?"), first.task, a.verdict, a.reasons, results,
+                      {run.label: run.spec for run in runs}, a.wrong)
 
 
 def run_all(runs: list[Run], *, on_result: Callable[[Result], None] | None = None,
@@ -150,36 +158,114 @@ def compare(fam: Family, inst: Any, configs: list, task: Task | str | None = Non
 
 
 def judge(results: list[Result], sense: str | None, task: Task) -> tuple[Verdict, list[str]]:
-    """AGREE / DISAGREE / INCOMPLETE with the reasons for anything but AGREE."""
-    reasons = [f"{r.label}: ERROR ({r.reason})" for r in results if r.status is Status.ERROR]
-    found = [r for r in results if r.solutions]
-    infeasible = [r for r in results if r.status is Status.INFEASIBLE]
+    """AGREE / DISAGREE / INCOMPLETE with the reasons for anything but AGREE (`assess`)."""
+    a = assess(results, sense, task)
+    return a.verdict, a.reasons
+
+
+@dataclass
+class Assessment:
+    """The verdict on several results of one instance, and which answers it refutes.
+
+    `wrong[i]` says why result i's answer is refuted (None: it is not): its own solutions or
+    claims failed the runner's checks, or another result's *checked* answer contradicts it — a
+    checked solution refutes INFEASIBLE; a checked solution better than a claimed optimum refutes
+    that optimum; more distinct checked solutions than a claimed count refute that count. Positive
+    answers are backed by checked solutions and are never the culprit; a contradiction between
+    answers of which neither is checked (a hand-edited store) leaves every answer unrefuted and
+    says so in `reasons`. A crash (`failed`) is no answer: it is left out of the comparison."""
+
+    verdict: Verdict
+    reasons: list[str]
+    wrong: list[str | None]
+
+
+def crashed(r: Result) -> bool:
+    """An ERROR that is the engine's own failure (it raised, died, gave up) — no answer at all —
+    as opposed to an answer the runner's checks refuted (`Result.refuted`)."""
+    return r.status is Status.ERROR and not r.refuted
+
+
+def _backed_count(r: Result) -> int | None:
+    """The number of distinct solutions the checker passed for `r` (a lower bound on the true
+    count whatever `r` claims), where known."""
+    if r.status is Status.OPTIMAL and r.count is not None and r.checked >= r.count:
+        return r.count
+    lb = r.stats.get("count_lower_bound")
+    return lb if isinstance(lb, int) and not isinstance(lb, bool) else None
+
+
+def assess(results: list[Result], sense: str | None, task: Task) -> Assessment:
+    """The verdict over `results` (one instance, one task) and the refuted answers (Assessment).
+
+    DISAGREE: an answer is refuted (by the checker, or by another result's checked answer), or
+    two answers contradict each other; INCOMPLETE: no contradiction, but some engine stopped at a
+    limit or crashed (a crash is ERROR, never DISAGREE: the verdict is the other results', and
+    the reasons name the crash); AGREE: every engine finished with the same answer."""
+    wrong: list[str | None] = [None] * len(results)
+    reasons: list[str] = []
+    crashes = [r for r in results if crashed(r)]
+    live = [(i, r) for i, r in enumerate(results) if not crashed(r)]
+    for i, r in live:
+        if r.status is Status.ERROR:  # refuted by the runner's own checks
+            wrong[i] = f"its answer failed the runner's checks: {_last_line(r.reason)}"
+            reasons.append(f"{r.label}: answer refuted by the checker ({_last_line(r.reason)})")
+    answers = [(i, r) for i, r in live if r.status is not Status.ERROR]
+    found = [r for _, r in answers if r.solutions]
+    infeasible = [(i, r) for i, r in answers if r.status is Status.INFEASIBLE]
     if found and infeasible:
-        reasons.append(f"{', '.join(r.label for r in infeasible)} say INFEASIBLE but "
+        reasons.append(f"{', '.join(r.label for _, r in infeasible)} say INFEASIBLE but "
                        f"{', '.join(r.label for r in found)} found checked solutions")
+        for i, r in infeasible:
+            wrong[i] = f"claimed INFEASIBLE, but {found[0].label} found a checked solution"
     if task is not Task.FEASIBLE:
-        proved = [r for r in results if r.status is Status.OPTIMAL]
+        proved = [(i, r) for i, r in answers if r.status is Status.OPTIMAL]
         if sense is not None:
-            objs = {r.objective for r in proved}
+            checked = [r for r in found if r.objective is not None]
+            best = (min if sense == "min" else max)(checked, key=lambda r: r.objective, default=None)
+            objs = {r.objective for _, r in proved}
             if len(objs) > 1:
-                reasons.append("optima differ: " + ", ".join(f"{r.label}={r.objective}" for r in proved))
-            for r in results:
-                if r.status is Status.FEASIBLE and r.objective is not None and objs and len(objs) == 1:
-                    opt = next(iter(objs))
-                    if (r.objective < opt) if sense == "min" else (r.objective > opt):
+                reasons.append("optima differ: " + ", ".join(f"{r.label}={r.objective}" for _, r in proved))
+            for i, r in proved:
+                if best is not None and r.objective is not None and (
+                        r.objective > best.objective if sense == "min" else r.objective < best.objective):
+                    wrong[i] = (f"claimed optimum {r.objective}, but {best.label} found a checked "
+                                f"solution of {best.objective}")
+            if len(objs) == 1:
+                opt = next(iter(objs))
+                for _, r in answers:
+                    if r.status is Status.FEASIBLE and r.objective is not None and (
+                            r.objective < opt if sense == "min" else r.objective > opt):
                         reasons.append(f"{r.label} found {r.objective}, better than the proved {opt}")
         if task is Task.COUNT:
-            counts = {r.count for r in proved}
+            counts = {r.count for _, r in proved}
             if len(counts) > 1:
-                reasons.append("counts differ: " + ", ".join(f"{r.label}={r.count}" for r in proved))
-            for r in results:
+                reasons.append("counts differ: " + ", ".join(f"{r.label}={r.count}" for _, r in proved))
+            backed = [(b, r) for _, r in answers if (b := _backed_count(r)) is not None]
+            most = max(backed, key=lambda x: x[0], default=None)
+            for _, r in answers:
                 lb = r.stats.get("count_lower_bound")
-                if lb is not None and counts and len(counts) == 1 and lb > next(iter(counts)):
+                if lb is not None and len(counts) == 1 and lb > next(iter(counts)):
                     reasons.append(f"{r.label} found {lb} solutions, more than the proved count")
+            for i, r in proved:
+                if most is not None and r.count is not None and r.count < most[0]:
+                    wrong[i] = (f"counted {r.count}, but {most[1].label} found {most[0]} distinct "
+                                "checked solutions")
+    if reasons and not any(wrong):
+        reasons.append("the culprit cannot be told: no answer is refuted by a checked one, so none "
+                       "is scored wrong")
+    notes = [f"{r.label}: ERROR ({_last_line(r.reason) or 'no reason given'}): no answer, left out "
+             "of the comparison" for r in crashes]
     if reasons:
-        return Verdict.DISAGREE, reasons
-    unfinished = [r for r in results if not r.finished()]
-    if unfinished:
-        return Verdict.INCOMPLETE, [f"{r.label}: {r.status} ({r.reason or 'limit reached'})"
-                                    for r in unfinished]
-    return Verdict.AGREE, []
+        return Assessment(Verdict.DISAGREE, reasons + notes, wrong)
+    unfinished = [r for _, r in answers if not r.finished()]
+    if unfinished or crashes:
+        return Assessment(Verdict.INCOMPLETE, notes + [f"{r.label}: {r.status} ({r.reason or 'limit reached'})"
+                                                       for r in unfinished], wrong)
+    return Assessment(Verdict.AGREE, [], wrong)
+
+
+def _last_line(text: str | None) -> str:
+    """The last non-empty line of a reason (a traceback's exception line)."""
+    lines = [x for x in (text or "").strip().splitlines() if x.strip()]
+    return lines[-1].strip() if lines else ""

@@ -11,11 +11,14 @@ Vocabulary:
                     with certify, the certificate's verdict, proof bytes and checker CPU seconds
     finished        the run proved its answer within its time limit: a run that ends after the
                     limit (a solver that ignores interrupts runs into the grace period) counts as
-                    unsolved in the table, as in campaign reports (`over_limit`)
+                    unsolved in the table, as in campaign reports (`over_limit`); so does a run
+                    whose answer the cross-check refutes (`wrong`: crossval.assess says why)
     verdict         crossval.judge over every run of every configuration on one instance (names
                     in reasons are configuration names; `#i` numbers repeats)
     best            per instance, the configuration with the smallest median time among those whose
-                    every run finished (marked `*`); none when the verdict is not AGREE
+                    every run finished (marked `*`); none when the verdict is DISAGREE
+    seconds         engine seconds (Result.seconds): the engine's own work, its worker's start-up
+                    (`startup_seconds`) and the runner's checking (`check_seconds`) apart
 
 Every run goes through the runner, so every solution is checked by the family's checker.
 """
@@ -30,9 +33,9 @@ from typing import Any, Callable
 from ..core.config import Config
 from ..core.family import Family
 from ..core.result import Result, Task
-from .crossval import Verdict, judge, run_all
+from .crossval import Verdict, assess, run_all
 from .plan import Run, plan
-from .tables import Column, Table, cell, to_html
+from .tables import Column, Table, cell, status_text, to_html
 
 SOLVER_HEADS = ("sat", "cpsat", "ext")  # engines whose effort figures (conflicts...) are a solver's
 
@@ -54,6 +57,7 @@ class ConfigRow:
                 "status": last["status"], "objective": last["objective"], "count": last["count"],
                 "runs": len(self.runs), "finished": all(r["finished"] for r in self.runs),
                 "over_limit": sum(bool(r["over_limit"]) for r in self.runs),
+                "wrong": sum(bool(r.get("wrong")) for r in self.runs),
                 "median_seconds": round(statistics.median(secs), 4),
                 "min_seconds": round(min(secs), 4), "max_seconds": round(max(secs), 4),
                 "vars": last["vars"], "clauses": last["clauses"], "constraints": last["constraints"],
@@ -87,7 +91,7 @@ def record(r: Result, seed: int | None, repeat: int) -> dict[str, Any]:
     solver = r.engine.split(":")[0] in SOLVER_HEADS
     rec = r.to_record(max_solutions=0)
     del rec["solutions"]
-    rec.update(finished=r.finished() and not r.over_limit(), checked=r.checked, seed=seed,
+    rec.update(finished=r.finished() and not r.over_limit(), wrong=None, checked=r.checked, seed=seed,
                repeat=repeat, vars=_int(st.get("vars")), clauses=_int(st.get("clauses")),
                constraints=_int(st.get("constraints")),
                conflicts=_int(st.get("conflicts")) if solver else None,
@@ -121,7 +125,15 @@ def lab_runs(runs: list[Run], *, repeat: int = 1, seeds: list[int] | None = None
     for (k, run, seed, i), r in zip(units, results):
         rows[k].runs.append(record(r, seed, i))
         named.append(dataclasses.replace(r, config=f"{run.label}#{len(rows[k].runs)}"))
-    verdict, reasons = judge(named, first.family.sense, first.task)
+    a = assess(named, first.family.sense, first.task)
+    verdict, reasons = a.verdict, a.reasons
+    at = {k: 0 for k in range(len(rows))}
+    for (k, *_), why in zip(units, a.wrong):  # a refuted answer: wrong, never finished
+        rec = rows[k].runs[at[k]]
+        at[k] += 1
+        rec["wrong"] = why
+        if why:
+            rec["finished"] = False
     done = [row for row in rows if all(r["finished"] for r in row.runs)]
     if verdict is Verdict.AGREE or done and verdict is Verdict.INCOMPLETE:
         best = min(done, key=lambda row: statistics.median(r["seconds"] for r in row.runs), default=None)
@@ -151,13 +163,15 @@ LAB_COLUMNS = [Column("config"), Column("engine"), Column("status", "status"), C
                Column("median s", "seconds"), Column("spread s"), Column("conflicts", "int"),
                Column("decisions/branches", "int"), Column("solved", "int"),
                Column("runs", "int", only=("csv",)), Column("over_limit", "int", only=("csv",)),
+               Column("wrong", "int", only=("csv",)),
                Column("best", "mark")]
 
 
 def lab_table(rep: dict[str, Any]) -> Table:
     """A lab report (one instance) as a table model: one row per configuration; `solved` counts
     its runs that finished within the time limit (a run past it says `over limit` in its status
-    and is unsolved); the best configuration's median time is marked."""
+    and is unsolved; a run whose answer the cross-check refuted says `wrong` and is unsolved);
+    the best configuration's median time is marked."""
     def n(v):
         return cell(v, "int")
     certs = any(s.get("certificate") for s in rep["configs"])  # runs asked to certify
@@ -179,16 +193,18 @@ def lab_table(rep: dict[str, Any]) -> Table:
         size = s["clauses"] if s["clauses"] is not None else s["constraints"]
         effort = s["decisions"] if s["decisions"] is not None else s["branches"]
         spread = f"{s['min_seconds']:.3f}–{s['max_seconds']:.3f}" if s["runs"] > 1 else ""
-        late = s["over_limit"]
-        status = s["status"] + (" (over limit)" if late else "")
+        late, wrong = s["over_limit"], s.get("wrong", 0)
+        status = status_text(s["status"], bool(late), bool(wrong))
+        if wrong and s["runs"] > 1:
+            status = status.replace("(wrong)", f"({wrong} of {s['runs']} wrong)")
         solved = sum(bool(r["finished"]) for r in rep["runs"][s["config"]]) if "runs" in rep \
             else (s["runs"] if s["finished"] else None)
-        t.add(cell(s["config"]), cell(s["engine"]), cell(s["status"], "status", status),
+        t.add(cell(s["config"]), cell(s["engine"]), cell(s["status"], "status", status, wrong=bool(wrong)),
               n(s["objective"]), n(s["count"]), n(s["vars"]), n(size),
               cell(s["median_seconds"], "seconds", best=s["best"]), cell(spread),
               n(s["conflicts"]), n(effort),
               cell(solved, "int", None if solved is None else f"{solved}/{s['runs']}"),
-              n(s["runs"]), n(late),
+              n(s["runs"]), n(late), n(wrong),
               *((cell(s.get("certificate")), n(s.get("proof_bytes")),
                  cell(s.get("check_seconds"), "seconds")) if certs else ()),
               cell(s["best"], "mark"))

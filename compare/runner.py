@@ -87,7 +87,9 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
                 status, reason = Status.ERROR, "certificate REJECTED: " + str(cert["reason"])
         return Result(name, fam.name, eng.name, task, status, None,
                       0 if task is Task.COUNT and status is Status.INFEASIBLE else None, [],
-                      time.perf_counter() - t0, params, {}, reason, 0, config, 0, cert, fam, inst)
+                      time.perf_counter() - t0, params,
+                      {"termination": "refuted"} if status is Status.ERROR else {}, reason, 0,
+                      config, 0, cert, fam, inst)
     tally = (_StreamCount(fam, inst, eng.identity(opts))
              if task is Task.COUNT and fam.streamed_count else None)
     if isolate:
@@ -98,6 +100,8 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
         sink = (lambda s: tally.extend([s])) if tally else streamed.append
         ctx = Context(opts, run.time_limit, progress, sink)
         out = _call(eng, inst, task, ctx)
+    if out.status is Status.ERROR and not (isinstance(out.reason, str) and out.reason.strip()):
+        out = replace(out, reason=f"engine {eng.name} reported ERROR without a reason")
     stats = dict(out.stats) if isinstance(out.stats, dict) else {}
     params.update(stats.pop("params", {}))  # engines written before 0.3 put them in stats
     params.update(out.params if isinstance(out.params, dict) else {})
@@ -119,6 +123,7 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
         if res.certificate.get("verdict") == "REJECTED":
             res.status = Status.ERROR
             res.reason = "certificate REJECTED: " + str(res.certificate.get("reason"))
+            res.stats["termination"] = "refuted"
     return res
 
 
@@ -610,6 +615,7 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
     if problems:
         status = Status.ERROR
         reason = "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
+        stats = {**stats, "termination": "refuted"}
     if task is not Task.COUNT:
         count = None
     if status in (Status.UNKNOWN, Status.INFEASIBLE) or sense is None:
@@ -636,6 +642,7 @@ def _tallied(fam, inst, eng, task, out: Outcome, tally: _StreamCount, seconds, p
         count = 0 if status is Status.INFEASIBLE else None
     if problems:
         status, reason = Status.ERROR, "; ".join(problems)
+        stats["termination"] = "refuted"
     failed = tally.n - len(tally.hashes)
     return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, status, None, count,
                   tally.kept, seconds, params, stats, reason, len(tally.hashes), None, failed)

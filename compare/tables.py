@@ -40,6 +40,14 @@ class Cell:
     text: str | None = None
     best: bool = False          # the best per instance: bold
     unknown: bool = False       # no answer (a limit): a dash in LaTeX
+    wrong: bool = False         # an answer the cross-check refuted: red where there is colour
+
+    @property
+    def color(self) -> str | None:
+        """The colour of a status or verdict cell (STATUS_COLORS; red for a wrong answer)."""
+        if self.wrong:
+            return "red"
+        return STATUS_COLORS.get(str(self.value)) if self.kind in ("status", "verdict") else None
 
     def shown(self) -> str:
         """The text people read."""
@@ -265,9 +273,8 @@ def to_html(t: Table) -> str:
         for i in idx:
             c = r[i]
             style = f'{_CELL_CSS};text-align:{"right" if t.columns[i].right else "left"}'
-            color = STATUS_COLORS.get(str(c.value)) if c.kind in ("status", "verdict") else None
-            if color:
-                style += f";color:{_HTML_COLORS[color]}"
+            if c.color:
+                style += f";color:{_HTML_COLORS[c.color]}"
             if c.best:
                 style += ";font-weight:bold"
             out.append(f'<td style="{style}">{e(c.shown())}</td>')
@@ -300,34 +307,45 @@ def note_text(r: Any, width: int = 160) -> str:
 
 RESULT_COLUMNS = [Column("engine"), Column("status"), Column("objective", "int"), Column("count", "int"),
                   Column("checked", "int"), Column("time (s)", "seconds"),
-                  Column("over_limit", "int", only=("csv",)), Column("model / search size"),
-                  Column("note")]
+                  Column("over_limit", "int", only=("csv",)), Column("wrong", "int", only=("csv",)),
+                  Column("model / search size"), Column("note")]
+
+
+def status_text(status: Any, late: bool = False, wrong: bool = False) -> str:
+    """A status as tables show it: `(over limit)` for an answer after the time limit, `(wrong)`
+    for an answer the cross-check refuted (crossval.assess)."""
+    return str(status) + (" (over limit)" if late else "") + (" (wrong)" if wrong else "")
 
 
 def results_table(title: str, results: list, key: dict[str, str] | None = None,
-                  params: dict[str, Any] | None = None, best: bool = False) -> Table:
+                  params: dict[str, Any] | None = None, best: bool = False,
+                  wrong: list[str | None] | None = None) -> Table:
     """One row per checked Result (solve, compare). A result that ended after its time limit
-    says `(over limit)` in its status; with `best`, the fastest result that finished within its
-    limit is marked best."""
+    says `(over limit)` in its status, one whose answer the cross-check refuted (`wrong`, per
+    result: why, or None) says `(wrong)` and its reason in the note; with `best`, the fastest
+    result that finished within its limit, and is not wrong, is marked best. Times are engine
+    seconds (Result.seconds: start-up and checking apart)."""
     certs = any(getattr(r, "certificate", None) for r in results)  # runs asked to certify
     cols = list(RESULT_COLUMNS)
     if certs:
         cols.insert(5, Column("certificate"))
+    wrong = list(wrong) if wrong is not None else [None] * len(results)
     t = Table(title, cols, key=dict(key or {}), params=dict(params or {}))
     fastest = None
     if best:
-        done = [r for r in results if r.finished() and not r.over_limit()]
+        done = [r for r, w in zip(results, wrong) if r.finished() and not r.over_limit() and not w]
         fastest = min(done, key=lambda r: r.seconds, default=None)
-    for r in results:
+    for r, w in zip(results, wrong):
         late = r.over_limit()
         checked = f"{r.checked}" + (f" ({r.failed} failed)" if r.failed else "")
         cert = (cell((r.certificate or {}).get("verdict")),) if certs else ()
-        t.add(cell(r.label), cell(str(r.status), "status", str(r.status) + (" (over limit)" if late else "")),
+        note = note_text(r) if not w else f"wrong: {w}"
+        t.add(cell(r.label), cell(str(r.status), "status", status_text(r.status, late, bool(w)), wrong=bool(w)),
               cell(r.objective, "int", None if r.objective is None else str(r.objective)),
               cell(r.count, "int", None if r.count is None else str(r.count)),
               cell(r.checked, "int", checked), *cert,
               cell(round(r.seconds, 4), "seconds", best=r is fastest),
-              cell(int(late), "int"), cell(size_text(r.stats)), cell(note_text(r)))
+              cell(int(late), "int"), cell(int(bool(w)), "int"), cell(size_text(r.stats)), cell(note))
     return t
 
 

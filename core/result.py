@@ -17,6 +17,7 @@ solver, a search, or anything else of puzzlesat.
 from __future__ import annotations
 
 import enum
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,6 +144,10 @@ class Context:
         return c
 
 
+# how the runner words a refutation (records from before the "refuted" termination mark)
+_REFUTATION = re.compile(r"(solution \d+ (fails the checker|repeats an earlier one)|claims |\d+ solutions "
+                         r"repeat earlier ones|certificate REJECTED)")
+
 # the fields of a record, in order (the CLI's `solve --json`, the campaign store, lab, bench)
 RECORD_FIELDS = ("instance", "family", "engine", "config", "task", "status", "objective", "count",
                  "solutions", "solutions_checked", "solutions_failed", "seconds", "over_limit",
@@ -181,6 +186,20 @@ class Result:
     def certified(self) -> bool:
         """True when the answer's every proof was checked VERIFIED (`certificate`)."""
         return bool(self.certificate) and self.certificate.get("verdict") == "VERIFIED"
+
+    @property
+    def refuted(self) -> bool:
+        """True when this is ERROR because the runner's checks refuted the engine's answer (a
+        solution failed the checker, a claim contradicts the checked solutions, a certificate was
+        REJECTED: `stats["termination"] == "refuted"`), as opposed to an engine that failed to
+        answer (raised, died, gave up). Records written before 0.4 carry no such mark: there the
+        runner's own wording of a refutation is recognised."""
+        if self.status is not Status.ERROR:
+            return False
+        term = self.stats.get("termination")
+        if term is not None:
+            return term == "refuted"
+        return bool(_REFUTATION.match(self.reason or ""))
 
     @property
     def label(self) -> str:

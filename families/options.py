@@ -9,8 +9,15 @@ from ..core.family import Option
 from ..core.procs import find_program, split_command
 from ..core.result import InputError, Task
 
+def _workers(value: int, engine: str) -> None:
+    if value < 1:
+        raise InputError(f"option workers={value} of engine {engine}: must be at least 1 (CP-SAT "
+                         "num_workers; 1 is the default)")
+
+
 CPSAT_OPTIONS = (
-    Option("workers", 1, "CP-SAT num_workers (enumeration always uses 1: more workers drop solutions)"),
+    Option("workers", 1, "CP-SAT num_workers (enumeration always uses 1: more workers drop solutions)",
+           check=_workers),
     Option("linearization_level", 0, "CP-SAT linearization_level (0 measured far better here)"),
     Option("seed", 0, "CP-SAT random_seed"),
 )

@@ -58,6 +58,9 @@ def solve(model: cp_model.CpModel, p: dict[str, Any], ctx: Context,
     """Solve once; our Status (a time limit maps to UNKNOWN or FEASIBLE, never INFEASIBLE)."""
     solver = make_solver(p, ctx)
     st = solver.solve(model, callback) if callback is not None else solver.solve(model)
+    if st == cp_model.MODEL_INVALID:  # a bug of ours or a bad parameter: an error with CP-SAT's words
+        raise RuntimeError("CP-SAT: MODEL_INVALID: " + (solver.solution_info() or model.validate()
+                                                         or "no reason given"))
     return _STATUS.get(st, Status.ERROR), solver
 
 

@@ -269,7 +269,9 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
 
     try:
         out = _search(task, ctx, decide, call_hook(hook, inst, task, opts, None), stats, certifying)
-    except (ValueError, _Lie) as e:
+    except _Lie as e:  # the solver's answer is refuted (by its own model): a wrong answer, caught
+        out = Outcome(Status.ERROR, stats={**stats, "termination": "refuted"}, reason=str(e))
+    except ValueError as e:
         out = Outcome(Status.ERROR, stats=stats, reason=str(e))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

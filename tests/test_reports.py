@@ -66,6 +66,29 @@ def late(tmp_path_factory):
     return d, d / "late.db", optimum
 
 
+LIAR_ENGINE = """
+from puzzlesat.engine import Outcome, Status
+
+
+def run(inst, task, ctx):
+    \"\"\"Claims at once that no solution exists (every board below has one).\"\"\"
+    return Outcome(Status.INFEASIBLE, reason="made up")
+"""
+
+
+@pytest.fixture(scope="module")
+def liar(tmp_path_factory):
+    """2 sliding boards x native, liar (a false 'no solution' in no time); task optimize, 4 s."""
+    d = tmp_path_factory.mktemp("liar")
+    boards(d / "boards", 2, seed=5)
+    (d / "liar.py").write_text(LIAR_ENGINE)
+    sp = spec(d, 'name = "liar"\ninstances = ["boards/*.toml"]\ntask = "optimize"\ntime_limit = 4\n'
+                 '[configs]\nnative = "native"\nliar = "liar.py:run"\n')
+    p = cli("campaign", "run", str(sp), "--store", str(d / "liar.db"), "--allow-code", cwd=d)
+    assert p.returncode == 0, p.stderr
+    return d, d / "liar.db"
+
+
 # ---- the table model ------------------------------------------------------------------------------
 def _toy() -> Table:
     t = Table("toy & 100% <b>", [Column("config"), Column("status", "status"), Column("seconds", "seconds"),
@@ -143,7 +166,56 @@ def test_campaign_report_formats_count_late_answers_unsolved(late):
     assert tex.count(r"\begin{table}") == 2 and " & -- \\\\" in tex  # the killed run: a dash
     assert "machine: " in tex and "CPUs" in tex and "late=late.py:run" in tex
     md = cli("campaign", "report", "--store", str(db), "--format", "markdown").stdout
-    assert "| late | late.py:run | 3 | 0 | 3 | 0 | 3 | 6.000 |" in md
+    assert "| late | late.py:run | 3 | 0 | 0 | 3 | 0 | 3 | 6.000 |" in md  # wrong 0: the answers are right
+
+
+def test_a_refuted_answer_is_wrong_never_solved_in_every_format_and_plot(liar, tmp_path):
+    """The liar's 'no solution' is refuted by native's checked solutions: in every format it is
+    wrong, unsolved (PAR-2 twice the limit), never best; off the cactus plot, on the scatter's
+    border. (Before 0.4 it was 'solved 2/2' with the best PAR-2.)"""
+    d, db = liar
+    p = cli("campaign", "report", "--store", str(db), "--json")
+    assert p.returncode == 1  # DISAGREE
+    rep = json.loads(p.stdout)
+    lc, nc = rep["configs"]["liar"], rep["configs"]["native"]
+    assert (lc["solved"], lc["wrong"], lc["unknown"], lc["errors"], lc["par2"]) == (0, 2, 0, 0, 8.0)
+    assert (nc["solved"], nc["wrong"]) == (2, 0) and nc["par2"] < 8.0
+    assert [i["verdict"] for i in rep["instances"]] == ["DISAGREE", "DISAGREE"]
+    for i in rep["instances"]:
+        assert "claimed INFEASIBLE, but native found a checked solution" in i["results"]["liar"]["wrong"]
+        assert i["results"]["native"]["wrong"] is None
+    p = cli("campaign", "report", "--store", str(db))
+    assert p.returncode == 1
+    line = next(x for x in p.stdout.splitlines() if x.startswith("│ liar"))
+    assert [c.strip() for c in line.split("│")[1:9]] == ["liar", "liar.py:run", "2", "0", "2", "0", "0", "0"]
+    scores_csv, inst_csv = cli("campaign", "report", "--store", str(db), "--format", "csv").stdout.split("\n\n")
+    sc = {r["config"]: r for r in csv.DictReader(io.StringIO(scores_csv))}
+    assert (sc["liar"]["solved"], sc["liar"]["wrong"], sc["liar"]["PAR-2 (s)"]) == ("0", "2", "8.0")
+    assert [r["liar"] for r in csv.DictReader(io.StringIO(inst_csv))] == ["wrong (infeasible)"] * 2
+    md = cli("campaign", "report", "--store", str(db), "--format", "markdown").stdout
+    assert "| liar | liar.py:run | 2 | 0 | 2 | 0 | 0 | 0 | 8.000 |" in md  # not bold
+    assert md.count("wrong (infeasible)") == 2 and "**wrong" not in md
+    native_par2 = f"{nc['par2']:.3f}"
+    assert f"| native | native | 2 | 2 | 0 | 0 | 0 | 0 | **{native_par2}** |" in md
+    tex = cli("campaign", "report", "--store", str(db), "--format", "latex").stdout
+    assert tex.count("wrong (infeasible)") == 2 and r"\textbf{8.000}" not in tex
+    assert r"liar & liar.py:run & 2 & 0 & 2 & 0 & 0 & 0 & 8.000" in tex
+    page = tmp_path / "liar.html"
+    p = cli("campaign", "report", "--store", str(db), "--html", str(page), cwd=d)
+    assert p.returncode == 1, p.stderr
+    text = page.read_text(encoding="utf-8")
+    data = json.loads(text.split('<script type="application/json" id="data">')[1].split("</script>")[0])
+    assert sorted((r["config"], bool(r["wrong"])) for r in data["runs"]) == [
+        ("liar", True), ("liar", True), ("native", False), ("native", False)]
+    assert "liar (0)</text>" in text and "native (2)</text>" in text  # the cactus legend
+    assert "<td class=\"num best\" data-v=\"8.0\">" not in text
+    from puzzlesat.compare.campaign.report import per_instance_times
+    from puzzlesat.compare.campaign.store import Store
+    from puzzlesat.compare.campaign.svgplot import scatter_svg
+    store = Store.open_read(db)
+    times = per_instance_times(store.rows())
+    assert all(t == float("inf") for t in times["liar"].values()) and len(times["liar"]) == 2
+    assert scatter_svg(store.rows(), store.meta(), "native", "liar").count("/ unsolved</title>") == 2
 
 
 # ---- the HTML page in a real browser ----------------------------------------------------------------

@@ -22,7 +22,8 @@ from ...core.files import write_atomic
 from ...core.result import InputError
 from ...families.instances import load_instance
 from ..tables import footnote_parts
-from .report import certificate_verdict, cell_text, machine_of, report_params, report_tables
+from .report import (certificate_verdict, cell_text, machine_of, mark_wrong, report_params,
+                     report_tables)
 from .spec import content_hash
 from .store import loads
 from .svgplot import cactus_svg, scatter_svg
@@ -31,7 +32,8 @@ PICTURE_BUDGET = 8_000_000   # bytes of SVG pictures in one page, at most
 MAX_SCATTERS = 6             # scatter plots: the first configuration against each of the next ones
 
 RUN_COLUMNS = (("instance", "text"), ("config", "text"), ("repeat", "num"), ("status", "text"),
-               ("objective", "num"), ("count", "num"), ("seconds", "num"), ("over_limit", "text"),
+               ("wrong", "text"), ("objective", "num"), ("count", "num"), ("seconds", "num"),
+               ("startup_seconds", "num"), ("over_limit", "text"),
                ("termination", "text"), ("certified", "text"), ("picture", "text"))
 
 
@@ -97,6 +99,7 @@ def _pictures(rows: list[dict[str, Any]], insts: dict[str, tuple]) -> tuple[dict
 def page_data(rows: list[dict[str, Any]], meta: dict[str, str], rep: dict[str, Any],
               store_path: str | Path) -> dict[str, Any]:
     """Everything the page shows, as one JSON-able object."""
+    rows = mark_wrong(rows)
     insts = _instances(rows, meta, Path(store_path))
     pics, per_row = _pictures(rows, insts)
     certified = any("certified" in r or r.get("certificate") for r in rows)
@@ -104,8 +107,10 @@ def page_data(rows: list[dict[str, Any]], meta: dict[str, str], rep: dict[str, A
     for r, (pid, why) in zip(rows, per_row):
         runs.append({"instance": r["instance"], "family": r["family"], "config": r["config"],
                      "config_spec": r["config_spec"], "repeat": r["repeat"], "task": r["task"],
-                     "status": r["status"], "objective": r["objective"], "count": r["count"],
-                     "seconds": r["seconds"], "over_limit": bool(r["over_limit"]),
+                     "status": r["status"], "wrong": r.get("wrong") or "",
+                     "objective": r["objective"], "count": r["count"],
+                     "seconds": r["seconds"], "startup_seconds": r.get("startup_seconds"),
+                     "check_seconds": r.get("check_seconds"), "over_limit": bool(r["over_limit"]),
                      "termination": r["termination"], "reason": r["reason"],
                      "certified": r.get("certified") or certificate_verdict(r), "cell": cell_text(r),
                      "picture": pid,
@@ -186,7 +191,9 @@ def render_html(rows: list[dict[str, Any]], meta: dict[str, str], rep: dict[str,
 </section>
 <section id="scores"><h2>Scores per configuration</h2>
 <p class="small">solved: finished with a proved answer within the time limit (a run past the limit
-is unsolved); PAR-2: mean seconds, unsolved counted as twice the limit; best PAR-2 in bold.</p>
+is unsolved); wrong: an answer the cross-check refuted (unsolved, and its configuration is never
+best); PAR-2: mean engine seconds, unsolved and wrong counted as twice the limit; best PAR-2 in
+bold. Times are engine seconds: the worker's start-up and the checking are apart.</p>
 <table id="score-table" class="sortable"><thead><tr>{"".join(f'<th data-key="{k}">{e(c.name)}</th>' for k, c in enumerate(score.columns))}</tr></thead>
 <tbody>{"".join(score_rows)}</tbody></table></section>
 <section id="plots"><h2>Plots</h2><div class="plots">{"".join(plots)}</div>
@@ -248,8 +255,9 @@ let shownRuns = DATA.runs.map((r, i) => i);
 
 function fmt(run, col) {
   const v = run[col];
-  if (col === "seconds") return v === null || v === undefined ? "" : Number(v).toFixed(3);
+  if (col === "seconds" || col === "startup_seconds") return v === null || v === undefined ? "" : Number(v).toFixed(3);
   if (col === "over_limit") return v ? "over limit" : "";
+  if (col === "wrong") return v ? "wrong" : "";
   if (col === "picture") return run.picture ? "yes" : "";
   if (col === "certified") return v === null || v === undefined ? "" : String(v);
   return v === null || v === undefined ? "" : String(v);
@@ -272,7 +280,7 @@ function buildRuns() {
       td.textContent = fmt(run, c);
       if (NUMERIC.has(c)) { td.className = "num"; if (run[c] !== null) td.dataset.v = String(run[c]); }
       if (c === "status") td.className = "s-" + run.status;
-      if (c === "over_limit" && run.over_limit) td.className = "late";
+      if ((c === "over_limit" && run.over_limit) || (c === "wrong" && run.wrong)) td.className = "late";
       tr.appendChild(td);
     });
     tr.addEventListener("click", () => showRun(i, tr));
@@ -328,8 +336,9 @@ function showRun(i, tr) {
   h.textContent = run.instance + " · " + run.config + (run.repeat ? " #" + run.repeat : "");
   box.appendChild(h);
   const lines = [["status", run.status + (run.over_limit ? " (over the time limit: unsolved)" : "")],
-    ["value", run.cell], ["configuration", run.config_spec], ["task", run.task],
-    ["seconds", fmt(run, "seconds")], ["CPU seconds", run.cpu_seconds], ["peak memory MB", run.peak_memory_mb],
+    ["wrong", run.wrong], ["value", run.cell], ["configuration", run.config_spec], ["task", run.task],
+    ["engine seconds", fmt(run, "seconds")], ["start-up seconds", fmt(run, "startup_seconds")],
+    ["check seconds", run.check_seconds], ["CPU seconds", run.cpu_seconds], ["peak memory MB", run.peak_memory_mb],
     ["termination", run.termination], ["reason", run.reason], ["host", run.host]];
   if (DATA.certified_column) lines.push(["certified", run.certified]);
   const dl = document.createElement("dl");

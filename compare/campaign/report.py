@@ -2,11 +2,18 @@
 (the rules of `compare`: crossval.judge), cactus and scatter plots.
 
 Vocabulary: a job is *solved* when it finished (Result.finished: OPTIMAL or INFEASIBLE, and
-FEASIBLE for task feasible) within its time limit: a job that ended after the limit (`over_limit`:
-a solver that ignores interrupts ran into the grace period) is unsolved in every table and plot,
-though its answer still counts for the verdict (it is checked like any other); PAR-2 is the mean
-over a configuration's jobs of the job's seconds if solved, else twice the time limit; the median
-time is over solved jobs.
+FEASIBLE for task feasible) within its time limit and its answer is not refuted: a job that ended
+after the limit (`over_limit`: a solver that ignores interrupts ran into the grace period) is
+unsolved in every table and plot, though its answer still counts for the verdict (it is checked
+like any other). A job is *wrong* when the cross-check refutes its answer (crossval.assess: the
+runner's checks refuted it, or another job's checked answer contradicts it — a checked solution
+against its INFEASIBLE, a better checked solution against its optimum, more distinct checked
+solutions against its count): it is unsolved, says `wrong` in every table, is off the cactus plot
+and on the scatter plots' border, and its configuration is never marked best. PAR-2 is the mean
+over a configuration's jobs of the job's engine seconds if solved, else (unsolved or wrong) twice
+the time limit; the median time is over solved jobs. Times are engine seconds (the store's
+`seconds`: start-up and checking apart); a store written before 0.4 holds the runner's wall
+seconds there, start-up included (the report says how many such jobs it read).
 """
 from __future__ import annotations
 
@@ -20,7 +27,7 @@ from typing import Any
 from ...core.files import write_atomic
 from ...core.result import Status, Task
 
-from ..crossval import Verdict, judge
+from ..crossval import Verdict, assess
 from ...families.registry import families
 from ...core.result import Result
 from ..tables import Column, Table, cell, to_html
@@ -45,8 +52,54 @@ def as_result(row: dict[str, Any]) -> Result:
 
 
 def solved(row: dict[str, Any]) -> bool:
-    """The job finished with a proved answer within its time limit."""
-    return row["termination"] == "done" and not over_limit(row) and as_result(row).finished()
+    """The job finished with a proved answer within its time limit, and the answer is not
+    refuted (`wrong`, set by `mark_wrong`)."""
+    return (row["termination"] == "done" and not over_limit(row) and not row.get("wrong")
+            and as_result(row).finished())
+
+
+def _judged(rows: list[dict[str, Any]]) -> list[tuple[tuple[str, str], list[dict[str, Any]], Any]]:
+    """Per instance and task: (key, its rows, crossval.assess over them), repeats named `#i`."""
+    by: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        by[(r["instance"], r["task"])].append(r)
+    out = []
+    for key, rs in by.items():
+        fam = families().get(rs[0]["family"])
+        results = []
+        for r in rs:
+            res = as_result(r)
+            if len([x for x in rs if x["config"] == r["config"]]) > 1:
+                res.engine = f"{r['config']}#{r['repeat']}"
+            results.append(res)
+        out.append((key, rs, assess(results, fam.sense if fam else None, Task(rs[0]["task"]))))
+    return out
+
+
+def mark_wrong(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every row (in place) with `wrong`: why the cross-check refutes its answer, or None
+    (crossval.assess over the rows of its instance and task; the parts of a split count take the
+    verdict on their merged count). Returns `rows`."""
+    merged, _ = merge_parts(rows)
+    split: dict[tuple, str | None] = {}
+    for _, rs, a in _judged(merged):
+        for r, why in zip(rs, a.wrong):
+            r["wrong"] = why
+            if r.get("parts_merged"):
+                split[_split_key(r)] = why
+    for r in rows:
+        if _parts(r)[1] > 1 and not r.get("parts_merged"):
+            r["wrong"] = split.get(_split_key(r))
+    return rows
+
+
+def _marked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`rows`, marked by `mark_wrong` unless they are already."""
+    return rows if all("wrong" in r for r in rows) else mark_wrong(rows)
+
+
+def _split_key(r: dict[str, Any]) -> tuple:
+    return (r["instance"], r["task"], r["config"], r["repeat"], _parts(r)[1])
 
 
 def certificate_verdict(row: dict[str, Any]) -> str | None:
@@ -60,9 +113,10 @@ def par2(row: dict[str, Any]) -> float:
 
 
 def config_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per configuration: spec, engine, jobs, solved, unknown, errors, by termination, PAR-2, median."""
+    """Per configuration: spec, engine, jobs, solved, wrong, unknown, errors, by termination,
+    PAR-2, median."""
     by: dict[str, list[dict]] = defaultdict(list)
-    for r in rows:
+    for r in _marked(rows):
         by[r["config"]].append(r)
     out = {}
     for name in sorted(by, key=lambda n: min(r["started"] or "" for r in by[n])):
@@ -74,8 +128,9 @@ def config_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         out[name] = {
             "spec": rs[0]["config_spec"], "engines": sorted({r["engine"] for r in rs}), "jobs": len(rs),
             "solved": sum(map(solved, rs)),
-            "unknown": sum(1 for r in rs if r["status"] != "ERROR" and not solved(r)),
-            "errors": sum(1 for r in rs if r["status"] == "ERROR"),
+            "wrong": sum(1 for r in rs if r.get("wrong")),
+            "unknown": sum(1 for r in rs if r["status"] != "ERROR" and not solved(r) and not r.get("wrong")),
+            "errors": sum(1 for r in rs if r["status"] == "ERROR" and not r.get("wrong")),
             "certified": sum(1 for r in rs if certificate_verdict(r) == "VERIFIED"),
             "over_limit": sum(map(over_limit, rs)),
             "termination": dict(sorted(terms.items())),
@@ -87,30 +142,24 @@ def config_table(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def verdicts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per instance (and task, if a spec changed its task): the verdict across every configuration
-    and repeat, DISAGREE first."""
-    by: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for r in rows:
-        by[(r["instance"], r["task"])].append(r)
+    and repeat, DISAGREE first; each job's `wrong` says why its answer is refuted (or None)."""
     out = []
-    for (inst, task_name), rs in by.items():
-        fam = families().get(rs[0]["family"])
-        sense = fam.sense if fam else None
-        task = Task(rs[0]["task"])
-        results = []
-        for r in rs:
-            res = as_result(r)
-            if len([x for x in rs if x["config"] == r["config"]]) > 1:
-                res.engine = f"{r['config']}#{r['repeat']}"
-            results.append(res)
-        v, reasons = judge(results, sense, task)
-        out.append({"instance": inst, "family": rs[0]["family"], "task": task_name, "verdict": str(v),
-                    "reasons": reasons,
+    for (inst, task_name), rs, a in _judged(rows):
+        out.append({"instance": inst, "family": rs[0]["family"], "task": task_name,
+                    "verdict": str(a.verdict), "reasons": a.reasons,
                     "results": {f"{r['config']}" + (f"#{r['repeat']}" if r["repeat"] else ""):
                                 {"status": r["status"], "objective": r["objective"], "count": r["count"],
                                  "seconds": r["seconds"], "termination": r["termination"],
-                                 "over_limit": bool(over_limit(r))} for r in rs}})
+                                 "over_limit": bool(over_limit(r)), "wrong": why}
+                                for r, why in zip(rs, a.wrong)}})
     out.sort(key=lambda d: (VERDICT_ORDER[Verdict(d["verdict"])], d["instance"]))
     return out
+
+
+def before_engine_time(rows: list[dict[str, Any]]) -> int:
+    """How many finished jobs were stored before 0.4, whose `seconds` are the runner's wall
+    (the worker's start-up included) rather than engine seconds: those without `startup_seconds`."""
+    return sum(1 for r in rows if r["termination"] == "done" and r.get("startup_seconds") is None)
 
 
 def _parts(row: dict[str, Any]) -> tuple[int, int]:
@@ -128,7 +177,7 @@ def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
     plain, groups = [], defaultdict(list)
     for r in rows:
         part, parts = _parts(r)
-        if parts > 1:
+        if parts > 1 and not r.get("parts_merged"):
             groups[(r["instance"], r["task"], r["config"], r["repeat"], parts)].append(r)
         else:
             plain.append(r)
@@ -148,14 +197,16 @@ def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                    started=min((r["started"] or "") for r in rs),
                    finished=max((r["finished"] or "") for r in rs),
                    stats=json.dumps({"parts": parts}), params=rs[0]["params"],
-                   over_limit=int(any(map(over_limit, rs))))
+                   over_limit=int(any(map(over_limit, rs))), parts_merged=parts)
         errors = [r for r in rs if r["status"] == "ERROR"]
         if complete:
             row.update(status="OPTIMAL", termination="done",
                        reason=f"sum of {parts} parts, each counted exactly")
         elif errors:
+            refuted = as_result(errors[0]).refuted  # a part's answer refuted: so is the sum's
             row.update(status="ERROR", termination="error",
-                       reason=f"part {_parts(errors[0])[0]}: {errors[0]['reason']}")
+                       reason=f"part {_parts(errors[0])[0]}: {errors[0]['reason']}",
+                       stats=json.dumps({"parts": parts, **({"termination": "refuted"} if refuted else {})}))
         else:
             row.update(status="UNKNOWN", termination="time",
                        reason=f"{len(ok)} of {parts} parts finished: the count is not known")
@@ -173,10 +224,12 @@ def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
 def report(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
     """The JSON report: {"campaign", "jobs", "configs": {...}, "instances": [...], "splits":
     [...]} — a split count's parts counted as one job of its configuration (`merge_parts`)."""
-    merged, splits = merge_parts(rows)
+    merged, splits = merge_parts(mark_wrong(rows))
+    _marked(merged)
     rep = CampaignReport({"campaign": meta.get("campaign"), "task": task_of(rows, meta),
                           "jobs": len(rows), "configs": config_table(merged),
-                          "instances": verdicts(merged), "splits": splits})
+                          "instances": verdicts(merged), "splits": splits,
+                          "before_engine_time": before_engine_time(rows)})
     rep.rows, rep.jobs_rows, rep.meta = merged, rows, dict(meta)
     return rep
 
@@ -248,23 +301,34 @@ def report_params(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str,
 
 
 def report_tables(rep: dict[str, Any], rows: list[dict[str, Any]], meta: dict[str, str]) -> list[Table]:
-    """The report as table models: the configurations' scores (the lowest PAR-2 in bold), the
-    instances (verdict, then per configuration its value and seconds; the fastest solved one in
-    bold unless the verdict is DISAGREE; no answer at all: a dash in LaTeX), the split counts."""
+    """The report as table models: the configurations' scores (the lowest PAR-2 among those
+    without a wrong answer in bold), the instances (verdict, then per configuration its value and
+    seconds; a refuted answer says `wrong`; the fastest solved one in bold unless the verdict is
+    DISAGREE; no answer at all: a dash in LaTeX), the split counts."""
     params = report_params(rows, meta)
+    rows = _marked(rows)
     certs = any(c.get("certified") for c in rep["configs"].values())  # jobs run with certify
     ct = Table(f"campaign {rep['campaign']}: {rep['jobs']} jobs",
                [Column("config"), Column("spec"), Column("jobs", "int"), Column("solved", "int"),
-                *((Column("certified", "int"),) if certs else ()),
+                *((Column("certified", "int"),) if certs else ()), Column("wrong", "int"),
                 Column("unknown", "int"), Column("errors", "int"), Column("over limit", "int"),
                 Column("PAR-2 (s)", "seconds"), Column("median (s)", "seconds")], params=params)
-    scored = [c for c in rep["configs"].values() if c["solved"]]
+    scored = [c for c in rep["configs"].values() if c["solved"] and not c.get("wrong")]
     best = min((c["par2"] for c in scored), default=None)
     for name, c in rep["configs"].items():
+        wrong = c.get("wrong", 0)
         ct.add(cell(name), cell(c["spec"]), cell(c["jobs"], "int"), cell(c["solved"], "int"),
-               *((cell(c["certified"], "int"),) if certs else ()), cell(c["unknown"], "int"), cell(c["errors"], "int"), cell(c["over_limit"], "int"),
-               cell(c["par2"], "seconds", best=c["solved"] > 0 and c["par2"] == best),
+               *((cell(c["certified"], "int"),) if certs else ()), cell(wrong, "int", wrong=bool(wrong)),
+               cell(c["unknown"], "int"), cell(c["errors"], "int"), cell(c["over_limit"], "int"),
+               cell(c["par2"], "seconds", best=c["solved"] > 0 and not wrong and c["par2"] == best),
                cell(c["median_seconds"], "seconds"))
+    if rep.get("before_engine_time"):
+        ct.notes.append(f"{rep['before_engine_time']} finished jobs were stored before 0.4: their "
+                        "seconds are the runner's wall, the worker's start-up included (newer jobs: "
+                        "engine seconds, start-up apart)")
+    if any(c.get("wrong") for c in rep["configs"].values()):
+        ct.notes.append("wrong: an answer the cross-check refuted (see the verdicts); it counts as "
+                        "unsolved (PAR-2: twice the limit) and its configuration is never marked best")
     configs = list(rep["configs"])
     it = Table("instances (value and seconds per configuration)",
                [Column("instance"), Column("verdict", "verdict"), *(Column(c) for c in configs)],
@@ -282,8 +346,9 @@ def report_tables(rep: dict[str, Any], rows: list[dict[str, Any]], meta: dict[st
             rs = by.get((inst["instance"], inst["task"], c), [])
             text = " / ".join(dict.fromkeys(cell_text(r) for r in rs))
             none = bool(rs) and all(r["status"] == "UNKNOWN" and not r.get("count_lower_bound") for r in rs)
-            cells.append(cell(text, unknown=none,
-                              best=inst["verdict"] != "DISAGREE" and math.isfinite(fastest)
+            wrong = any(r.get("wrong") for r in rs)
+            cells.append(cell(text, unknown=none, wrong=wrong,
+                              best=inst["verdict"] != "DISAGREE" and not wrong and math.isfinite(fastest)
                               and mine.get(c) == fastest))
         it.add(cell(inst["instance"]), cell(inst["verdict"], "verdict"), *cells)
     tables = [ct, it]
@@ -319,7 +384,13 @@ def task_of(rows: list[dict[str, Any]], meta: dict[str, str]) -> str | None:
 
 def cell_text(r: dict[str, Any]) -> str:
     """A short text for one job in the instance table (a proved answer that came after the time
-    limit says `over limit`: it counts as unsolved)."""
+    limit says `over limit`: it counts as unsolved; a refuted one says `wrong`)."""
+    if r.get("wrong"):
+        return "wrong (" + _answer_text(r).replace("ERROR", "refuted by the checker") + ")"
+    return _answer_text(r)
+
+
+def _answer_text(r: dict[str, Any]) -> str:
     if r["status"] == "ERROR":
         return "ERROR"
     if r["termination"] in ("memory", "killed"):
@@ -345,7 +416,7 @@ def cell_text(r: dict[str, Any]) -> str:
 def per_instance_times(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     """config -> instance -> median seconds over repeats (inf where the median job is unsolved)."""
     acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for r in rows:
+    for r in _marked(rows):
         acc[r["config"]][r["instance"]].append(r["seconds"] if solved(r) else math.inf)
     return {c: {i: statistics.median_low(sorted(ts)) for i, ts in d.items()} for c, d in acc.items()}
 

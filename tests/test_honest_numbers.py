@@ -1,0 +1,172 @@
+"""Honest numbers: a refuted answer is wrong (never solved, never best), an engine crash is ERROR
+(never DISAGREE) and every ERROR says why.
+
+Facts: hoppers needs 7 moves; hoppers with first jump 0->6 has 18 optimal sequences (SPEC.md,
+peg); every answer below that contradicts them is made up by a test engine.
+"""
+from __future__ import annotations
+
+import ast
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+import helpers
+from puzzlesat.compare.crossval import Verdict, assess, compare_runs
+from puzzlesat.compare.lab import lab_table, lab_runs
+from puzzlesat.compare.plan import plan
+from puzzlesat.compare.runner import solve
+from puzzlesat.compare.tables import render
+from puzzlesat.core.family import Engine
+from puzzlesat.core.result import Outcome, Result, Status, Task
+from puzzlesat.families.instances import load_instance
+
+FAM, HOP = load_instance("peg/hoppers-first06")
+GOOD = solve(FAM, HOP, "native", "count", isolate=False).solutions  # 18 checked sequences
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fake(fn_name: str) -> Engine:
+    return Engine(f"fake:{fn_name}", f"{__name__}:{fn_name}", (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE))
+
+
+def says_infeasible(inst, task, ctx):
+    return Outcome(Status.INFEASIBLE, reason="made up")
+
+
+def crashes(inst, task, ctx):
+    raise RuntimeError("boom")
+
+
+def undercounts(inst, task, ctx):
+    """A count of 17 with 17 checked solutions: consistent on its own, refuted by 18 elsewhere."""
+    return Outcome(Status.OPTIMAL, 7, 17, GOOD[:17])
+
+
+def bare_error(inst, task, ctx):
+    return Outcome(Status.ERROR)
+
+
+def _runs(*engines, task="optimize"):
+    return plan(FAM, HOP, list(engines), task)
+
+
+# ---- a crash is ERROR, not DISAGREE ------------------------------------------------------------
+def test_an_engine_crash_is_error_and_the_verdict_is_the_other_engines():
+    c = compare_runs(_runs("native", fake("crashes"), "sat"))
+    assert [r.status for r in c.results] == [Status.OPTIMAL, Status.ERROR, Status.OPTIMAL]
+    assert c.verdict is Verdict.INCOMPLETE, c.reasons  # was DISAGREE
+    assert len(c.reasons) == 1 and c.reasons[0].startswith("fake:crashes: ERROR (RuntimeError: boom)")
+    assert c.wrong == [None, None, None]  # a crash gave no answer: nothing to refute
+    c = compare_runs(_runs(fake("crashes"), fake("says_infeasible"), "native"))
+    assert c.verdict is Verdict.DISAGREE  # the others disagree among themselves
+    assert any("boom" in r for r in c.reasons) and c.wrong[1] and not c.wrong[0]
+
+
+def test_an_answer_the_checker_refuted_is_disagree_and_wrong():
+    def lies(inst, task, ctx):
+        a, b, cc = GOOD[0][0]
+        return Outcome(Status.OPTIMAL, 7, None, (((cc, b, a),) + GOOD[0][1:],))
+    c = compare_runs(_runs("native", lies))
+    assert c.results[1].status is Status.ERROR and c.results[1].refuted
+    assert c.verdict is Verdict.DISAGREE and c.wrong[0] is None
+    assert "failed the runner's checks" in c.wrong[1]
+
+
+# ---- a refuted answer is wrong --------------------------------------------------------------------
+def test_a_false_infeasible_is_wrong_in_every_compare_table_and_never_best():
+    c = compare_runs(_runs("native", fake("says_infeasible")))
+    assert c.verdict is Verdict.DISAGREE
+    assert c.wrong == [None, "claimed INFEASIBLE, but native:auto found a checked solution"]
+    assert [row["wrong"] for row in c.table()] == c.wrong
+    assert [r["wrong"] for r in c.to_json()["results"]] == c.wrong
+    t = c.table_model()
+    recs = list(csv.DictReader(io.StringIO(render([t], "csv"))))
+    assert [(r["engine"], r["status"], r["wrong"]) for r in recs] == [
+        ("native:auto", "OPTIMAL", "0"), ("fake:says_infeasible", "INFEASIBLE", "1")]
+    md = render([t], "markdown")
+    assert "| fake:says_infeasible | INFEASIBLE (wrong) |" in md and "wrong: claimed INFEASIBLE" in md
+    assert "INFEASIBLE (wrong)" in render([t], "latex") and r"\textbf" not in render([t], "latex")
+    html = render([t], "html")
+    assert "INFEASIBLE (wrong)" in html and "font-weight:bold" not in html.split("</caption>")[1]
+    p = helpers.cli("compare", "peg/hoppers-first06", "--engines", f"native,{__file__}:says_infeasible")
+    assert p.returncode == 1 and "INFEASIBLE (wrong)" in p.stdout, p.stdout + p.stderr
+
+
+def test_a_refuted_count_and_optimum_are_wrong_and_a_culprit_that_cannot_be_told_is_said():
+    c = compare_runs(_runs("native", fake("undercounts"), task="count"))
+    assert c.verdict is Verdict.DISAGREE
+    assert c.wrong == [None, "counted 17, but native:auto found 18 distinct checked solutions"]
+
+    def res(label, status, objective=None, count=None, checked=0, **stats):
+        return Result("x", "peg", label, Task.COUNT, status, objective, count,
+                      [None] * checked, 1.0, {}, stats, None, checked)
+    # optimum 8 claimed; another run holds a checked solution of 7: the 8 is wrong, the 7 is not
+    a = assess([res("a", Status.OPTIMAL, 8, 1, 1), res("b", Status.FEASIBLE, 7, checked=1)], "min", Task.COUNT)
+    assert a.verdict is Verdict.DISAGREE and a.wrong[0].startswith("claimed optimum 8") and a.wrong[1] is None
+    # two counts, neither backed by checked solutions (a store edited by hand): no culprit
+    a = assess([res("a", Status.OPTIMAL, 7, 18, 0), res("b", Status.OPTIMAL, 7, 19, 0)], "min", Task.COUNT)
+    assert a.verdict is Verdict.DISAGREE and a.wrong == [None, None]
+    assert any("culprit cannot be told" in r for r in a.reasons)
+
+
+def test_lab_scores_a_refuted_answer_wrong_not_solved():
+    rep = lab_runs(_runs("native", f"{__file__}:says_infeasible"))
+    assert rep["verdict"] == "DISAGREE"
+    liar = rep["configs"][1]
+    assert (liar["finished"], liar["wrong"], liar["best"]) == (False, 1, False)
+    assert rep["runs"][liar["config"]][0]["wrong"].startswith("claimed INFEASIBLE")
+    t = lab_table(rep)
+    rec = list(csv.DictReader(io.StringIO(render([t], "csv"))))[1]
+    assert (rec["status"], rec["solved"], rec["wrong"]) == ("INFEASIBLE", "0", "1")  # was solved 1
+    assert "INFEASIBLE (wrong)" in render([t], "markdown")
+
+
+# ---- every ERROR has a reason -------------------------------------------------------------------
+def test_an_engine_error_without_a_reason_gets_one():
+    for isolate in (True, False):
+        r = solve(FAM, HOP, fake("bare_error"), "optimize", isolate=isolate)
+        assert r.status is Status.ERROR and r.reason == "engine fake:bare_error reported ERROR without a reason"
+
+
+def test_bad_cpsat_workers_are_refused_before_running_and_model_invalid_says_why():
+    for task in ("optimize", "count"):  # count used to override workers and run anyway
+        p = helpers.cli("solve", "peg/hoppers", "-e", "cpsat", "--task", task, "-o", "workers=-3")
+        assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+        assert "workers=-3" in p.stderr and "at least 1" in p.stderr
+    from ortools.sat.python import cp_model
+    from puzzlesat.core.result import Context
+    from puzzlesat.models import _cpsat
+    m = cp_model.CpModel()
+    m.new_bool_var("x")
+    with pytest.raises(RuntimeError, match="MODEL_INVALID: parameter 'num_workers'"):
+        _cpsat.solve(m, {"num_workers": -3}, Context())
+
+
+def _error_constructions():
+    """(file, line, call) of every Outcome(...) / Result(...) the product builds with a literal
+    Status.ERROR, and whether it passes a reason."""
+    reason_at = {"Outcome": 5, "Result": 11}
+    for folder in ("core", "certify", "puzzles", "models", "native_search", "families", "compare",
+                   "api", "cli", "examples"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = getattr(node.func, "id", getattr(node.func, "attr", None))
+                if name not in reason_at or not node.args:
+                    continue
+                first = node.args[0] if name == "Outcome" else (node.args[4] if len(node.args) > 4 else None)
+                if not (isinstance(first, ast.Attribute) and first.attr == "ERROR"):
+                    continue
+                given = any(k.arg == "reason" for k in node.keywords) or len(node.args) > reason_at[name]
+                yield path.relative_to(ROOT), node.lineno, given
+
+
+def test_every_error_the_product_builds_carries_a_reason():
+    found = list(_error_constructions())
+    assert len(found) >= 8  # the runner's own, the engines', the examples'
+    assert [(str(f), n) for f, n, given in found if not given] == []
