@@ -1,5 +1,6 @@
 """`puzzlesat peg problems`: every single-vacancy problem of a board (native searches);
-`puzzlesat peg cubes`: a model's decision "moves <= K" by cube-and-conquer."""
+`puzzlesat peg cubes`: a model's decision "moves <= K" by cube-and-conquer;
+`puzzlesat peg games`: every winning jump sequence counted (native dynamic programme)."""
 from __future__ import annotations
 
 import json
@@ -364,10 +365,150 @@ def _print_cubes(rep: dict) -> None:
         click.echo(f"reason: {rep['reason']}")
 
 
+@click.command("games")
+@click.argument("target", metavar="INSTANCE|BOARD")
+@click.option("--vacate", multiple=True, metavar="all|HOLE...",
+              help="count every single-vacancy problem of BOARD (one per orbit, as `peg "
+                   "problems`): the start's empty hole, all or hole ids/names")
+@click.option("--finish", multiple=True, metavar="all|same|HOLE...",
+              help="with --vacate: the survivor's hole, all (default), same or hole ids/names")
+@click.option("--direction", type=click.Choice(["meet", "forward"]), default=None,
+              help="meet (default for an instance): forward counts meet backward counts from the "
+                   "finish; forward: the forward side to its end, which also counts every game "
+                   "(each jump sequence until no jump is possible) and the winning sequences "
+                   "per survivor hole (always so with --vacate)")
+@click.option("--method", type=click.Choice(["dp", "enumerate"]), default="dp", show_default=True,
+              help="dp: the layer dynamic programme; enumerate: every sequence walked one by one "
+                   "(no memo, no symmetry: the cross-check of small boards)")
+@click.option("--symmetry/--no-symmetry", default=True, show_default=True,
+              help="dp: layers up to the symmetries fixing the start (and the finish)")
+@click.option("--time-limit", type=Seconds(), default=None,
+              help="seconds (default, 0 or none: no limit); past it the answer is UNKNOWN with "
+                   "the layers done, never a partial count")
+@click.option("--memory-mb", type=click.IntRange(min=1), default=None,
+              help="dp: memory for one layer's sums (default: 3/4 of the available memory); "
+                   "past it UNKNOWN")
+@click.option("--work-dir", type=click.Path(file_okay=False), default=None,
+              help="dp: keep the finished layers (with their SHA-256) here; a run with the same "
+                   "folder resumes from them, and a damaged layer file is computed again")
+@click.option("--json", "as_json", is_flag=True, help="print JSON (counts as exact integers)")
+def games(target, vacate, finish, direction, method, symmetry, time_limit, memory_mb, work_dir,
+          as_json) -> None:
+    """How many jump sequences solve a peg INSTANCE: every sequence from the start to the finish
+    (one peg anywhere when the instance has no finish), counted exactly by a dynamic programme over
+    the layers of positions by jumps (big integers, symmetry-reduced). Exit status 0 for a count,
+    1 when stopped (UNKNOWN: no count). Examples:
+
+        puzzlesat peg games peg/english33      # 40,861,647,040,079,968 (Durango Bill)
+
+        puzzlesat peg games peg/english33 --direction forward   # and every game
+
+        puzzlesat peg games triangle5 --vacate all    # every single-vacancy problem of a board
+    """
+    from ..native_search.peg.bfs import peak_rss_mib
+    from ..native_search.peg.games import board_table, count_games, enumerate_games
+    t0 = time.monotonic()
+    deadline = None if time_limit is None else t0 + time_limit
+    memory = None if memory_mb is None else memory_mb * 2**20
+    if vacate or finish:
+        if method != "dp" or direction == "meet":
+            raise InputError("--vacate counts each vacancy by the forward dynamic programme: drop "
+                             "--method enumerate / --direction meet")
+        from ..puzzles.peg import board, hole_label
+        b = board(target)
+        rows_out, vac_out = [], []
+
+        def prog(v, side, d, n):
+            click.echo(f"  [{time.monotonic() - t0:7.1f} s] vacate {hole_label(b, v)}: {side} "
+                       f"layer {d}: {n:,} positions", err=True)
+        if not as_json:
+            click.echo(f"{b.name}: {b.n} holes, {len(b.symmetries)} symmetries; winning jump "
+                       "sequences of each problem (one per orbit)")
+            click.echo(f"{'vacate':>6} {'finish':>6} {'sequences':>30} {'orbit':>5}")
+        complete = True
+        for v, r, rows in board_table(b, _holes(b, vacate, ("all",)),
+                                      _holes(b, finish, ("all", "same")), deadline=deadline,
+                                      memory=memory, work_dir=work_dir, progress=prog):
+            complete &= r.complete
+            vac_out.append({"vacate": v, "vacate_label": hole_label(b, v), **_games_json(r, b)})
+            for row in rows:
+                rows_out.append({"vacate": row.vacate, "finish": row.finish,
+                                 "vacate_label": hole_label(b, row.vacate),
+                                 "finish_label": hole_label(b, row.finish),
+                                 "solutions": row.solutions, "orbit_size": row.orbit_size})
+                if not as_json:
+                    n = "UNKNOWN" if row.solutions is None else f"{row.solutions:,}"
+                    click.echo(f"{hole_label(b, row.vacate):>6} {hole_label(b, row.finish):>6} "
+                               f"{n:>30} {row.orbit_size:>5}")
+            if not as_json:
+                click.echo(_games_line(r, f"vacate {hole_label(b, v)}"))
+        if as_json:
+            click.echo(json.dumps({"board": b.name, "problems": rows_out, "vacancies": vac_out,
+                                   "complete": complete, "peak_rss_mib": peak_rss_mib(),
+                                   "seconds": round(time.monotonic() - t0, 3)}))
+        if not complete:
+            raise SystemExit(1)
+        return
+    from ..families.instances import load_instance
+    fam, inst = load_instance(target)
+    if fam.name != "peg":
+        raise InputError(f"peg games takes a peg instance; {target} is {fam.name}")
+    if method == "enumerate":
+        if direction is not None or work_dir is not None or memory_mb is not None or not symmetry:
+            raise InputError("--method enumerate walks every sequence: --direction, --work-dir, "
+                             "--memory-mb and --no-symmetry are options of the dp")
+        r = enumerate_games(inst, deadline=deadline)
+    else:
+        def prog(side, d, n):
+            click.echo(f"  [{time.monotonic() - t0:7.1f} s] {side} layer {d}: {n:,} positions",
+                       err=True)
+        r = count_games(inst, direction=direction or "meet", symmetry=symmetry, deadline=deadline,
+                        memory=memory, work_dir=work_dir, progress=prog)
+    out = {"instance": inst.name, **_games_json(r, inst.board), "peak_rss_mib": peak_rss_mib()}
+    if as_json:
+        click.echo(json.dumps(out))
+    else:
+        click.echo(_games_line(r, inst.name))
+    if not r.complete:
+        raise SystemExit(1)
+
+
+def _games_json(r, b) -> dict:
+    """A GameCount as JSON (counts as exact integers; survivor holes by label)."""
+    from ..puzzles.peg import hole_label
+    status = (Status.UNKNOWN if not r.complete else
+              Status.OPTIMAL if r.solutions else Status.INFEASIBLE)
+    out = {"status": status.value, "solutions": r.solutions, "games": r.games,
+           "method": "enumerate" if r.direction == "enumerate" else "dp",
+           "direction": r.direction, "jumps": r.jumps, "symmetries": r.group_order,
+           "layers_forward": r.layers_forward, "layers_backward": r.layers_backward,
+           "meeting": r.meeting, "words": r.words, "seconds": r.seconds,
+           "resumed": r.resumed, "redone": r.redone, "reason": r.reason}
+    if r.per_finish is not None:
+        out["per_finish"] = {hole_label(b, h): v for h, v in r.per_finish.items()}
+    if r.dead_by_pegs is not None:
+        out["games_by_pegs_left"] = {str(k): v for k, v in r.dead_by_pegs.items()}
+    return out
+
+
+def _games_line(r, name: str) -> str:
+    if not r.complete:
+        return f"{name}: UNKNOWN — no count ({r.reason})"
+    how = ("every sequence enumerated" if r.direction == "enumerate" else
+           f"dp {r.direction}, {r.group_order} symmetries, "
+           f"{sum(r.layers_forward) + sum(r.layers_backward):,} positions"
+           + (f", {r.meeting:,} met" if r.meeting is not None else ""))
+    text = f"{name}: {r.solutions:,} winning jump sequences ({r.jumps} jumps each; {how}; {r.seconds:.1f} s)"
+    if r.games is not None:
+        text += f"\n{name}: {r.games:,} games (jump sequences until no jump is possible)"
+    return text
+
+
 @click.group("peg")
 def peg() -> None:
-    """Peg solitaire research commands (problems, cubes)."""
+    """Peg solitaire research commands (problems, cubes, games)."""
 
 
 peg.add_command(problems)
 peg.add_command(cubes)
+peg.add_command(games)
