@@ -149,6 +149,29 @@ def vm_size_mb(pid: int) -> float | None:
     return None
 
 
+def group_cpu_seconds(pgid: int) -> float | None:
+    """CPU seconds (user + system, with the reaped children's) of every live process in the
+    process group `pgid` (Linux /proc), or None where /proc cannot tell."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total, found = 0, False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for e in entries:
+        if not e.isdigit():
+            continue
+        try:
+            with open(f"/proc/{e}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[2]) == pgid:  # fields from the state on: state ppid pgrp ... utime stime cutime cstime
+            found = True
+            total += sum(int(x) for x in fields[11:15])
+    return total / tick if found else None
+
+
 def default_memory_mb() -> float:
     """Default per-worker memory cap: 80 % of physical memory (a run that needs more is UNKNOWN
     with reason 'memory' instead of pushing the machine into swap or the OOM killer)."""

@@ -240,6 +240,36 @@ def _php_11_10(folder):
     return base
 
 
+def test_the_split_limit_counts_cpu_seconds_not_the_machine_s_load(tmp_path, monkeypatch):
+    """A job's limit is CPU seconds of its process group: a job process that sleeps 1.5 s under a
+    0.5 s limit (its CPU stays near 0) is not killed, and group_cpu_seconds sees a busy group's
+    CPU grow."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    from puzzlesat.core.procs import group_cpu_seconds
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs Linux /proc")
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+    try:
+        t0 = time.monotonic()
+        while (group_cpu_seconds(busy.pid) or 0) < 0.2 and time.monotonic() < t0 + 120:
+            time.sleep(0.05)
+        assert group_cpu_seconds(busy.pid) >= 0.2
+    finally:
+        busy.kill()
+        busy.wait()
+    assert group_cpu_seconds(busy.pid) is None  # no such group any more
+    spec = {"id": 0, "name": "job", "base": "unused", "extra": [], "solver": "cadical195",
+            "certify": False, "folder": str(tmp_path), "projection": [], "time_limit": 0.5}
+    monkeypatch.setattr(pc, "_solve", lambda s: (time.sleep(1.5),
+                                                 {"id": 0, "name": "job", "status": "UNSAT"})[1])
+    t0 = time.monotonic()
+    r = pc.solve_cube(spec)
+    assert r["status"] == "UNSAT" and time.monotonic() - t0 >= 1.5
+
+
 @pytest.mark.parametrize("solver", ["cadical195", "cpsat"])
 def test_a_job_past_its_time_limit_is_killed_and_unknown(tmp_path, solver):
     """Pigeonhole PHP(11, 10) takes the solvers seconds: at a 0.3 s limit the job is UNKNOWN and
