@@ -294,8 +294,9 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
               help="seconds for the whole run (default, 0 or none: no limit); past it the answer "
                    "is UNKNOWN with the cubes done (a work folder resumes)")
 @click.option("--split-after", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="a cube not answered within this many seconds is stopped and split into one "
-                   "cube per legal next jump (recursively; with a cover job per split)")
+              help="a cube not answered within this many CPU seconds (of its processes) is "
+                   "stopped and split into one cube per legal next jump (recursively; with a "
+                   "cover job per split)")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 def cubes(instance, bound, depth, config, symmetry, certify, solver, search, count, jobs, executor,
           scheduler, tls_ca_file, tls_cert, tls_key, insecure, work_dir, keep_proofs, time_limit,

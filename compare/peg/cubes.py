@@ -7,7 +7,7 @@ on this machine (each in its own process) or as Dask tasks (`pool_for`, as the p
 a job whose process or worker dies is run again). A first job checks the cover (base + "not
 cube" for every cube: UNSAT, else some model escapes the cubes and nothing is claimed).
 
-Splitting (`split_after` S): a cube job not answered within S seconds is killed (its process:
+Splitting (`split_after` S): a cube job not answered within S CPU seconds is killed (its process:
 python-sat's CaDiCaL ignores interrupts) and the cube is split into its children, one per legal
 next jump, each a job with the same limit (recursively, down to whole jump sequences, which run
 without one); deciding, each split adds a cover job of its own (base + the cube + "not this
@@ -85,7 +85,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     sat:ordered, whose `prefix` is set to the depth). `pool`: a layers.ChunkPool running
     models/peg/cubes jobs (`pool_for(..., job="puzzlesat.models.peg.cubes:solve_cube")`; default:
     InlinePool, the jobs in this process). `split_after`: a cube not answered within this many
-    seconds is stopped and split into its children (every legal next jump; deciding, with a cover
+    CPU seconds is stopped and split into its children (every legal next jump; deciding, with a cover
     job of its own), recursively. `search`: 'fixed' makes CP-SAT (solver 'cpsat') branch on the
     jump variables in time order, true first (as cpsat:* search=fixed). Returns the report
     (JSON-able).
