@@ -24,19 +24,20 @@ the family registry), `puzzlesat.compare` (plan, runner, cross-validation, lab, 
 """
 from . import compare  # the subpackage, callable as the function compare(instance, engines, ...)
 from . import certify  # the subpackage, callable as the function certify(cnf, proof, ...)
-from .compare.api import (EngineInfo, Model, catalogue, check, engines, load, model, solve,
-                          svg)
+from .compare.api import (EngineInfo, Model, catalogue, check, engines, load, load_all, model,
+                          solve, svg)
 from .compare.crossval import Comparison, Verdict
 from .core import __version__
 from .core.config import Config
 from .core.family import Engine, Family, Option, UserEngine
 from .core.inputs import Source
-from .core.result import CheckError, Context, InputError, Outcome, Result, Status, Task
-from .families.registry import (family_of, register_engine, register_family, unregister_engine,
-                                unregister_family)
+from .core.result import (CheckError, Context, InputError, Outcome, PluginError, Result, Status,
+                          Task)
+from .families.registry import (PluginInfo, family_of, plugins, register_engine, register_family,
+                                unregister_engine, unregister_family)
 
-__all__ = ["load", "solve", "compare", "certify", "engines", "catalogue", "check", "svg", "model", "Model",
+__all__ = ["load", "load_all", "solve", "compare", "certify", "engines", "catalogue", "check", "svg", "model", "Model",
            "family_of", "register_engine", "unregister_engine", "register_family",
-           "unregister_family", "UserEngine", "Option", "Engine", "Family", "EngineInfo",
+           "unregister_family", "plugins", "PluginInfo", "UserEngine", "Option", "Engine", "Family", "EngineInfo",
            "Result", "Comparison", "Verdict", "Status", "Task", "Outcome", "Context", "InputError",
-           "CheckError", "Config", "Source", "__version__"]
+           "CheckError", "PluginError", "Config", "Source", "__version__"]

@@ -11,6 +11,7 @@ from ..core.config import parse as parse_config
 from ..core.result import InputError, Task
 from ..families.instances import load_instance
 from .display import out
+from .options import family_option
 
 
 @click.command("export")
@@ -30,7 +31,9 @@ from .display import out
 @click.option("--proof-solver", default="cadical195", show_default=True,
               help="with --proof: cadical195 (binary DRAT), glucose4, lingeling (text DRUP), "
                    "cpsat (LRAT) or ext:CMD (e.g. ext:cadical)")
-def export_cmd(instance, config, task, bound, fmt, output, as_json, proof, proof_solver) -> None:
+@family_option
+def export_cmd(instance, config, task, bound, fmt, output, as_json, proof, proof_solver,
+               family_name) -> None:
     """Write the model of one configuration on INSTANCE to a file, with a variable map."""
     cfg = parse_config(config)
     if fmt not in FORMATS:
@@ -42,7 +45,7 @@ def export_cmd(instance, config, task, bound, fmt, output, as_json, proof, proof
         reason = proof_capable(proof_solver)
         if reason:
             raise InputError(reason)
-    fam, inst = load_instance(instance)
+    fam, inst = load_instance(instance, family=family_name)
     s = export(fam, inst, cfg, fmt, output, task or fam.tasks[0], bound)
     if proof is not None:
         from ..models.proofs import prove
@@ -79,11 +82,12 @@ def export_cmd(instance, config, task, bound, fmt, output, as_json, proof, proof
 @click.option("--bound", type=int, default=None, help="objective bound of the decision version (default: "
               "the known optimum, else a proved lower bound)")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
-def stats_cmd(instance, config, task, bound, as_json) -> None:
+@family_option
+def stats_cmd(instance, config, task, bound, as_json, family_name) -> None:
     """Model statistics of one configuration on INSTANCE, per constraint group of its formulation."""
     from rich.table import Table
     cfg = parse_config(config)
-    fam, inst = load_instance(instance)
+    fam, inst = load_instance(instance, family=family_name)
     s = model_stats(fam, inst, cfg, task or fam.tasks[0], bound)
     if as_json:
         print(json.dumps(s))

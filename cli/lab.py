@@ -12,10 +12,10 @@ from ..compare.lab import lab_runs, lab_table
 from ..compare.plan import plan
 from ..core.config import parse_pairs
 from ..core.result import InputError, Task
-from ..families.instances import load_instance
+from ..families.instances import load_instances
 from .display import err, print_tables, rich_table
-from .options import (ALLOW_CODE_HELP, DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, format_option,
-                      output_format, read_configs)
+from .options import (ALLOW_CODE_HELP, DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, family_option,
+                      format_option, output_format, read_configs)
 
 
 def table(rep: dict[str, Any]):
@@ -24,7 +24,7 @@ def table(rep: dict[str, Any]):
 
 
 def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-         as_json, jobs=1, fmt=None, allow_code=False, what="--configs") -> None:
+         as_json, jobs=1, fmt=None, allow_code=False, what="--configs", family_name=None) -> None:
     fmt = output_format(fmt, as_json)
     as_json = fmt == "json"
     configs, origins = read_configs(config_list, what) if config_list is not None else (None, None)
@@ -33,7 +33,8 @@ def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, 
     except ValueError:
         raise InputError(f"--seeds '{seeds}': expected comma-separated integers") from None
     opts = parse_pairs(option_pairs)
-    loaded = [load_instance(i) for i in instances]
+    loaded = [(got.family, got.instance) for i in instances  # a collection file: each instance
+              for got in load_instances(i, family=family_name)]
     planned = [plan(fam, inst, configs or default_engines(fam.name), task, options=opts,
                     time_limit=time_limit, precheck=not no_precheck,
                     origins=origins if configs else None, allow_code=allow_code)
@@ -80,6 +81,7 @@ def _shared(f):
                      help="print the raw records: one JSON object per instance (= --format json)"),
         format_option,
         click.option("--allow-code", is_flag=True, help=ALLOW_CODE_HELP),
+        family_option,
     ]):
         f = deco(f)
     return f
@@ -91,7 +93,7 @@ def _shared(f):
                    "@FILE: read them from FILE (one per line or comma separated, # comments)")
 @_shared
 def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-            jobs, as_json, fmt, allow_code) -> None:
+            jobs, as_json, fmt, allow_code, family_name) -> None:
     """Every configuration on every INSTANCE, each run checked and cross-validated: size, time
     (median and spread over repeats) and solver effort side by side, best per instance marked.
 
@@ -100,7 +102,7 @@ def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pair
     --allow-code is given. Exit status 1 when a verdict is DISAGREE, 2 on bad input.
     """
     _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
-         jobs, fmt, allow_code)
+         jobs, fmt, allow_code, family_name=family_name)
 
 
 @click.command("bench")
@@ -109,7 +111,7 @@ def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pair
                    "@FILE: read them from FILE")
 @_shared
 def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
-              jobs, as_json, fmt, allow_code) -> None:
+              jobs, as_json, fmt, allow_code, family_name) -> None:
     """Time engines or configurations on INSTANCES (the lab's table; each run checked)."""
     _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
-         jobs, fmt, allow_code, "--engines")
+         jobs, fmt, allow_code, "--engines", family_name)

@@ -9,8 +9,8 @@ before it is printed.
 """
 from __future__ import annotations
 
-import importlib
 import json
+import logging
 import signal
 import sys
 from typing import Any
@@ -26,11 +26,11 @@ from ..core import __version__
 from ..core.config import parse_pairs
 from ..core.family import Family
 from ..core.result import InputError, Result, Status, Task
-from ..families.instances import load_instance
-from ..families.registry import families, family, flag_options
+from ..families.instances import load_instance, load_instances
+from ..families.registry import families, family, family_commands, flag_options, plugins
 from .display import _live, _table, err, escape, out, print_tables
-from .options import (ALLOW_CODE_HELP, DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, format_option,
-                      output_format, read_configs)
+from .options import (ALLOW_CODE_HELP, DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, family_option,
+                      format_option, output_format, read_configs)
 
 
 class Terminated(BaseException):
@@ -45,6 +45,25 @@ INTERRUPTED = {KeyboardInterrupt: 130, Terminated: 143}
 
 
 TASKS = click.Choice([t.value for t in Task])
+
+
+class _Warnings(logging.Handler):
+    """The library's warnings (a plug-in skipped, a route two families claim) as one line each on
+    stderr: `puzzlesat: warning: ...`."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"puzzlesat: warning: {' '.join(record.getMessage().split())}", file=sys.stderr)
+
+
+def _show_warnings() -> None:
+    """Print the library's warnings on stderr (installed when the command line is imported: the
+    engine-option flags of its commands already look at every family)."""
+    log = logging.getLogger("puzzlesat")
+    if not any(isinstance(h, _Warnings) for h in log.handlers):
+        log.addHandler(_Warnings(logging.WARNING))
+
+
+_show_warnings()
 
 
 class Group(click.Group):
@@ -70,13 +89,8 @@ def _fail(e: InputError) -> None:
 
 
 def _family_commands() -> dict[str, click.Command]:
-    cmds = {}
-    for fam in families().values():
-        for target in fam.commands:
-            mod, attr = target.split(":")
-            c = getattr(importlib.import_module(mod), attr)
-            cmds[c.name] = c
-    return cmds
+    """The commands the families add (a plug-in's that cannot be loaded: skipped, one warning)."""
+    return {c.name: c for _, kind, c in family_commands() if kind == "command"}
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -118,7 +132,10 @@ def _flag_decorators() -> list:
 @cli.command("list")
 @click.argument("family_name", required=False, metavar="[FAMILY]")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
-def list_cmd(family_name: str | None, as_json: bool) -> None:
+@click.option("--verbose", "-v", is_flag=True,
+              help="also the families (built in or plug-in, and where from) and every plug-in "
+                   "skipped or route disabled, with why (as `puzzlesat plugins`)")
+def list_cmd(family_name: str | None, as_json: bool, verbose: bool) -> None:
     """List the built-in instances (of one family, or all)."""
     fams = [family(family_name)] if family_name else list(families().values())
     rows = []
@@ -127,7 +144,11 @@ def list_cmd(family_name: str | None, as_json: bool) -> None:
             d = fam.describe(make())
             rows.append({"instance": f"{fam.name}/{short}", **d})
     if as_json:
-        print(json.dumps(rows, indent=1, default=str))
+        if verbose:
+            print(json.dumps({"instances": rows, "families": [_family_row(f) for f in fams],
+                              "plugins": [p.to_json() for p in plugins()]}, indent=1, default=str))
+        else:
+            print(json.dumps(rows, indent=1, default=str))
         return
     t = Table(title="instances", title_justify="left")
     t.add_column("instance")
@@ -135,8 +156,47 @@ def list_cmd(family_name: str | None, as_json: bool) -> None:
     for r in rows:
         summary = ", ".join(f"{k}={v}" for k, v in r.items()
                             if k not in ("instance", "kind", "name", "source") and v not in (None, "", []))
-        t.add_row(r["instance"], summary[:150])
+        t.add_row(escape(r["instance"]), escape(summary[:150]))
     out.print(t)
+    if verbose:
+        ft = Table(title="families", title_justify="left")
+        for col in ("family", "kind", "reads", "instances", "from"):
+            ft.add_column(col)
+        for f in fams:
+            row = _family_row(f)
+            ft.add_row(*(escape(str(row[k])) for k in ("family", "kind", "reads", "instances", "from")))
+        out.print(ft)
+        _print_plugins([p for p in plugins() if p.error is not None], "plug-ins skipped, routes disabled")
+
+
+def _family_row(f: Family) -> dict[str, Any]:
+    return {"family": f.name, "kind": f.kind,
+            "reads": ", ".join([".toml", *f.suffixes, *(f"{s} (one a line)" for s in f.collections)]),
+            "instances": len(f.catalogue()), "from": f.code if f.user else "built in"}
+
+
+def _print_plugins(infos: list, title: str) -> None:
+    t = Table(title=title, title_justify="left")
+    for col in ("group", "name", "entry point", "distribution", "provides", "status"):
+        t.add_column(col)
+    for p in infos:
+        j = p.to_json()
+        status = j["status"] + (f": {p.error}" if p.error else "")
+        t.add_row(*(escape(x) for x in (p.group, p.name, p.target, p.dist, ", ".join(p.provides), status)))
+    out.print(t if infos else f"{title}: none", markup=False)
+
+
+@cli.command("plugins")
+@click.option("--json", "as_json", is_flag=True, help="print JSON (one object per entry)")
+def plugins_cmd(as_json: bool) -> None:
+    """List the installed plug-ins (the `puzzlesat.families` and `puzzlesat.engines` entry points),
+    what each adds, and every one skipped with why; and every kind or file suffix that two
+    families read (such a file needs --family)."""
+    infos = plugins()
+    if as_json:
+        print(json.dumps([p.to_json() for p in infos], indent=1))
+        return
+    _print_plugins(infos, "plug-ins")
 
 
 @cli.command()
@@ -144,9 +204,10 @@ def list_cmd(family_name: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 @click.option("--svg", "picture", default=None, metavar="FILE",
               help="also draw the instance into FILE (.svg; .png with puzzlesat[png])")
-def show(instance: str, as_json: bool, picture: str | None) -> None:
-    """Describe and draw an instance."""
-    fam, inst = load_instance(instance)
+@family_option
+def show(instance: str, as_json: bool, picture: str | None, family_name: str | None) -> None:
+    """Describe and draw an instance (one line of a collection file: FILE#LINE)."""
+    fam, inst = load_instance(instance, family=family_name)
     if picture is not None:
         _check_picture(picture, fam)
         _save_picture(picture, fam, inst)
@@ -238,19 +299,29 @@ def _check_picture(path: str | None, fam: Family) -> None:
               help="draw the first solution (or, without one, the instance) into FILE "
                    "(.svg; .png with puzzlesat[png])")
 @click.option("--allow-code", is_flag=True, help=ALLOW_CODE_HELP)
+@family_option
 @common
-def solve(instance, engine, picture, allow_code, task, time_limit, memory_limit, as_json,
+def solve(instance, engine, picture, allow_code, family_name, task, time_limit, memory_limit, as_json,
           option_pairs, no_precheck, max_solutions) -> None:
-    """Solve INSTANCE with one engine; every solution is checked before it is shown.
+    """Solve INSTANCE with one engine; every solution is checked before it is shown. A
+    collection file (one instance a line) solves each instance in turn: one result per instance
+    (named FILE#LINE; --json: one record per line), then a summary.
 
-    Exit status: 0, or 1 if the result is ERROR, 2 on bad input, 130 when interrupted.
+    Exit status: 0, or 1 if a result is ERROR, 2 on bad input, 130 when interrupted.
     """
-    fam, inst = load_instance(instance)
-    _check_picture(picture, fam)  # a bad path fails now, not after a long search
+    loaded = load_instances(instance, family=family_name)
     opts = _options(option_pairs)
     configs, origins = read_configs(engine, "--engine")
     if len(configs) != 1:
         raise InputError(f"--engine {engine}: expected one configuration, got {len(configs)}")
+    if len(loaded) > 1:
+        if picture is not None:
+            raise InputError(f"--picture draws one instance, and {instance} is a collection of "
+                             f"{len(loaded)}: name one as {instance}#LINE")
+        _solve_collection(instance, loaded, configs, origins, allow_code, task, time_limit,
+                          memory_limit, as_json, opts, no_precheck, max_solutions)
+    fam, inst = loaded[0].family, loaded[0].instance
+    _check_picture(picture, fam)  # a bad path fails now, not after a long search
     [run] = plan(fam, inst, configs, task, options=opts, time_limit=time_limit,
                  memory_limit_mb=_memory(memory_limit), precheck=not no_precheck,
                  origins=origins, allow_code=allow_code)  # input errors now
@@ -289,6 +360,53 @@ def solve(instance, engine, picture, allow_code, task, time_limit, memory_limit,
     sys.exit(1 if r.status is Status.ERROR else 0)
 
 
+def _solve_collection(name, loaded, configs, origins, allow_code, task, time_limit, memory_limit,
+                      as_json, opts, no_precheck, max_solutions) -> None:
+    """`solve` over a collection: every instance planned first (all input errors before any
+    run), then one result per instance as it finishes, a summary, exit 1 if any is ERROR."""
+    runs = [plan(got.family, got.instance, configs, task, options=opts, time_limit=time_limit,
+                 memory_limit_mb=_memory(memory_limit), precheck=not no_precheck, origins=origins,
+                 allow_code=allow_code)[0] for got in loaded]
+    if runs[0].extra.get("certify_refused"):
+        raise InputError("NOT-CERTIFIABLE: " + runs[0].extra["certify_refused"])
+    done: list[Result] = []
+    try:
+        for got, run in zip(loaded, runs):
+            with _live(f"{got.ref} {run.label}") as live:
+                r = api.solve(got.instance, configs[0], task, time_limit=time_limit,
+                              precheck=not no_precheck, memory_limit_mb=_memory(memory_limit),
+                              progress=live.update, **opts)
+            done.append(r)
+            if as_json:
+                print(json.dumps(r.to_record(max_solutions), default=str), flush=True)
+            else:
+                line = (f"{got.ref}  {r.status}"
+                        + (f"  objective {r.objective}" if r.objective is not None else "")
+                        + (f"  count {r.count}" if r.count is not None else "")
+                        + f"  {r.seconds:.3f} s" + (f"  ({r.reason})" if r.reason else ""))
+                out.print(line, markup=False)
+    except tuple(INTERRUPTED) as e:
+        print(f"puzzlesat: interrupted; {len(done)} of {len(loaded)} instances of {name} finished",
+              file=sys.stderr)
+        sys.exit(INTERRUPTED[type(e)])
+    label = runs[0].engine.name + (f" ({runs[0].config})" if runs[0].config else "")
+    summary = collection_summary(name, label, done)
+    print(summary, file=sys.stderr if as_json else sys.stdout)
+    sys.exit(1 if any(r.status is Status.ERROR for r in done) else 0)
+
+
+def collection_summary(name: str, label: str, results: list[Result]) -> str:
+    """One line: how many instances ended in each status, and their seconds."""
+    by: dict[str, int] = {}
+    for r in results:
+        by[str(r.status)] = by.get(str(r.status), 0) + 1
+    secs = sorted(r.seconds for r in results)
+    mid = secs[len(secs) // 2] if secs else 0.0
+    return (f"{name}: {len(results)} instances, {label}: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
+            + f"; {sum(secs):.3f} s in all (median {mid:.3f} s, max {max(secs, default=0.0):.3f} s)")
+
+
 def _render_solution(fam: Family, inst, sol) -> str:
     return "solution: " + json.dumps(fam.solution_json(inst, sol))[:2000]
 
@@ -303,9 +421,10 @@ def _render_solution(fam: Family, inst, sol) -> str:
                    "so their times are not comparable: keep 1 for timings)")
 @format_option
 @click.option("--allow-code", is_flag=True, help=ALLOW_CODE_HELP)
+@family_option
 @common
-def compare(instances, engine_list, jobs, fmt, allow_code, task, time_limit, memory_limit, as_json,
-            option_pairs, no_precheck, max_solutions) -> None:
+def compare(instances, engine_list, jobs, fmt, allow_code, family_name, task, time_limit, memory_limit,
+            as_json, option_pairs, no_precheck, max_solutions) -> None:
     """Run several engines on each INSTANCE and check that they agree.
 
     Engines may be configurations: `--engines 'sat[encoding=seqcounter]','tot=sat[encoding=totalizer]',native`,
@@ -319,7 +438,8 @@ def compare(instances, engine_list, jobs, fmt, allow_code, task, time_limit, mem
     fmt = output_format(fmt, as_json)
     as_json = fmt == "json"
     tables = []  # csv, markdown, latex: written at the end (what finished, when interrupted)
-    loaded = [load_instance(i) for i in instances]  # all input errors before any work
+    loaded = [(got.family, got.instance) for i in instances  # all input errors before any work
+              for got in load_instances(i, family=family_name)]  # a collection: each instance
     opts = _options(option_pairs)
     configs, origins = read_configs(engine_list, "--engines") if engine_list is not None else (None, None)
     planned = []
@@ -330,6 +450,7 @@ def compare(instances, engine_list, jobs, fmt, allow_code, task, time_limit, mem
                     origins=origins if configs else None, allow_code=allow_code)
         planned.append((fam, inst, runs[0].task, cfgs, len(runs)))
     worst = 0
+    verdicts: dict[str, int] = {}
     for fam, inst, ftask, cfgs, n in planned:
         label = f"{fam.name}/{inst.name}"
         done: list[Result] = []
@@ -373,8 +494,12 @@ def compare(instances, engine_list, jobs, fmt, allow_code, task, time_limit, mem
             out.print()
         if c.verdict is Verdict.DISAGREE:
             worst = 1
+        verdicts[c.verdict.value] = verdicts.get(c.verdict.value, 0) + 1
     if tables:
         print_tables(tables, fmt)
+    if len(planned) > 1 and fmt == "text":
+        out.print(f"verdicts of {len(planned)} instances: "
+                  + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())), markup=False)
     sys.exit(worst)
 
 
@@ -395,11 +520,8 @@ cli.add_command(bench_cmd)
 
 
 def _add_generators() -> None:
-    for fam in families().values():
-        target = fam.generate
-        if target:
-            mod, attr = target.split(":")
-            c = getattr(importlib.import_module(mod), attr)
+    for fam, kind, c in family_commands():
+        if kind == "generate":
             generate.add_command(c, fam.name)
 
 

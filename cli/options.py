@@ -63,3 +63,12 @@ def read_configs(text: str, what: str):
         return [c for c, _ in pairs], [Origin(text[1:], line, what) for _, line in pairs]
     configs = parse_many(text)
     return configs, [TYPED] * len(configs)
+
+
+FAMILY_HELP = ("the family that reads the instance files (needed when two families read a file's "
+               "suffix or kind; `puzzlesat plugins` lists such conflicts)")
+
+
+def family_option(f):
+    """`--family NAME`: the family that reads the instance files given."""
+    return click.option("--family", "family_name", default=None, metavar="NAME", help=FAMILY_HELP)(f)

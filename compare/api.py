@@ -1,5 +1,5 @@
-"""The public API (re-exported by `puzzlesat`): load, solve, compare, engines, catalogue, check,
-svg, model, register_family. The command line is a client of these functions; it adds only
+"""The public API (re-exported by `puzzlesat`): load, load_all, solve, compare, engines, catalogue,
+check, svg, model, plugins, register_family. The command line is a client of these functions; it adds only
 printing.
 
 >>> import puzzlesat as ps
@@ -22,15 +22,17 @@ from typing import Any, Callable, Iterable
 from ..core.config import Config, parse as parse_config
 from ..core.family import Engine
 from ..core.result import Context, InputError, Outcome, Result, Status, Task
-from ..families.instances import load_instance, load_text
+from ..families.instances import load_instance, load_instances, load_text
 from ..families.registry import families, family, family_of
 from .crossval import Comparison, compare_runs
 from .plan import plan, plan_one
 from .runner import execute
 
 
-def load(spec: str | Path) -> Any:
-    """An instance from a catalogue name (`peg/hoppers`), a file path, or TOML text.
+def load(spec: str | Path, *, family: str | None = None) -> Any:
+    """An instance from a catalogue name (`peg/hoppers`), a file path, `FILE#LINE` (one line of
+    a collection file), or TOML text. `family` names the family that reads a file or text (needed
+    when two families read its suffix or kind).
 
     >>> load("sliding/8-hardest").rows
     3
@@ -41,12 +43,24 @@ def load(spec: str | Path) -> Any:
     puzzlesat.InputError: unknown instance 'peg/nowhere'; `puzzlesat list peg` shows the 28 built-in ones
     """
     if isinstance(spec, Path):
-        return load_instance(str(spec))[1]
+        return load_instance(str(spec), family=family)[1]
     if not isinstance(spec, str):
         raise InputError(f"load: expected a catalogue name, a path or TOML text, got {type(spec).__name__}")
     if "\n" in spec or spec.lstrip().startswith("kind"):
-        return load_text(spec)[1]
-    return load_instance(spec)[1]
+        return load_text(spec, family=family)[1]
+    return load_instance(spec, family=family)[1]
+
+
+def load_all(spec: str | Path, *, family: str | None = None) -> list[Any]:
+    """Every instance `spec` names: those of a collection file (one a line, in file order; each
+    named `FILE#LINE`), else the one instance `load` gives.
+
+    >>> [i.name for i in load_all("peg/hoppers")]
+    ['hoppers']
+    """
+    if isinstance(spec, str) and ("\n" in spec or spec.lstrip().startswith("kind")):
+        return [load(spec, family=family)]
+    return [got.instance for got in load_instances(str(spec), family=family)]
 
 
 def solve(instance: Any, engine: str | Config | Callable = "native", task: Task | str | None = None, *,

@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable
 from ..core.config import Config, parse as parse_config
 from ..core.family import Engine, Family
 from ..core.procs import default_memory_mb
-from ..core.result import InputError, Task
+from ..core.result import InputError, PluginError, Task, one_line
 from ..families.registry import is_user_spec, spec_code
 
 
@@ -295,8 +295,9 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
                                  "question (declare the option in the engine, or leave it out)")
     runs = []
     for i, ((e, c), shared, o) in enumerate(zip(pairs, per, origins)):
-        opts = e.resolve_options({**shared, **{k: v for k, v in c.opts.items()
-                                               if k != "certify" or i not in refused}}, task)
+        opts = guarded(fam, e, "its option checks", e.resolve_options,
+                       {**shared, **{k: v for k, v in c.opts.items()
+                                     if k != "certify" or i not in refused}}, task)
         extra = {"certify_refused": refused[i]} if i in refused else {}
         run = Run(fam, inst, e, task, opts, t, m, precheck, c.name, c.spec, extra,
                   user_code=code_of(fam, e, opts))
@@ -311,10 +312,27 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
                                  + ", ".join(PROOF_SOLVERS))
     for r in runs:
         if machine:
-            r.engine.check_available(r.options)
+            guarded(fam, r.engine, "its option checks", r.engine.check_available, r.options)
         if r.engine.validate is not None:
-            r.engine.validator()(inst, r.options)
+            guarded(fam, r.engine, f"validate ({r.engine.validate})",
+                    lambda r=r: r.engine.validator()(inst, r.options))
     return runs
+
+
+def guarded(fam: Family, eng: Engine, what: str, fn: Callable, *args: Any) -> Any:
+    """fn(*args) for code of a plug-in family's engine or a user engine (option checks, validate):
+    an exception other than InputError becomes one PluginError naming the engine; the built-in
+    engines' exceptions propagate as they are."""
+    if not (fam.user or eng.user):
+        return fn(*args)
+    try:
+        return fn(*args)
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - someone else's code: contained, named
+        who = f"plug-in family {fam.name}" if fam.user else f"user engine {eng.name}"
+        raise PluginError(f"{who}: engine {eng.name}: {what} raised {one_line(e)}",
+                          plugin=fam.name) from None
 
 
 def _truthy(v: Any) -> bool:

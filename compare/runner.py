@@ -24,7 +24,8 @@ from typing import Any, Callable
 from ..core import procs
 from ..core.config import Config
 from ..core.family import Engine, Family
-from ..core.result import CheckError, Context, InputError, Outcome, Result, Status, Task
+from ..core.result import (CheckError, Context, InputError, Outcome, PluginError, Result, Status,
+                           Task, one_line)
 from .plan import Run, plan_one
 
 
@@ -70,7 +71,19 @@ def solve(fam: Family, inst: Any, engine: str | Engine | Config | Callable, task
 
 def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate: bool = True) -> Result:
     """Run `run`'s engine on its instance (a forked worker under the hard limits, unless
-    `isolate` is False) and return the checked Result."""
+    `isolate` is False) and return the checked Result. A plug-in's code that raises where its
+    contract allows no exception (its checker, solution_key, invariant: a PluginError) makes
+    the result ERROR with that one-line reason."""
+    t0 = time.perf_counter()
+    try:
+        return _execute(run, progress, isolate)
+    except PluginError as e:
+        return Result(getattr(run.instance, "name", "?"), run.family.name, run.engine.name, run.task,
+                      Status.ERROR, None, None, [], time.perf_counter() - t0, run.params(), {},
+                      str(e), 0, run.config, 0, None, run.family, run.instance)
+
+
+def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -> Result:
     fam, inst, eng, task, opts = run.family, run.instance, run.engine, run.task, run.options
     params = run.params()
     config = run.config
@@ -131,14 +144,15 @@ def invariant_certificate(fam: Family, inst: Any, reason: str) -> dict:
     """The certificate of an INFEASIBLE answer an invariant gave (`reason`): the family's own
     check of that invariant (`check_infeasible`, beside its checker, sharing nothing with the
     solvers) says VERIFIED or REJECTED (with why); a family without one: NOT-CERTIFIABLE."""
-    fn = getattr(fam.module, "check_infeasible", None)
-    if fn is None:
+    got = fam.check_infeasible(inst)
+    if got is None:
         return {"verdict": "NOT-CERTIFIABLE", "reason": f"proved by the family's invariant check "
                 f"before any solver call ({reason}), not by a proof"}
-    fmt, why = fn(inst)
+    fmt, why = got
+    mod = fam.module
     return {"verdict": "VERIFIED" if why is None else "REJECTED", "reason": why, "format": fmt,
             "claim": f"no solution: {reason}", "proofs": [],
-            "trusted": f"the invariant, recomputed by {fam.module.__name__}.check_infeasible "
+            "trusted": f"the invariant, recomputed by {getattr(mod, '__name__', fam.name)}.check_infeasible "
                        "(no solver, no proof file)"}
 
 
@@ -335,7 +349,8 @@ def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False
     except Exception as e:
         if capped and (isinstance(e, MemoryError) or any(m in str(e) for m in procs.MEMORY_SIGNS)):
             return _memory_outcome(f"the engine could not be loaded within the limit ({e})")
-        return Outcome(Status.ERROR, reason="engine could not be loaded: " + traceback.format_exc(limit=4))
+        return Outcome(Status.ERROR, reason=f"engine could not be loaded ({eng.target if isinstance(eng.target, str) else eng.name}): "
+                       + one_line(e))
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         out = fn(inst, task, ctx)

@@ -12,7 +12,8 @@ members; nothing family-specific sits in a central list.
 
     Puzzle   the protocol: KIND, SENSE, catalogue, from_toml, check, solution_json,
              solution_from_json, describe (required); solution_key, render, svg,
-             infeasible_reason, SUFFIXES (optional)
+             infeasible_reason, check_infeasible, SUFFIXES, COLLECTIONS, INSTANCE_TYPES,
+             to_toml (optional)
     Option   one engine option: type (by its default), allowed values, checks; recorded
     Engine   a named engine: run target, tasks, options, formulation hook
     Family   the record tying a puzzle to its engines
@@ -25,11 +26,12 @@ from __future__ import annotations
 
 import importlib
 import json
+import weakref
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Hashable, Mapping, Protocol, runtime_checkable
 
-from .result import CheckError, InputError, Task
+from .result import CheckError, InputError, PluginError, Task, one_line
 
 
 @runtime_checkable
@@ -70,7 +72,12 @@ class Puzzle(Protocol):
     #   infeasible_reason(instance) -> str | None   an invariant proving "no solution" at once
     #   check_infeasible(instance) -> (format, None | why not)   the independent check of that
     #       invariant claim (beside the checker; certify=True): None = VERIFIED, else REJECTED
-    #   SUFFIXES: {".txt": parse(path, text)}       other instance file formats
+    #   SUFFIXES: {".txt": parse(path, text)}       other instance file formats (one instance)
+    #   COLLECTIONS: {".sdm": parse(line, src)}     collection files, one instance a line:
+    #       `src` is the line's Source (name FILE#LINE, its line number); None: the line holds
+    #       no instance (a comment); a bad line: src.error(...) names the file and line
+    #   INSTANCE_TYPES: (cls, ...)                   the instance classes, when they are not all
+    #       defined in the puzzle's module (ownership of an instance built by hand)
     #   to_toml(instance) -> str                    the instance as TOML text that from_toml reads
     #       back to an equal instance: how a campaign job carries its instance to the job
     #       process (never a pickle); without it the job re-loads the instance from its source
@@ -79,7 +86,7 @@ class Puzzle(Protocol):
 REQUIRED = ("KIND", "SENSE", "catalogue", "from_toml", "check", "solution_json",
             "solution_from_json", "describe")
 OPTIONAL = ("solution_key", "render", "svg", "infeasible_reason", "check_infeasible", "SUFFIXES",
-            "to_toml")
+            "COLLECTIONS", "INSTANCE_TYPES", "to_toml")
 
 
 def resolve(target: str | Callable) -> Callable:
@@ -244,35 +251,85 @@ class Family:
     code: str = ""      # a plug-in: where its code comes from (entry point, module)
 
     # ---- the puzzle, with the defaults of its optional members --------------------------------
+    # Every call into the puzzle goes through `_call`: for a plug-in family (user=True) an
+    # exception the contract does not allow becomes one PluginError naming the family, the member
+    # and what it raised; a built-in family's exceptions propagate as they are (our own bugs).
+    def _call(self, what: str, fn: Callable, *args: Any, allowed: tuple = (), **kw: Any) -> Any:
+        if not self.user:
+            return fn(*args, **kw)
+        try:
+            return fn(*args, **kw)
+        except allowed:
+            raise
+        except Exception as e:  # noqa: BLE001 - someone else's code: contained, named
+            raise plugin_error(self, what, e) from None
+
     @property
     def module(self) -> Any:
         """The puzzle module or object (an import path is imported on first use)."""
         p = self.puzzle
-        return importlib.import_module(p) if isinstance(p, str) else p
+        if not isinstance(p, str):
+            return p
+        try:
+            return importlib.import_module(p)
+        except Exception as e:  # noqa: BLE001 - a plug-in's import: contained, named
+            if not self.user:
+                raise
+            raise plugin_error(self, "its puzzle module's import", e) from None
+
+    def _member(self, name: str, default: Any = None) -> Any:
+        return self._call(f"reading {name}", getattr, self.module, name, default)
 
     @property
     def kind(self) -> str:
-        return self.module.KIND
+        return self._member("KIND")
 
     @property
     def sense(self) -> str | None:
-        return getattr(self.module, "SENSE", None)
+        return self._member("SENSE")
 
     @property
     def suffixes(self) -> Mapping[str, Callable]:
-        return getattr(self.module, "SUFFIXES", None) or {}
+        """The puzzle's other single-instance file formats: {suffix: parse(path, text)}."""
+        return self._member("SUFFIXES") or {}
+
+    @property
+    def collections(self) -> Mapping[str, Callable]:
+        """The puzzle's collection formats, one instance a line: {suffix: parse(line, src)}."""
+        return self._member("COLLECTIONS") or {}
 
     def catalogue(self) -> Mapping[str, Callable[[], Any]]:
-        return self.module.catalogue()
+        """The built-in instances by short name, each a function building it (the instances
+        it builds are recorded as this family's: `family_of` needs no guess)."""
+        cat = self._call("catalogue", lambda: dict(self.module.catalogue()))
+        return {k: self._maker(k, make) for k, make in cat.items()}
+
+    def _maker(self, short: str, make: Callable[[], Any]) -> Callable[[], Any]:
+        def build() -> Any:
+            return record(self._call(f"catalogue entry '{short}'", make, allowed=(InputError,)), self)
+        build.__doc__ = getattr(make, "__doc__", None)
+        return build
 
     def from_toml(self, data: dict, src: Any) -> Any:
-        return self.module.from_toml(data, src)
+        return record(self._call("from_toml", self.module.from_toml, data, src, allowed=(InputError,)),
+                      self)
+
+    def read_file(self, suffix: str, path: Any, text: str) -> Any:
+        """The instance of a file in one of the puzzle's SUFFIXES formats; InputError."""
+        parse = self.suffixes[suffix]
+        return record(self._call(f"the {suffix} reader", parse, path, text, allowed=(InputError,)), self)
+
+    def read_line(self, suffix: str, line: str, src: Any) -> Any:
+        """The instance on one line of a collection file (None: the line holds none); InputError."""
+        parse = self.collections[suffix]
+        got = self._call(f"the {suffix} collection reader", parse, line, src, allowed=(InputError,))
+        return None if got is None else record(got, self)
 
     def check(self, instance: Any, solution: Any) -> int | None:
-        return self.module.check(instance, solution)
+        return self._call("check", self.module.check, instance, solution, allowed=(CheckError,))
 
     def solution_json(self, instance: Any, solution: Any) -> dict:
-        return self.module.solution_json(instance, solution)
+        return self._call("solution_json", self.module.solution_json, instance, solution)
 
     def solution_from_json(self, instance: Any, data: Any) -> Any:
         """`data` in the family's own solution type: a JSON dict is converted (CheckError when
@@ -287,18 +344,18 @@ class Family:
             raise CheckError(f"malformed {self.name} solution JSON: {type(e).__name__}: {e}") from None
 
     def solution_key(self, instance: Any, solution: Any, **identity: Any) -> Hashable:
-        fn = getattr(self.module, "solution_key", None)
+        fn = self._member("solution_key")
         if fn is not None:
-            return fn(instance, solution, **identity)
+            return self._call("solution_key", fn, instance, solution, **identity)
         return json.dumps(self.solution_json(instance, solution), sort_keys=True, default=str)
 
     def describe(self, instance: Any) -> dict:
-        return self.module.describe(instance)
+        return self._call("describe", self.module.describe, instance)
 
     def render(self, instance: Any, solution: Any = None) -> str:
-        fn = getattr(self.module, "render", None)
+        fn = self._member("render")
         if fn is not None:
-            return fn(instance, solution)
+            return self._call("render", fn, instance, solution)
         d = self.describe(instance)
         text = "\n".join(f"{k}: {v}" for k, v in d.items())
         if solution is not None:
@@ -306,34 +363,47 @@ class Family:
         return text
 
     def has_svg(self) -> bool:
-        return getattr(self.module, "svg", None) is not None
+        return self._member("svg") is not None
 
     def svg(self, instance: Any, solution: Any = None) -> str:
         """The instance (and a checked solution) drawn as SVG text; InputError if the family
         draws no pictures."""
-        fn = getattr(self.module, "svg", None)
+        fn = self._member("svg")
         if fn is None:
             raise InputError(f"family {self.name} draws no pictures (its puzzle has no svg)")
-        return fn(instance, solution)
+        return self._call("svg", fn, instance, solution)
 
     def to_toml(self, instance: Any) -> str | None:
         """The instance as TOML text its `from_toml` reads back (None: the puzzle gives none)."""
-        fn = getattr(self.module, "to_toml", None)
-        return fn(instance) if fn is not None else None
+        fn = self._member("to_toml")
+        return self._call("to_toml", fn, instance) if fn is not None else None
 
     def infeasible_reason(self, instance: Any) -> str | None:
-        fn = getattr(self.module, "infeasible_reason", None)
-        return fn(instance) if fn is not None else None
+        fn = self._member("infeasible_reason")
+        return self._call("infeasible_reason", fn, instance) if fn is not None else None
 
-    def owns(self, instance: Any) -> bool:
-        """Is `instance` one of this family's (its class defined in the puzzle's module, or an
-        instance of a type in the puzzle's optional INSTANCE_TYPES)?"""
+    def check_infeasible(self, instance: Any) -> tuple[str, str | None] | None:
+        """The puzzle's independent check of its invariant's INFEASIBLE claim: (format, None when
+        it holds, else why not); None when the puzzle has no such check."""
+        fn = self._member("check_infeasible")
+        return self._call("check_infeasible", fn, instance) if fn is not None else None
+
+    def claims(self, instance: Any) -> bool:
+        """Is `instance` of a type this family declares: one of the puzzle's INSTANCE_TYPES, else
+        a class defined in the puzzle's module? (Two families may claim one type; `owns` and
+        the registry's `family_of` then go by which family produced the instance.)"""
         mod = self.module
-        types = getattr(mod, "INSTANCE_TYPES", ())
-        if types and isinstance(instance, tuple(types)):
-            return True
+        types = self._member("INSTANCE_TYPES") or ()
+        if types:
+            return isinstance(instance, tuple(types))
         name = mod.__name__ if isinstance(mod, ModuleType) else type(mod).__module__
         return type(instance).__module__ == name
+
+    def owns(self, instance: Any) -> bool:
+        """Is `instance` one of this family's: produced by its catalogue or loader (recorded),
+        else, for an instance built by hand, of a type it claims (`claims`)?"""
+        made = produced_by(instance)
+        return made == self.name if made is not None else self.claims(instance)
 
     # ---- engines --------------------------------------------------------------------------------
     def all_engines(self) -> tuple[Engine, ...]:
@@ -367,6 +437,42 @@ class _Hooks:
 HOOKS = _Hooks()
 
 
+def plugin_error(fam: Family, what: str, e: BaseException) -> PluginError:
+    """The one-line error for a plug-in family's code that raised `e` in member `what`."""
+    where = f" ({fam.code})" if fam.code else ""
+    return PluginError(f"plug-in family {fam.name}{where}: {what} raised {one_line(e)}",
+                       plugin=fam.name)
+
+
+# ---- which family produced an instance --------------------------------------------------------
+# The loader and the catalogue record the family of every instance they build, by the instance's
+# identity (a weak reference: the record goes with the instance). `family_of` asks here first, so
+# two families that share an instance class never run each other's engines. An instance built by
+# hand, or one that cannot be weakly referenced, is owned by type (Family.claims).
+_PRODUCED: dict[int, tuple[Any, str]] = {}   # id(instance) -> (weak reference, family name)
+
+
+def record(instance: Any, fam: Family) -> Any:
+    """Record that `fam` produced `instance` (returned as it is)."""
+    key = id(instance)
+
+    def gone(ref: Any, key: int = key) -> None:
+        if _PRODUCED.get(key, (None,))[0] is ref:
+            _PRODUCED.pop(key, None)
+    try:
+        ref = weakref.ref(instance, gone)
+    except TypeError:  # not weakly referenceable (slots, builtins): owned by type
+        return instance
+    _PRODUCED[key] = (ref, fam.name)
+    return instance
+
+
+def produced_by(instance: Any) -> str | None:
+    """The name of the family whose catalogue or loader produced `instance` (None: not recorded)."""
+    entry = _PRODUCED.get(id(instance))
+    return entry[1] if entry is not None and entry[0]() is instance else None
+
+
 @dataclass(frozen=True)
 class UserEngine:
     """A user's engine for `register_engine` and the `puzzlesat.engines` entry-point group.
@@ -395,13 +501,32 @@ def check_family(fam: Family) -> list[str]:
         problems.append(f"family name {fam.name!r}: letters, digits, - and _ only")
     try:
         mod = fam.module
-    except ImportError as e:
-        return [f"family {fam.name}: puzzle {fam.puzzle!r} cannot be imported ({e})"]
+    except Exception as e:  # noqa: BLE001 - a plug-in's import: PluginError; ours: ImportError
+        return [f"family {fam.name}: puzzle {fam.puzzle!r} cannot be imported ({one_line(e)})"]
     for m in REQUIRED:
         if not hasattr(mod, m):
             problems.append(f"family {fam.name}: the puzzle lacks '{m}'")
     if problems:
         return problems
+    readers: dict[str, str] = {}
+    for member in ("SUFFIXES", "COLLECTIONS"):
+        table = getattr(mod, member, None) or {}
+        if not isinstance(table, Mapping) or not all(
+                isinstance(k, str) and k.startswith(".") and len(k) > 1 and callable(v)
+                for k, v in table.items()):
+            problems.append(f"family {fam.name}: {member} must map file suffixes ('.txt') to functions")
+            continue
+        for k in table:
+            if k.lower() == ".toml":
+                problems.append(f"family {fam.name}: {member} claims '.toml' (TOML files are read "
+                                "by their `kind`)")
+            elif k.lower() in readers:
+                problems.append(f"family {fam.name}: suffix '{k}' is in both {readers[k.lower()]} "
+                                f"and {member}")
+            readers[k.lower()] = member
+    types = getattr(mod, "INSTANCE_TYPES", None)
+    if types is not None and not (isinstance(types, tuple) and all(isinstance(t, type) for t in types)):
+        problems.append(f"family {fam.name}: INSTANCE_TYPES must be a tuple of classes")
     if not isinstance(mod.KIND, str) or not mod.KIND:
         problems.append(f"family {fam.name}: KIND must be a non-empty string")
     if mod.SENSE not in ("min", "max", None):

@@ -75,14 +75,19 @@ def key_line(text: str | None, key: str) -> int | None:
 class Source:
     """Where an instance came from, so that parsers can point at the bad line."""
 
-    name: str                 # catalogue name or file path as the user gave it
+    name: str                 # catalogue name or file path as the user gave it (FILE#LINE: a
+                              # collection's line)
     path: Path | None = None  # the file, when there is one
     text: str | None = None   # its text, for locating keys
+    line: int | None = None   # the line of a collection file the instance is on
 
     def error(self, message: str, field: str | None = None, line: int | None = None) -> InputError:
-        """An InputError located at `field`'s line of this source (when it can be found)."""
+        """An InputError located at `field`'s line of this source (when it can be found), or at
+        the collection line the source is."""
         if line is None and field is not None:
             line = key_line(self.text, field.split(".")[-1].split("[")[0])
+        if line is None:
+            line = self.line
         return InputError(message, file=self.path or self.name, line=line, field=field)
 
 

@@ -9,6 +9,8 @@ what the runner reports, and the two errors every layer raises.
                 solution and every claim (`checked` solutions passed, `failed` did not)
     InputError  bad input from a user: a message naming the file, line and field
     CheckError  a solution broke the puzzle's rules (raised by the independent checkers)
+    PluginError a plug-in's code raised where its contract allows no exception (an InputError:
+                one line naming the plug-in, the member called and what it raised)
 
 A Result travels as one record (`to_record` / `from_record`): the CLI's JSON, the campaign
 store, the lab and the benchmarks all write and read that one form. Nothing here imports a
@@ -72,8 +74,32 @@ class CheckError(Exception):
     """A solution broke the puzzle's rules (raised by the independent checkers)."""
 
 
-# users meet these two in tracebacks and `except` clauses: show them under the front door's name
-InputError.__module__ = CheckError.__module__ = "puzzlesat"
+class PluginError(InputError):
+    """A plug-in's code (a family or engine not shipped with puzzlesat) raised where its contract
+    allows no exception: one line naming the plug-in, the member called, what it raised and
+    where. An InputError, so the command line prints it as one line and exits with status 2; in
+    a run, the runner makes it the ERROR result's reason."""
+
+    def __init__(self, message: str, *, plugin: str = "", file: str | Path | None = None,
+                 line: int | None = None, field: str | None = None):
+        self.plugin = plugin
+        super().__init__(message, file=file, line=line, field=field)
+
+
+def one_line(e: BaseException) -> str:
+    """An exception as one line: its type, its message (whitespace folded, at most 300
+    characters) and the innermost frame it was raised in (file name and line)."""
+    import traceback
+    text = " ".join(str(e).split())
+    text = f"{type(e).__name__}: {text[:300]}" if text else type(e).__name__
+    frames = traceback.extract_tb(e.__traceback__) if e.__traceback__ is not None else []
+    if frames:
+        text += f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})"
+    return text
+
+
+# users meet these in tracebacks and `except` clauses: show them under the front door's name
+InputError.__module__ = CheckError.__module__ = PluginError.__module__ = "puzzlesat"
 
 
 @dataclass(frozen=True)
@@ -288,4 +314,5 @@ class Result:
         return self.fam.svg(self.inst, self.solutions[0] if self.solutions else None)
 
 
-__all__ = ["Status", "Task", "Outcome", "Context", "Result", "InputError", "CheckError", "RECORD_FIELDS"]
+__all__ = ["Status", "Task", "Outcome", "Context", "Result", "InputError", "CheckError",
+           "PluginError", "one_line", "RECORD_FIELDS"]

@@ -1,6 +1,18 @@
-"""Instances by name: `family/name` from a family's catalogue, or a path to a TOML (or other) file."""
+"""Instances by name: `family/name` from a family's catalogue, a path to a TOML (or other) file,
+a collection file (one instance a line), or `FILE#LINE`, the instance on one line of a collection.
+
+Which family reads a file: a TOML file's `kind`; another file's suffix (a family's SUFFIXES, one
+instance a file, or COLLECTIONS, one instance a line). A kind or suffix that two families read is
+ambiguous (the registry reports it at discovery): such a file is read only with `family=` (the
+command line's `--family NAME`), which also settles any other file.
+
+The instances of a collection are named `FILE#LINE` (the file as given, the line counted from
+1): that name loads the one instance again, and a campaign job carries it as its source.
+"""
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -8,10 +20,20 @@ from ..core.family import Family
 from ..core.inputs import Source, check_size, load_toml
 from ..core.limits import MAX_INPUT_BYTES, too_big
 from ..core.result import InputError
-from .registry import families, family, family_of_kind
+from .registry import ambiguous, families, family, family_of_kind, route
 
 
 Admit = Callable[[Family], None]  # called with the family before any of its code runs
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One instance as the loader read it: its family, the instance, and `ref`, the name that
+    loads it again (a catalogue name, a file, `FILE#LINE` for a collection's line)."""
+
+    family: Family
+    instance: Any
+    ref: str
 
 
 def _admitted(fam: Family, admit: Admit | None) -> Family:
@@ -20,39 +42,74 @@ def _admitted(fam: Family, admit: Admit | None) -> Family:
     return fam
 
 
-def load_instance(spec: str, admit: Admit | None = None) -> tuple[Family, Any]:
-    """(family, instance) for a catalogue name such as 'peg/hoppers' or a file path. `admit(fam)`
-    (optional) may refuse the family (InputError) before its catalogue or loader runs."""
+def _family(name: str | None) -> Family | None:
+    return None if name is None else family(name)
+
+
+def load_instance(spec: str, admit: Admit | None = None, family: str | None = None
+                  ) -> tuple[Family, Any]:
+    """(family, instance) for a catalogue name such as 'peg/hoppers', a file path, or
+    `FILE#LINE` (one line of a collection). `admit(fam)` (optional) may refuse the family
+    (InputError) before its catalogue or loader runs; `family` names the family that reads a
+    file (needed when its kind or suffix is ambiguous). A collection file of several instances
+    is refused here (name one line, or use `load_instances`)."""
+    got = load_instances(spec, admit, family)
+    if len(got) != 1:
+        raise InputError(f"a collection of {len(got)} instances: name one as {spec}#LINE "
+                         f"(e.g. {got[0].ref}), or give the file where collections are read "
+                         "(solve, compare, campaign; API: puzzlesat.load_all)", file=spec)
+    return got[0].family, got[0].instance
+
+
+def load_instances(spec: str, admit: Admit | None = None, family: str | None = None) -> list[Loaded]:
+    """Every instance `spec` names: the instances of a collection file (one a line, in file
+    order), else the one instance of a catalogue name, file or `FILE#LINE`."""
+    fam = _family(family)
     path = Path(spec)
     if path.is_dir():
         raise InputError("is a directory, not an instance file (a catalogue name is family/name, "
                          "see `puzzlesat list`)", file=spec)
+    ref = _line_ref(spec)
+    if ref is not None:
+        return load_collection(Path(ref[0]), admit, fam, only=ref[1], given=ref[0])
     if path.suffix and (path.exists() or "/" not in spec or path.suffix.lower() in _suffixes()):
-        return load_file(path, admit)
+        return load_collection(path, admit, fam, given=spec)
     if "/" in spec:
         fam_name, _, short = spec.partition("/")
         if fam_name in families():
-            fam = _admitted(family(fam_name), admit)
-            cat = fam.catalogue()
+            if fam is not None and fam.name != fam_name:
+                raise InputError(f"'{spec}' is an instance of family {fam_name}, not {fam.name}")
+            f = _admitted(families()[fam_name], admit)
+            cat = f.catalogue()
             if short not in cat:
                 raise InputError(f"unknown instance '{spec}'; `puzzlesat list {fam_name}` shows "
                                  f"the {len(cat)} built-in ones")
-            return fam, cat[short]()
+            return [Loaded(f, cat[short](), spec)]
     if path.exists():
-        return load_file(path, admit)
+        return load_collection(path, admit, fam, given=spec)
     raise InputError(f"unknown instance '{spec}': not a catalogue name (family/name, see "
                      "`puzzlesat list`) and no such file")
+
+
+def _line_ref(spec: str) -> tuple[str, int] | None:
+    """(file, line) for `FILE#LINE` naming an existing file (a file really called so wins)."""
+    m = re.fullmatch(r"(.+)#(\d+)", spec)
+    if m is None or Path(spec).exists() or not Path(m.group(1)).is_file():
+        return None
+    return m.group(1), int(m.group(2))
 
 
 def _suffixes() -> set[str]:
     out = {".toml"}
     for f in families().values():
-        out |= set(f.suffixes)
+        out |= {s.lower() for s in (*f.suffixes, *f.collections)}
     return out
 
 
-def load_text(text: str, name: str = "<text>", admit: Admit | None = None) -> tuple[Family, Any]:
-    """Parse an instance from TOML text (errors name `name` and the line)."""
+def load_text(text: str, name: str = "<text>", admit: Admit | None = None,
+              family: str | None = None) -> tuple[Family, Any]:
+    """Parse an instance from TOML text (errors name `name` and the line); `family` reads it
+    when its kind is ambiguous (or absent)."""
     import tomllib
     if len(text) > MAX_INPUT_BYTES:
         raise InputError(too_big("TOML text", len(text), MAX_INPUT_BYTES, " characters"), file=name)
@@ -61,42 +118,99 @@ def load_text(text: str, name: str = "<text>", admit: Admit | None = None) -> tu
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"malformed TOML: {e}", file=name) from None
-    return _from_data(data, src, admit)
+    return _from_data(data, src, admit, _family(family))
 
 
-def _from_data(data: dict, src: Source, admit: Admit | None = None) -> tuple[Family, Any]:
+def _from_data(data: dict, src: Source, admit: Admit | None = None,
+               fam: Family | None = None) -> tuple[Family, Any]:
     kind = data.get("kind")
-    if not isinstance(kind, str):
+    if fam is not None:
+        if kind is not None and kind != fam.kind:
+            raise src.error(f"kind '{kind}' is not family {fam.name}'s (its kind is '{fam.kind}')",
+                            field="kind")
+    elif not isinstance(kind, str):
         raise src.error("missing or non-string 'kind' (one of: "
                         + ", ".join(f.kind for f in families().values()) + ")", field="kind")
-    try:
-        fam = family_of_kind(kind)
-    except InputError as e:
-        raise src.error(e.message, field="kind") from None
+    else:
+        try:
+            fam = family_of_kind(kind)
+        except InputError as e:
+            raise src.error(e.message, field="kind") from None
     _admitted(fam, admit)
     return fam, fam.from_toml(data, src)
 
 
-def load_file(path: Path, admit: Admit | None = None) -> tuple[Family, Any]:
+def load_file(path: Path, admit: Admit | None = None, family: str | None = None) -> tuple[Family, Any]:
     """Parse an instance file: TOML with a `kind`, or a family's own format by suffix."""
+    got = load_collection(Path(path), admit, _family(family), given=str(path))
+    if len(got) != 1:
+        raise InputError(f"a collection of {len(got)} instances: name one as {path}#LINE", file=path)
+    return got[0].family, got[0].instance
+
+
+def _read(path: Path) -> str:
+    check_size(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file", file=path) from None
+    except OSError as e:
+        raise InputError(f"cannot read file ({e.strerror or e})", file=path) from None
+
+
+def load_collection(path: Path, admit: Admit | None = None, fam: Family | None = None, *,
+                    only: int | None = None, given: str | None = None) -> list[Loaded]:
+    """The instances of a file: one for a TOML file or a family's single-instance format, one per
+    line (blank lines and lines the family reads as none skipped) for a collection format;
+    `only`: just the one on that line. `fam` reads the file (else its kind or suffix decides)."""
+    given = given or str(path)
     if not path.exists():
         raise InputError("no such file", file=path)
     if path.is_dir():
         raise InputError("is a directory, not an instance file", file=path)
     suffix = path.suffix.lower()
     if suffix == ".toml":
+        if only is not None:
+            raise InputError(f"a TOML file holds one instance: #{only} names a line of a "
+                             "collection file", file=path)
         data = load_toml(path)
-        src = Source(name=str(path), path=path, text=path.read_text(encoding="utf-8"))
-        return _from_data(data, src, admit)
-    for fam in families().values():
-        parser = fam.suffixes.get(suffix)
-        if parser is not None:
-            check_size(path)
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise InputError(f"cannot read file ({e})", file=path) from None
-            _admitted(fam, admit)
-            return fam, parser(path, text)
-    raise InputError(f"unknown file type '{suffix}' (expected .toml"
-                     + "".join(f", {s}" for s in sorted(_suffixes() - {'.toml'})) + ")", file=path)
+        src = Source(name=given, path=path, text=path.read_text(encoding="utf-8"))
+        f, inst = _from_data(data, src, admit, fam)
+        return [Loaded(f, inst, given)]
+    if fam is None:
+        names = route("suffix", suffix)
+        if len(names) > 1:
+            raise InputError(ambiguous("suffix", suffix, names), file=path)
+        if not names:
+            raise InputError(f"unknown file type '{suffix}' (expected .toml"
+                             + "".join(f", {s}" for s in sorted(_suffixes() - {'.toml'})) + ")",
+                             file=path)
+        fam = families()[names[0]]
+    reads = {s.lower(): s for s in fam.suffixes}
+    lines = {s.lower(): s for s in fam.collections}
+    if suffix not in reads and suffix not in lines:
+        raise InputError(f"family {fam.name} reads no {suffix} files (it reads .toml"
+                         + "".join(f", {s}" for s in sorted({*reads, *lines})) + ")", file=path)
+    text = _read(path)
+    _admitted(fam, admit)
+    if suffix in reads:
+        if only is not None:
+            raise InputError(f"a {suffix} file holds one instance: #{only} names a line of a "
+                             "collection file", file=path)
+        return [Loaded(fam, fam.read_file(reads[suffix], path, text), given)]
+    out = []
+    rows = text.splitlines()
+    if only is not None and not 1 <= only <= len(rows):
+        raise InputError(f"no line {only} (the file has {len(rows)} lines)", file=path)
+    for i, line in enumerate(rows, 1):
+        if (only is not None and i != only) or (only is None and not line.strip()):
+            continue
+        src = Source(name=f"{given}#{i}", path=path, text=None, line=i)
+        inst = fam.read_line(lines[suffix], line, src)
+        if inst is not None:
+            out.append(Loaded(fam, inst, f"{given}#{i}"))
+        elif only is not None:
+            raise InputError("this line holds no instance", file=path, line=i)
+    if not out:
+        raise InputError("the collection holds no instance", file=path)
+    return out

@@ -16,17 +16,18 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import pkgutil
 import re
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable
 
 from ..core import family as contract
-from ..core.family import Engine, Family, Option, UserEngine, check_family
-from ..core.result import InputError, Task
+from ..core.family import Engine, Family, Option, UserEngine, check_family, produced_by, resolve
+from ..core.result import InputError, Task, one_line
 from .options import cmd_option
 
 EXT_ENGINE = "ext:dimacs"
@@ -38,6 +39,52 @@ _ENGINE_ENTRY_POINTS_LOADED = False
 
 
 # ---- families ---------------------------------------------------------------------------------
+FAMILY_GROUP = "puzzlesat.families"
+ENGINE_GROUP = "puzzlesat.engines"
+log = logging.getLogger("puzzlesat.plugins")
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """What discovery found (`puzzlesat plugins`, `puzzlesat.plugins()`): an entry point of a
+    plug-in (`group` "puzzlesat.families" or "puzzlesat.engines"), or a route two families claim
+    (`group` "conflict": `name` is the kind, suffix or family name, `provides` the claimants).
+    `error` says why it was skipped or the route disabled; None: loaded."""
+
+    group: str
+    name: str
+    target: str = ""             # the entry point's value, module:attribute
+    dist: str = ""               # the distribution that installed it ("name version")
+    provides: tuple[str, ...] = ()  # family names, or family:engine names
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"group": self.group, "name": self.name, "target": self.target, "dist": self.dist,
+                "provides": list(self.provides), "status": "ok" if self.error is None else
+                ("conflict" if self.group == "conflict" else "skipped"), "error": self.error}
+
+
+_FAMILY_INFO: list[PluginInfo] = []    # the family entry points and conflicts of the last discovery
+_ENGINE_INFO: list[PluginInfo] = []    # the engine entry points
+_EP_ENGINES: list[tuple[str, str]] = []  # (family, engine) registered from entry points
+_ROUTES: dict[str, dict[str, list[str]]] = {"kind": {}, "suffix": {}}  # -> claimant families
+_REPORTED: set[str] = set()
+
+
+def _report(message: str) -> None:
+    """One warning line (once per process) through the `puzzlesat.plugins` logger: the command
+    line prints it as `puzzlesat: warning: ...`; without logging set up Python prints it as it is."""
+    if message not in _REPORTED:
+        _REPORTED.add(message)
+        log.warning(message)
+
+
+def _skipped(info: PluginInfo) -> PluginInfo:
+    what = "plug-in family" if info.group == FAMILY_GROUP else "plug-in engine"
+    _report(f"{what} '{info.name}' ({info.target}) skipped: {info.error} (`puzzlesat plugins` lists it)")
+    return info
+
+
 def _builtin() -> list[Family]:
     """The FAMILY of every module in this package (the built-in engine tables)."""
     pkg = importlib.import_module(__package__)
@@ -51,65 +98,149 @@ def _builtin() -> list[Family]:
     return out
 
 
-def _plugins() -> list[Family]:
-    """The families of the `puzzlesat.families` entry-point group (installed plug-ins)."""
+def _dist(ep: Any) -> str:
+    d = getattr(ep, "dist", None)
+    try:
+        return f"{d.name} {d.version}" if d is not None else ""
+    except Exception:  # noqa: BLE001 - broken metadata: unnamed
+        return ""
+
+
+def _plugins() -> list[tuple[Family, PluginInfo]]:
+    """The families of the `puzzlesat.families` entry-point group (installed plug-ins), each
+    loaded and checked against the contract; one that fails is skipped with one warning line
+    (its PluginInfo says why), the rest go on."""
     from importlib.metadata import entry_points
     out = []
-    for ep in entry_points(group="puzzlesat.families"):
+    for ep in entry_points(group=FAMILY_GROUP):
+        info = PluginInfo(FAMILY_GROUP, ep.name, ep.value, _dist(ep))
         try:
             obj = ep.load()
-        except Exception as e:
-            raise InputError(f"plug-in family '{ep.name}' ({ep.value}) failed to load: "
-                             f"{type(e).__name__}: {e}") from None
-        fam = obj() if callable(obj) and not isinstance(obj, Family) else obj
-        if not isinstance(fam, Family):
-            raise InputError(f"plug-in family '{ep.name}' ({ep.value}) must give a puzzlesat.Family")
-        out.append(replace(fam, user=True, code=f"entry point {ep.name} = {ep.value}"))
+            fam = obj() if callable(obj) and not isinstance(obj, Family) else obj
+            if not isinstance(fam, Family):
+                raise _Refused(f"it gives {type(fam).__name__}, not a puzzlesat.Family")
+            fam = replace(fam, user=True, code=f"entry point {ep.name} = {ep.value}")
+            problems = check_family(fam)
+            if problems:
+                raise _Refused("; ".join(problems))
+        except _Refused as e:
+            _FAMILY_INFO.append(_skipped(replace(info, error=str(e))))
+            continue
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - someone else's code, contained
+            _FAMILY_INFO.append(_skipped(replace(info, error=f"failed to load: {one_line(e)}")))
+            continue
+        out.append((fam, replace(info, provides=(fam.name,))))
     return out
 
 
+class _Refused(Exception):
+    """A plug-in that loaded but does not keep the contract (the message says how)."""
+
+
 def families() -> dict[str, Family]:
-    """Every family by name: built-in, plug-in, registered at run time."""
+    """Every family by name: built-in, plug-in, registered at run time. A plug-in that fails to
+    load or to keep the contract, or takes a built-in family's name, or a name another plug-in
+    also takes, is skipped with one warning line; a kind or file suffix two families read is
+    disabled for both (the file needs `family=`), reported the same way (`plugins()` lists all)."""
     global _FAMILIES
     if _FAMILIES is None:
         found: dict[str, Family] = {}
-        for fam in (*_builtin(), *_plugins(), *_RUNTIME.values()):
+        for fam in _builtin():
             problems = check_family(fam)
-            if problems:
+            if problems:  # our own table: a bug, not a plug-in's failure
                 raise InputError("; ".join(problems))
-            if fam.name in found and fam.name not in _RUNTIME:
-                raise InputError(f"two families are named '{fam.name}' (a plug-in clashes)")
             found[fam.name] = with_ext(fam)
-        kinds: dict[str, str] = {}
-        for f in found.values():
-            if f.kind in kinds:
-                raise InputError(f"families {kinds[f.kind]} and {f.name} both read kind '{f.kind}'")
-            kinds[f.kind] = f.name
+        _FAMILY_INFO.clear()
+        plugged = _plugins()
+        by_name: dict[str, list[PluginInfo]] = {}
+        for fam, info in plugged:
+            by_name.setdefault(fam.name, []).append(info)
+        for fam, info in plugged:
+            if fam.name in found:
+                info = replace(info, error=f"family name '{fam.name}' is a built-in family's")
+            elif len(by_name[fam.name]) > 1:
+                others = ", ".join(f"{i.name} = {i.target}" for i in by_name[fam.name] if i is not info)
+                info = replace(info, error=f"family name '{fam.name}' is also given by {others}: "
+                                           "both are skipped")
+            _FAMILY_INFO.append(_skipped(info) if info.error else info)
+        for fam, info in plugged:
+            if info.error is None and len(by_name[fam.name]) == 1 and fam.name not in found:
+                found[fam.name] = with_ext(fam)
+        for fam in _RUNTIME.values():  # a family registered at run time replaces a plug-in's
+            found[fam.name] = with_ext(fam)
+        _routes(found)
         _FAMILIES = found
     return _FAMILIES
 
 
+def _routes(found: dict[str, Family]) -> None:
+    """Which families read each TOML kind and each file suffix; a route two claim is reported
+    (once) and disabled: such a file needs `family=` (`--family`)."""
+    kinds: dict[str, list[str]] = {}
+    suffixes: dict[str, list[str]] = {".toml": []}
+    for f in found.values():
+        kinds.setdefault(f.kind, []).append(f.name)
+        for sfx in (*f.suffixes, *f.collections):
+            suffixes.setdefault(sfx.lower(), []).append(f.name)
+    _ROUTES["kind"], _ROUTES["suffix"] = kinds, suffixes
+    for what, table in (("kind", kinds), ("suffix", suffixes)):
+        for key, names in table.items():
+            if len(names) > 1:
+                text = ambiguous(what, key, names)
+                _FAMILY_INFO.append(PluginInfo("conflict", f"{what} {key}", "", "", tuple(names), text))
+                _report(text)
+
+
+def ambiguous(what: str, key: str, names: list[str]) -> str:
+    """The message of a kind or suffix that several families read."""
+    file = f"a TOML file of kind '{key}'" if what == "kind" else f"a {key} file"
+    return (f"{what} '{key}' is read by families {' and '.join(names)}: {file} needs --family "
+            f"{'|'.join(names)} (API: family=...)")
+
+
+def route(what: str, key: str) -> list[str]:
+    """The families that read a TOML `kind` (what="kind") or a file suffix (what="suffix")."""
+    families()
+    return list(_ROUTES[what].get(key if what == "kind" else key.lower(), ()))
+
+
+def plugins() -> list[PluginInfo]:
+    """Every plug-in entry point found (families, then engines), each with its error if it was
+    skipped, and every route two families claim (group "conflict").
+
+    >>> [p.name for p in plugins() if p.group == "conflict"]
+    []
+    """
+    families()
+    _load_engine_entry_points()
+    return [*_FAMILY_INFO, *_ENGINE_INFO]
+
+
+def _rediscover() -> None:
+    """Forget what discovery found (entry points are looked up again on next use); for tests."""
+    global _FAMILIES, _ENGINE_ENTRY_POINTS_LOADED
+    for fam_name, name in _EP_ENGINES:
+        _USER.get(fam_name, {}).pop(name, None)
+    _EP_ENGINES.clear()
+    _ENGINE_INFO.clear()
+    _FAMILY_INFO.clear()
+    _FAMILIES = None
+    _ENGINE_ENTRY_POINTS_LOADED = False
+
+
 def register_family(fam: Family) -> Family:
-    """Add a family at run time (replacing one registered before under its name); checked
-    against the contract first, InputError naming what it lacks (docs/adding-a-family.md)."""
+    """Add a family at run time (replacing one registered before under its name, or a plug-in
+    of that name); checked against the contract first, InputError naming what it lacks
+    (docs/adding-a-family.md). A kind or file suffix it shares with another family is reported
+    and disabled for both (such a file then needs `family=`)."""
     global _FAMILIES
     problems = check_family(fam)
     if problems:
         raise InputError("; ".join(problems))
     if fam.name in {f.name for f in _builtin()}:
         raise InputError(f"family '{fam.name}' is built in; choose another name")
-    old = _RUNTIME.get(fam.name)
     _RUNTIME[fam.name] = replace(fam, user=True, code=fam.code or f"module {_module_name(fam)}")
     _FAMILIES = None
-    try:
-        families()
-    except InputError:
-        if old is None:
-            _RUNTIME.pop(fam.name)
-        else:
-            _RUNTIME[fam.name] = old
-        _FAMILIES = None
-        raise
     return families()[fam.name]
 
 
@@ -137,18 +268,38 @@ def family(name: str) -> Family:
 
 
 def family_of_kind(kind: str) -> Family:
-    """The family whose instances have TOML `kind` == kind."""
-    for f in families().values():
-        if f.kind == kind:
-            return f
-    raise InputError(f"unknown kind '{kind}'; known: " + ", ".join(f.kind for f in families().values()))
+    """The family whose instances have TOML `kind` == kind; InputError when none or several do."""
+    names = route("kind", kind)
+    if len(names) > 1:
+        raise InputError(ambiguous("kind", kind, names))
+    if not names:
+        raise InputError(f"unknown kind '{kind}'; known: " + ", ".join(sorted(_ROUTES["kind"])))
+    return families()[names[0]]
 
 
 def family_of(instance: Any) -> Family:
-    """The family an instance belongs to."""
-    for fam in families().values():
-        if fam.owns(instance):
-            return fam
+    """The family an instance belongs to: the one whose catalogue or loader produced it; for an
+    instance built by hand, the one family that claims its type (InputError when several do:
+    load it through `puzzlesat.load`, or with `family=`).
+
+    >>> from puzzlesat.families.instances import load_instance
+    >>> family_of(load_instance("peg/hoppers")[1]).name
+    'peg'
+    """
+    fams = families()
+    made = produced_by(instance)
+    if made is not None:
+        if made not in fams:
+            raise InputError(f"{type(instance).__name__} {getattr(instance, 'name', '')!r} was made by "
+                             f"family {made}, which is no longer registered")
+        return fams[made]
+    claim = [f for f in fams.values() if f.claims(instance)]
+    if len(claim) == 1:
+        return claim[0]
+    if claim:
+        raise InputError(f"{type(instance).__name__} {getattr(instance, 'name', '')!r} could be an "
+                         f"instance of families {' and '.join(f.name for f in claim)} (they share its "
+                         "class): make it with puzzlesat.load (a catalogue name, or family=NAME)")
     raise InputError(f"not a puzzlesat instance: {type(instance).__name__} (use puzzlesat.load)")
 
 
@@ -212,24 +363,61 @@ def user_engines(family_name: str) -> list[Engine]:
 
 
 def _load_engine_entry_points() -> None:
+    """Register the engines of the `puzzlesat.engines` entry-point group (once); one that fails to
+    load, gives something else than UserEngines, or names an unknown family or a taken name is
+    skipped with one warning line (`plugins()` lists it), the rest are registered."""
     global _ENGINE_ENTRY_POINTS_LOADED
     if _ENGINE_ENTRY_POINTS_LOADED:
         return
     _ENGINE_ENTRY_POINTS_LOADED = True
     from importlib.metadata import entry_points
-    for ep in entry_points(group="puzzlesat.engines"):
+    for ep in entry_points(group=ENGINE_GROUP):
+        info = PluginInfo(ENGINE_GROUP, ep.name, ep.value, _dist(ep))
         try:
             obj = ep.load()
-        except Exception as e:
-            raise InputError(f"plug-in engine '{ep.name}' ({ep.value}) failed to load: "
-                             f"{type(e).__name__}: {e}") from None
-        items = obj() if callable(obj) and not isinstance(obj, UserEngine) else obj
-        for u in (items if isinstance(items, (list, tuple)) else [items]):
+            items = obj() if callable(obj) and not isinstance(obj, UserEngine) else obj
+            items = list(items) if isinstance(items, (list, tuple)) else [items]
+        except (Exception, SystemExit) as e:  # noqa: BLE001 - someone else's code, contained
+            _ENGINE_INFO.append(_skipped(replace(info, error=f"failed to load: {one_line(e)}")))
+            continue
+        provided, problems = [], []
+        for u in items:
             if not isinstance(u, UserEngine):
-                raise InputError(f"plug-in engine '{ep.name}' ({ep.value}) must give a "
-                                 "puzzlesat.UserEngine or a list of them")
-            register_engine(u.family, u.name, u.fn, u.tasks, u.options, u.description, u.validate,
-                            code=f"entry point {ep.name} = {ep.value}")
+                problems.append(f"gives {type(u).__name__}, not a puzzlesat.UserEngine")
+                continue
+            try:
+                if any(u.name == e.name for e in _USER.get(u.family, {}).values()):
+                    raise InputError(f"engine name '{u.name}' of {u.family} is taken by another plug-in")
+                register_engine(u.family, u.name, u.fn, u.tasks, u.options, u.description, u.validate,
+                                code=f"entry point {ep.name} = {ep.value}")
+            except InputError as e:
+                problems.append(f"engine {u.family}:{u.name}: {e.message}")
+            except Exception as e:  # noqa: BLE001 - e.g. a bad task or option value
+                problems.append(f"engine {u.family}:{u.name}: {one_line(e)}")
+            else:
+                _EP_ENGINES.append((u.family, u.name))
+                provided.append(f"{u.family}:{u.name}")
+        info = replace(info, provides=tuple(provided), error="; ".join(problems) or None)
+        _ENGINE_INFO.append(_skipped(info) if info.error else info)
+
+
+def family_commands() -> list[tuple[Family, str, Any]]:
+    """(family, 'generate' or 'command', the object its 'module:attr' names) for every command
+    a family adds to the command line (`Family.commands`, `Family.generate`); a plug-in's that
+    cannot be loaded is skipped with one warning line."""
+    out = []
+    for fam in families().values():
+        for kind, target in [("command", t) for t in fam.commands] + (
+                [("generate", fam.generate)] if fam.generate else []):
+            if not fam.user:
+                out.append((fam, kind, resolve(target)))
+                continue
+            try:
+                out.append((fam, kind, resolve(target)))
+            except (Exception, SystemExit) as e:  # noqa: BLE001 - contained
+                _report(f"plug-in family '{fam.name}': its {kind} command {target} skipped: "
+                        f"failed to load: {one_line(e)}")
+    return out
 
 
 def is_user_spec(name: str) -> bool:

@@ -90,7 +90,7 @@ LAZY_CYCLE_EDGES = {
 }
 # The functions that import a module by a computed name (data, a plug-in, a worker's report).
 RESOLVERS = {
-    ("puzzlesat.core.family", "resolve"): "an engine's 'module:function' target, when it runs",
+    ("puzzlesat.core.family", "resolve"): "an engine's 'module:function' target, when it runs; a family's commands (`commands=`, `generate=`: families/registry.py family_commands)",
     ("puzzlesat.core.family", "Family.module"): "a family's puzzle module (`puzzle=`), on first use",
     ("puzzlesat.core.procs", "load_kernels"): "the numba kernels a worker reported it holds",
     ("puzzlesat.families.registry", "_builtin"): "the built-in families' modules (families/*.py)",
@@ -98,12 +98,11 @@ RESOLVERS = {
     ("puzzlesat.models._ext", "call_hook"): "the formulation hook ext:dimacs and export call",
     ("puzzlesat.compare.campaign.job_worker", "main"): "the job module the pool started it for",
     ("puzzlesat.compare.peg.layers", "ChunkPool._run_dask"): "the chunk job's function on Dask",
-    ("puzzlesat.cli.main", "_family_commands"): "the families' commands (`commands=`)",
-    ("puzzlesat.cli.main", "_add_generators"): "the families' generators (`generate=`)",
 }
 CROSS_FAMILY: dict[tuple[str, str], str] = {}  # (importer, imported) -> reason; none today
 NAME_RE = re.compile(r"puzzlesat(?:\.\w+)+(?::\w+)?")
-NOT_MODULES = {"puzzlesat.engines"}  # entry-point group names that are no module
+NOT_MODULES = {"puzzlesat.engines",  # entry-point group names that are no module
+               "puzzlesat.plugins"}  # the logger of discovery's warnings (families/registry.py)
 
 
 # ---- the checker: pure functions over source text ----------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -93,8 +94,13 @@ def _fresh_venv(tmp: Path, folder: Path) -> Path:
                           capture_output=True, text=True, check=True).stdout.strip()
     outer = sysconfig.get_paths()["purelib"]  # as a site dir: its own .pth files count too
     Path(site, "outer.pth").write_text(f"import site; site.addsitedir({outer!r})\n")
+    # built from a copy: pip writes build/ and *.egg-info into the folder it builds, and an
+    # egg-info left in examples/ would make the plug-in an installed one for every later test
+    # that puts its folder on sys.path
+    src = tmp / "src"
+    shutil.copytree(folder, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     out = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                          "--no-build-isolation", "--no-index", "--target", site, str(folder)],
+                          "--no-build-isolation", "--no-index", "--target", site, str(src)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return py

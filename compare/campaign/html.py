@@ -51,7 +51,7 @@ def _instances(rows: list[dict[str, Any]], meta: dict[str, str], store_path: Pat
         found: tuple = (None, "instance not found (its file is not beside the spec or the store)")
         for src in [label] + [str(b / label) for b in bases]:
             try:
-                fam, inst = load_instance(src)
+                fam, inst = load_instance(src, family=r.get("family") or None)
             except InputError:
                 continue
             if r.get("instance_hash") and content_hash(fam, inst) != r["instance_hash"]:

@@ -2,6 +2,8 @@
 
     name = "peg-encodings"
     instances = ["peg/ipc-p01", "peg/ipc-p0*", "boards/*.toml"]  # names, files, globs
+                               # a collection file: each instance (labelled FILE#LINE);
+                               # {path = "x.txt", family = "maze"}: the family reads the file
     task = "optimize"          # optimize | count | feasible (default: each family's first
                                # task, as in solve/compare/lab: optimize, count for tilings)
     time_limit = 60            # seconds per job (hard)
@@ -40,7 +42,7 @@ from ...core.inputs import key_line, load_toml
 from ...core.limits import MAX_CONFIGS, MAX_GLOB, MAX_JOBS, too_big
 
 from ...core.config import Config, parse
-from ...families.instances import load_instance, load_text
+from ...families.instances import load_instance, load_instances, load_text
 from ...core.family import Family
 from ...families.registry import families
 from ..plan import ALLOW_HINT, Origin, Run, admit_engine, admit_family, admit_spec, plan
@@ -90,9 +92,10 @@ def job_instance(fam: Family, job: dict[str, Any]) -> Any:
     where = Origin(file=f"job {job.get('key')}", field="instance")
     if text:
         got, inst = load_text(text, name=str(job.get("instance")),
-                              admit=lambda f: admit_family(f, where, allowed))
+                              admit=lambda f: admit_family(f, where, allowed), family=fam.name)
     else:
-        got, inst = load_instance(str(job.get("source")), admit=lambda f: admit_family(f, where, allowed))
+        got, inst = load_instance(str(job.get("source")), admit=lambda f: admit_family(f, where, allowed),
+                                  family=fam.name)
     if got.name != fam.name:
         raise InputError(f"job payload: the instance is of family {got.name}, not {fam.name}")
     if content_hash(fam, inst) != job.get("instance_hash"):
@@ -312,33 +315,50 @@ def load_spec(path: str | Path, allow_code: bool = False, max_jobs: int | None =
     inst_origin = Origin(str(path), key_line(text, "instances"), "instances")
 
     raw_inst = data.get("instances")
-    if not isinstance(raw_inst, list) or not raw_inst or not all(isinstance(s, str) for s in raw_inst):
-        raise err("expected a non-empty list of instance names, files or globs", "instances")
-    expanded: list[tuple[str, str, str]] = []  # (entry, label, source), before any is loaded
-    for entry in raw_inst:
+    if not isinstance(raw_inst, list) or not raw_inst or not all(
+            isinstance(s, str) or (isinstance(s, dict) and isinstance(s.get("path"), str)
+                                   and set(s) <= {"path", "family"}
+                                   and isinstance(s.get("family", ""), str)) for s in raw_inst):
+        raise err("expected a non-empty list of instance names, files or globs (or tables "
+                  "{path = \"FILE\", family = \"NAME\"})", "instances")
+    expanded: list[tuple[str, str, str, str | None]] = []  # (entry, label, source, family)
+    for item in raw_inst:
+        entry, fam_name = (item, None) if isinstance(item, str) else (item["path"], item.get("family"))
+        if fam_name is not None and fam_name not in families():
+            raise err(f"'{entry}': unknown family '{fam_name}'; known: " + ", ".join(families()),
+                      "instances")
         try:
-            expanded += [(entry, label, src) for label, src in _expand(entry, path.parent)]
+            expanded += [(entry, label, src, fam_name) for label, src in _expand(entry, path.parent)]
         except InputError as e:
             raise err(f"'{entry}': {e}", "instances") from None
-    floor = len({label for _, label, _ in expanded}) * len(configs) * len(repeats)
+    floor = len({label for _, label, _, _ in expanded}) * len(configs) * len(repeats)
     if floor > max_jobs:
         raise err(too_big("jobs", floor, max_jobs) + " (instances x configurations x repeats); "
                   "give --max-jobs to run more", "instances")
     instances = []
     sources: dict[str, str] = {}
     seen: set[str] = set()
-    for entry, label, src in expanded:
+    for entry, label, src, fam_name in expanded:
         if label in seen:
             continue
         seen.add(label)
         try:
-            fam, inst = load_instance(src, admit=lambda f: admit_family(f, inst_origin, allow_code))
+            got = load_instances(src, admit=lambda f: admit_family(f, inst_origin, allow_code),
+                                 family=fam_name)
         except InputError as e:
             if ALLOW_HINT in e.message:
                 raise
             raise err(f"'{entry}': {e}", "instances") from None
-        instances.append((label, fam, inst, content_hash(fam, inst)))
-        sources[label] = src
+        for g in got:  # a collection file: each instance, labelled FILE#LINE
+            lab = label if g.ref == src else f"{label}#{g.ref.rpartition('#')[2]}"
+            if lab in sources:
+                continue
+            instances.append((lab, g.family, g.instance, content_hash(g.family, g.instance)))
+            sources[lab] = g.ref
+        if len(instances) * len(configs) * len(repeats) > max_jobs:
+            raise err(too_big("jobs", len(instances) * len(configs) * len(repeats), max_jobs)
+                      + " (instances x configurations x repeats); give --max-jobs to run more",
+                      "instances")
 
     fams = {f.name: f for _, f, _, _ in instances}
     for fam in fams.values():
@@ -393,6 +413,10 @@ def _expand(entry: str, base: Path) -> list[tuple[str, str]]:
     """(label, source for load_instance) for a catalogue name, a file, or a glob of either."""
     if not GLOB_CHARS & set(entry):
         p = Path(entry)
+        file, hash_, line = entry.rpartition("#")  # FILE#LINE: one line of a collection file
+        if hash_ and line.isdigit() and not (base / p).exists() and not p.is_absolute() \
+                and (base / file).is_file():
+            return [(entry, f"{base / file}#{line}")]
         if not p.is_absolute() and (base / p).exists():
             return [(entry, str(base / p))]
         return [(entry, entry)]
