@@ -37,7 +37,7 @@ from .crossval import Verdict, assess, run_all
 from .plan import Run, plan
 from .tables import Column, Table, cell, status_text, to_html
 
-SOLVER_HEADS = ("sat", "cpsat", "ext")  # engines whose effort figures (conflicts...) are a solver's
+SOLVER_HEADS = ("sat", "cpsat", "ext", "mip", "maxsat", "cpmpy")  # engines whose effort figures (conflicts...) are a solver's
 
 
 @dataclass

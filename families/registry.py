@@ -9,7 +9,8 @@ when it joins; a bad one is refused with what it lacks.
 Engines: a family's own table, plus the user engines registered for it — `register_engine(...)`
 in Python, the `puzzlesat.engines` entry-point group, or a spec `path/to/file.py:function` /
 `package.module:function` wherever an engine name is accepted. A family whose `sat…` engine has
-a formulation hook also gets `ext:dimacs` (its decision CNF solved by an external program).
+a formulation hook also gets `ext:dimacs` (its decision CNF solved by an external program), and
+every formulation hook gets its `mip:`, `maxsat:` and `cpmpy:` engines (families/paradigms.py).
 Listing families and engines imports no solver: run functions are 'module:function' strings.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..core import family as contract
 from ..core.family import Engine, Family, Option, UserEngine, check_family, produced_by, resolve
 from ..core.result import InputError, Task, one_line
 from .options import cmd_option
+from .paradigms import with_paradigms
 
 EXT_ENGINE = "ext:dimacs"
 
@@ -149,7 +151,7 @@ def families() -> dict[str, Family]:
             problems = check_family(fam)
             if problems:  # our own table: a bug, not a plug-in's failure
                 raise InputError("; ".join(problems))
-            found[fam.name] = with_ext(fam)
+            found[fam.name] = with_paradigms(with_ext(fam))
         _FAMILY_INFO.clear()
         plugged = _plugins()
         by_name: dict[str, list[PluginInfo]] = {}
@@ -165,9 +167,9 @@ def families() -> dict[str, Family]:
             _FAMILY_INFO.append(_skipped(info) if info.error else info)
         for fam, info in plugged:
             if info.error is None and len(by_name[fam.name]) == 1 and fam.name not in found:
-                found[fam.name] = with_ext(fam)
+                found[fam.name] = with_paradigms(with_ext(fam))
         for fam in _RUNTIME.values():  # a family registered at run time replaces a plug-in's
-            found[fam.name] = with_ext(fam)
+            found[fam.name] = with_paradigms(with_ext(fam))
         _routes(found)
         _FAMILIES = found
     return _FAMILIES

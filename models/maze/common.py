@@ -243,11 +243,12 @@ def _reachable(m: Maze, fp: Free) -> bool:
     return m.goal in seen
 
 
-def decision(f, objective_key, decode: Callable, m: Maze, bound: int | None):
+def decision(f, objective_key, decode: Callable, m: Maze, bound: int | None, complete: bool = True):
     """The formulation hook's Decision (models/_ext.py) for a formulation `f` built by one of the
     maze models: a maximisation, so `bound` is a lower bound on the score (group "score bound");
-    no bound: every walk. The fields for a sequence of minimising calls are unused (the maze
-    family has no external-solver engine)."""
+    no bound: every walk. `complete`: the model holds every walk (not restricted by a step or
+    segment limit), so its optimum is the maze's and no solution in it means none at all (the
+    mip: and cpmpy: engines read it as `upper_complete`)."""
     from .._ext import Decision
     from ..formulation import Linear
     fp = free_part(m)
@@ -259,7 +260,7 @@ def decision(f, objective_key, decode: Callable, m: Maze, bound: int | None):
     if bound is not None:
         f.add("score bound", Linear(((1, objective_key),), bound, max(bound, fp.high)))
     return Decision(f, decode, bound, "no bound" if bound is None else f"score >= {bound}",
-                    objective=("max", ((1, objective_key),), 0))
+                    upper_complete=complete, objective=("max", ((1, objective_key),), 0))
 
 
 def limited(out: Outcome, restricted: bool) -> Outcome:

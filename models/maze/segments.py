@@ -261,7 +261,12 @@ def hook(m: Maze, task: Task, options: dict, bound: int | None):
             walk += euler(walk[-1], q, es)[1:]
         return tuple(walk)
 
-    return decision(f, ("S", J - 1), decode, m, bound)
+    return decision(f, ("S", J - 1), decode, m, bound, complete=J == nmul + 1)
+
+
+# one projection (edge sets, multiplication arcs, segment ends) stands for every walk through its
+# segments' Euler trails: enumerating projections undercounts walks (the engine expands them)
+hook.countable = False
 
 
 def run_segments(m: Maze, task: Task, ctx: Context) -> Outcome:

@@ -118,7 +118,7 @@ def hook(m: Maze, task: Task, options: dict, bound: int | None):
         steps = sorted((k[1], k[2]) for k in true if k[0] == "x")
         return tuple(m.walked) + tuple(arcs[i][1] for _, i in steps)
 
-    return decision(f, ("s", T), decode, m, bound)
+    return decision(f, ("s", T), decode, m, bound, complete=T == len(fp.edges))
 
 
 def run_time(m: Maze, task: Task, ctx: Context) -> Outcome:
