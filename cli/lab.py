@@ -87,12 +87,29 @@ def _shared(f):
     return f
 
 
-@click.command("lab")
+class _LabGroup(click.Group):
+    """`lab INSTANCE... --configs ...` runs configurations (its `run` sub-command, the default);
+    `lab core` and `lab ablate` are the sub-commands that ask why."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("lab", cls=_LabGroup)
+def lab_cmd() -> None:
+    """Formulations side by side (`lab INSTANCE... --configs C1,C2`, the same as `lab run`), and
+    why a model answers as it does: `lab core` (a minimal infeasible set of constraint groups)
+    and `lab ablate` (each optional group dropped in turn)."""
+
+
+@lab_cmd.command("run")
 @click.option("--configs", "config_list", required=True,
               help="comma-separated configurations, e.g. 'seq=sat[encoding=seqcounter],tot=sat[encoding=totalizer]'; "
                    "@FILE: read them from FILE (one per line or comma separated, # comments)")
 @_shared
-def lab_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
+def lab_run(config_list, instances, task, repeat, seeds, time_limit, option_pairs, no_precheck,
             jobs, as_json, fmt, allow_code, family_name) -> None:
     """Every configuration on every INSTANCE, each run checked and cross-validated: size, time
     (median and spread over repeats) and solver effort side by side, best per instance marked.
@@ -115,3 +132,93 @@ def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pa
     """Time engines or configurations on INSTANCES (the lab's table; each run checked)."""
     _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, no_precheck, as_json,
          jobs, fmt, allow_code, "--engines", family_name)
+
+
+@lab_cmd.command("core")
+@click.argument("instance")
+@click.option("-e", "--engine", "config", required=True,
+              help="a configuration whose engine has a formulation with a CNF (sat:…, cpsat:… of "
+                   "peg, sliding, pentomino), e.g. 'sat:time'")
+@click.option("--bound", type=int, default=None,
+              help="the decision call's bound (peg: moves <= K; sliding: exactly K moves); default: "
+                   "the family's default for the task (the known optimum, else a lower bound)")
+@click.option("--task", type=click.Choice([t.value for t in Task]), default=None, help=_TASK_HELP)
+@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="option of the configuration's engine (its model options)")
+@click.option("--solver", default=None, help="python-sat solver of the core search (default: the "
+              "configuration's, else cadical195; with --certify one that logs proofs)")
+@click.option("--certify", is_flag=True, help="the re-check of the core logs a DRAT proof, checked "
+              "by puzzlesat.certify")
+@click.option("--proof-dir", default="", help="with --certify: where the run folder is made")
+@click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT, help=TIME_LIMIT_HELP)
+@click.option("--json", "as_json", is_flag=True, help="print the result record (JSON)")
+@format_option
+def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof_dir, time_limit,
+             as_json, fmt) -> None:
+    """For an infeasible decision call of INSTANCE: a minimal set of the formulation's constraint
+    groups that is still infeasible (deletion over one selector per group), re-checked by a fresh
+    solve of only those groups (UNSAT; with --certify, its proof checked) and, for each of them, a
+    fresh solve without it (SAT, the model checked against every clause). A feasible call has no
+    core: its solution is checked and shown. Exit 0; 1 when the re-check fails; 2 on bad input."""
+    from ..compare.api import model
+    from .display import print_tables
+    fmt = output_format(fmt, as_json)
+    fam, inst = load_instance(instance)
+    m = model(inst, config, task, bound=bound, **parse_pairs(option_pairs))
+    if m.backend != "sat" and not m.formulation.is_cnf():
+        raise InputError(f"lab core: the formulation of {config} has no CNF")
+    from ..families.options import PROOF_SOLVERS
+    chosen = solver or (m.options.get("solver") if m.backend == "sat" else None) or "cadical195"
+    if certify and chosen not in PROOF_SOLVERS:
+        raise InputError(f"lab core --certify: solver '{chosen}' cannot log proofs; choose one of "
+                         + ", ".join(PROOF_SOLVERS))
+    res = m.core(time_limit=time_limit, certify=certify, proof_dir=proof_dir, solver=chosen)
+    from ..compare.why import core_table
+    if fmt == "json":
+        print(json.dumps(res.to_json(), default=str))
+    else:
+        print_tables([core_table(res, m.decision)], fmt)
+    sys.exit(1 if res.status.value == "ERROR" else 0)
+
+
+@lab_cmd.command("ablate")
+@click.argument("instances", nargs=-1, required=True)
+@click.option("-e", "--engine", "config", required=True,
+              help="a configuration whose engine has a formulation (sat:…, cpsat:…, mip:…, maxsat:…, "
+                   "cpmpy:…), e.g. 'cpsat:time'")
+@click.option("--task", type=click.Choice([t.value for t in Task]), default=None, help=_TASK_HELP)
+@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
+              help="runs per variant")
+@click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT,
+              help=TIME_LIMIT_HELP + "; a run that ends past it counts as unsolved")
+@click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="option of the configuration's engine")
+@click.option("--json", "as_json", is_flag=True, help="one JSON object per instance (= --format json)")
+@format_option
+def lab_ablate(instances, config, task, repeat, time_limit, option_pairs, as_json, fmt) -> None:
+    """The configuration's formulation on every INSTANCE with all its groups, then without each
+    optional group in turn (implied constraints, symmetry breaking, dominance: the formulation
+    marks them), then without all of them: answer, time, conflicts/branches/nodes and model size
+    side by side, every run checked and cross-validated. The runs solve the formulation's decision
+    calls on the configuration's backend (models/paradigm.py), the same way for every variant.
+    Exit 1 when the variants disagree (a group that was not optional), 2 on bad input."""
+    from ..compare.why import ablate
+    from .display import print_tables
+    fmt = output_format(fmt, as_json)
+    opts = parse_pairs(option_pairs)
+    loaded = [load_instance(i) for i in instances]
+    worst, tables = 0, []
+    for fam, inst in loaded:
+        rep = ablate(fam, inst, config, task, repeat=repeat, time_limit=time_limit, options=opts)
+        if fmt == "json":
+            print(json.dumps(rep, default=str))
+        else:
+            t = lab_table(rep)
+            t.params["ablated"] = rep["ablated"]
+            t.params["optional groups"] = {g: r for g, r in rep["roles"].items()}
+            tables.append(t)
+        if rep["verdict"] == "DISAGREE":
+            worst = 1
+    if tables:
+        print_tables(tables, fmt)
+    sys.exit(worst)

@@ -222,6 +222,25 @@ class Model:
                        memory_limit_mb=memory_limit_mb, precheck=False)
         return execute(run)
 
+    def core(self, *, time_limit: float | None = None, memory_limit_mb: float | None | str = "default",
+             certify: bool = False, proof_dir: str = "", solver: str | None = None) -> Result:
+        """For an infeasible decision call: a minimal set of constraint groups that is still
+        infeasible (deletion over one selector per group, models/why.py), re-checked by a fresh
+        solve of those groups alone and, without each of them, a satisfiable one; `certify`: the
+        re-check's DRAT proof checked by puzzlesat.certify. INFEASIBLE with `stats['core']`;
+        FEASIBLE with a checked solution when the call is feasible; UNKNOWN at a limit.
+
+        >>> r = model(load("sliding/8-easy"), "sat:time", bound=1).core()  # optimum 2: 1 is too few
+        >>> r.status.value, r.stats["core"], r.stats["core_recheck"]
+        ('INFEASIBLE', ['one tile per cell'], 'UNSAT')
+        """
+        from .why import core_run
+        sat = self.options.get("solver") if self.backend == "sat" else None
+        return core_run(family_of(self.instance), self.instance, self.decision, self.config.name,
+                        solver=solver or sat or "cadical195",
+                        encoding=self.options.get("encoding", "seqcounter"), certify=certify,
+                        proof_dir=proof_dir, time_limit=time_limit, memory_limit_mb=memory_limit_mb)
+
     def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:
         from ..models import _cpsat, _sat
         f, stats = self.formulation, {"bound": self.decision.bound_text}

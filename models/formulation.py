@@ -89,6 +89,9 @@ class Linear:
     enforce: tuple[Lit, ...] = ()
 
 
+# roles of optional groups: implied by the others (same solutions), symmetry breaking (keeps one
+# solution per class: same optimum, fewer solutions), dominance (drops solutions no optimum needs)
+ROLES = ("implied", "symmetry breaking", "dominance")
 CONSTRAINT_KINDS = (Clause, ExactlyOne, AtMostOne, AtMost, AtLeast, Xor, Linear)
 CNF_KINDS = (Clause, ExactlyOne, AtMostOne, AtMost, AtLeast, Xor)
 
@@ -111,6 +114,8 @@ class Formulation:
     `projection` lists the Boolean keys that define a solution (counting and blocking use these
     only; every other variable must be determined by them or left out). `objective` is
     ('min' | 'max', ((coef, key), ...)) or None. `build_seconds` is set by the builder.
+    `optional` names the groups the model is right without, by role (ROLES: implied constraints,
+    symmetry breaking, dominance) — what `puzzlesat lab ablate` drops in turn.
     """
 
     name: str
@@ -120,6 +125,21 @@ class Formulation:
     projection: tuple[Key, ...] = ()
     objective: tuple[str, tuple[tuple[int, Key], ...]] | None = None
     build_seconds: float = 0.0
+    optional: dict[str, str] = field(default_factory=dict)
+
+    def mark(self, group: str, role: str) -> None:
+        """Declare `group` optional in `role` (one of ROLES): the model answers the same without it
+        (implied: the same solutions; symmetry breaking and dominance: the same optimum)."""
+        if role not in ROLES:
+            raise ValueError(f"role {role!r}: one of " + ", ".join(ROLES))
+        self.optional[group] = role
+
+    def without(self, *groups: str) -> "Formulation":
+        """A copy without `groups` (a group not present is ignored)."""
+        g = self.copy()
+        for name in groups:
+            g.groups.pop(name, None)
+        return g
 
     def add(self, group: str, *constraints: Any) -> None:
         """Append constraints to `group` (created on first use, in order)."""
@@ -138,7 +158,8 @@ class Formulation:
     def copy(self) -> "Formulation":
         """An independent copy (constraint lists copied; constraints themselves are immutable)."""
         return Formulation(self.name, self.source, {g: list(cs) for g, cs in self.groups.items()},
-                           dict(self.ints), self.projection, self.objective, self.build_seconds)
+                           dict(self.ints), self.projection, self.objective, self.build_seconds,
+                           dict(self.optional))
 
     def constraints(self) -> Iterator[tuple[str, Any]]:
         """(group, constraint) in order."""
@@ -390,7 +411,7 @@ def to_cpsat(f: Formulation) -> CpData:
     return CpData(f)
 
 
-__all__ = ["Key", "Lit", "Clause", "ExactlyOne", "AtMostOne", "AtMost", "AtLeast", "Xor", "Linear",
+__all__ = ["ROLES", "Key", "Lit", "Clause", "ExactlyOne", "AtMostOne", "AtMost", "AtLeast", "Xor", "Linear",
            "Formulation", "Cnf", "CpData", "to_cnf", "to_cpsat", "keys_of"]
 
 

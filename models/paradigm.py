@@ -32,12 +32,12 @@ every engine's; a solver's claim that nothing exists is its word, cross-validate
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Hashable, Iterable, Protocol
 
 from ..core.result import Context, InputError, Outcome, Status, Task
 
-from ._ext import SAT, UNKNOWN, UNSAT, Decision, _search, call_hook
+from ._ext import SAT, UNKNOWN, UNSAT, Decision, _search, call_hook as _call_hook
 from .formulation import Formulation
 
 Key = Hashable
@@ -91,17 +91,24 @@ def objective_value(objective: tuple, true: set, ints: dict | None = None) -> in
     return v
 
 
-def run(inst: Any, task: Task, ctx: Context, backend: Backend) -> Outcome:
-    """The engine: `ctx.options['formulation']` (a hook) on `backend`, for `task` (module doc)."""
+def run(inst: Any, task: Task, ctx: Context, backend: Backend, drop: tuple[str, ...] = ()) -> Outcome:
+    """The engine: `ctx.options['formulation']` (a hook) on `backend`, for `task` (module doc);
+    `drop`: groups left out of every decision call (an ablation, models/why.py)."""
     opts = ctx.options
     hook = opts["formulation"]
     task = Task(task)
+
+    def call_hook(target, inst, task, opts, bound):
+        d = _call_hook(target, inst, task, opts, bound)
+        return replace(d, formulation=d.formulation.without(*drop)) if drop else d
+
     if task is Task.COUNT and not (backend.count and countable(hook)):
         raise InputError(f"{backend.name} cannot count with {hook}" + ("" if backend.count else
                          ": it does not enumerate") + ("" if countable(hook) else
                          ": its projection does not identify one solution"))
     stats: dict[str, Any] = {"decisions": []}
-    params = {"backend": backend.name, "formulation": hook, **backend.params}
+    params = {"backend": backend.name, "formulation": hook, **backend.params,
+              **({"dropped_groups": list(drop)} if drop else {})}
     d0 = call_hook(hook, inst, task, opts, None)
     t_build = [0.0]
 

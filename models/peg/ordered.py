@@ -102,6 +102,7 @@ def add_order(m: MersonModel, prefix: int = PREFIX) -> None:
         first = max(first, min(length, PREFIX))
         f.add("symmetric prefix", *(Clause(tuple((("j", t, l), False) for t, l in enumerate(p)))
                                     for p in noncanonical_prefixes(inst, length)))
+        f.mark("symmetric prefix", "symmetry breaking")
     for t in range(first, J - 1):
         for A in range(len(lines)):
             if len(allowed[A]) == len(lines):
@@ -112,6 +113,8 @@ def add_order(m: MersonModel, prefix: int = PREFIX) -> None:
             if t + 2 < J:
                 lits.append((("m", t + 2), False))
             f.add("commuting order", Clause((*lits, *((("j", t + 1, B), True) for B in allowed[A]))))
+    if "commuting order" in f.groups:
+        f.mark("commuting order", "symmetry breaking")
 
 
 def build(inst: PegInstance, invariants: bool = True, max_region: int = MAX_REGION,

@@ -66,7 +66,11 @@ def decision(inst: PegInstance, task: Task, options: dict, bound: int | None,
         bound = inst.known_min_moves if inst.known_min_moves is not None else lb
     f = tm.f.copy()
     if bound is not None and tm.horizon:
-        f.add("move counting", *tm.bounds(bound))
+        first, *rest = tm.bounds(bound)  # moves <= K, then the bound's implied resource counts
+        f.add("move counting", first)
+        if rest:
+            f.add("resource bounds", *rest)
+            f.mark("resource bounds", "implied")
     return Decision(f, tm.decode, bound, "no bound" if bound is None else f"moves <= {bound}",
                     lb, tm.horizon, True, 1, moves, ("min", tuple((1, k) for k in tm.move_vars),
                                                      1 if tm.horizon else 0))

@@ -111,6 +111,8 @@ def build(inst: PegInstance, invariants: bool = True) -> TimeModel:
             hs = [h for h in range(n) if w >> h & 1]
             par = sum(1 for h in hs if h in inst.start) % 2
             f.add("invariants", *(Xor(tuple(("p", t, h) for h in hs), par) for t in range(1, J)))
+        if "invariants" in f.groups:
+            f.mark("invariants", "implied")
     jump_vars = tuple(("j", t, l) for t in range(J) for l in range(len(lines)))
     f.projection = jump_vars
     f.build_seconds = time.perf_counter() - t0

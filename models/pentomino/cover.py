@@ -45,6 +45,7 @@ def formulation(inst: Tiling, breaking: bool = False, symmetry: str = "all") -> 
         if p.count > 1:
             f.add(GROUPS[2], AtLeast(tuple(by_piece[k]), p.count), AtMost(tuple(by_piece[k]), p.count))
     if breaking:
+        f.mark(GROUPS[3], "symmetry breaking")
         f.add(GROUPS[3], *(Clause(tuple(((X, q), False) for q in node.fixed) + (((X, g), False),))
                            for node in symmetry_plan(inst, symmetry).nodes() for g in node.forbidden))
     f.projection = tuple((X, i) for i in range(len(pls)))

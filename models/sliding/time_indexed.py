@@ -142,6 +142,8 @@ def build(inst: Sliding, T: int, no_undo: bool = True, bound: bool = True, parit
                         f.add("manhattan increases", Clause((neg(v), neg(src), pos(inc))))
             if used:
                 increases.append(inc)
+    if "no undo" in f.groups:
+        f.mark("no undo", "dominance")  # an optimal plan never undoes its previous move
     f.projection = tuple(m)
     f.build_seconds = time.perf_counter() - t0
     return TimeModel(inst, T, f, tuple(m), tuple(increases), max_increases, empty)
@@ -176,6 +178,7 @@ def decision(inst: Sliding, task, options: dict, bound: int | None = None):
     b = tm.manhattan_bound()
     if b is not None:
         f.add("manhattan bound", b)
+        f.mark("manhattan bound", "implied")
     if tm.empty:
         f.add("empty horizon", Clause(()))  # a cell, tile or step with no possible content
     return Decision(f, tm.decode, T, f"exactly {T} moves", lower, options["max_horizon"], False,

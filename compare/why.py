@@ -1,0 +1,113 @@
+"""Why a model answers as it does, over its named constraint groups: `puzzlesat lab core` (a
+minimal set of groups that is still infeasible, re-checked, optionally certified) and `puzzlesat
+lab ablate` (each optional group dropped in turn, side by side). The computations are
+models/why.py; here they become checked runs of the runner (killable workers, time and memory
+limits, the family's checker, the proof check) and tables.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.config import Config, parse as parse_config
+from ..core.family import Engine, Family, Option
+from ..core.result import InputError, Result, Task
+from .lab import lab_runs
+from .plan import plan, plan_one
+from .runner import execute
+from .tables import Column, Table, cell
+
+KINDS = ("sat", "cpsat", "mip", "maxsat", "cpmpy")
+
+
+def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str = "cadical195",
+             encoding: str = "seqcounter", certify: bool = False, proof_dir: str = "",
+             time_limit: Any = None, memory_limit_mb: Any = "default") -> Result:
+    """The group core of one decision call (a models._ext.Decision), run and checked by the
+    runner: INFEASIBLE with stats['core'] (certificate with `certify`), FEASIBLE with a checked
+    solution when the call is feasible, UNKNOWN at a limit."""
+    from ..models.why import core_engine
+    eng = Engine(f"core:{label}", core_engine(decision, solver, encoding), (Task.FEASIBLE,),
+                 (Option("certify", False), Option("proof_dir", "")),
+                 f"group core of {label}", user=True, code="puzzlesat.models.why")
+    run = plan_one(fam, inst, eng, Task.FEASIBLE, options={"certify": certify, "proof_dir": proof_dir},
+                   time_limit=time_limit, memory_limit_mb=memory_limit_mb, precheck=False)
+    return execute(run)
+
+
+def core_table(res: Result, decision: Any) -> Table:
+    """One row per group of the decision call: its size, whether it is in the core, and what the
+    re-check found without it."""
+    st = res.stats
+    core = set(st.get("core") or ())
+    without = st.get("without_each") or {}
+    t = Table("lab core", [Column("group"), Column("role"), Column("constraints", "int"),
+                           Column("clauses", "int"), Column("in core"), Column("core without it")],
+              key={"instance": f"{res.family}/{res.instance}", "call": decision.bound_text,
+                   "answer": res.status.value},
+              notes=[n for n in (res.reason,) if n])
+    opt = decision.formulation.optional
+    for g in st.get("groups") or decision.formulation.groups:
+        t.add(cell(g), cell(opt.get(g, "")), cell(st.get("group_sizes", {}).get(g), "int"),
+              cell(st.get("group_clauses", {}).get(g), "int"),
+              cell("yes" if g in core else "no" if st.get("status") == "INFEASIBLE" else "?"),
+              cell(without.get(g, "")))
+    t.params = {"solver": st.get("solver"), "encoding": st.get("encoding"),
+                "solver calls": st.get("calls"), "core re-check": st.get("core_recheck"),
+                "seconds": round(res.seconds, 3)}
+    if res.certificate:
+        t.params["certificate"] = res.certificate.get("verdict")
+    return t
+
+
+def ablation_runs(fam: Family, inst: Any, config: str | Config, task: Task | str | None = None, *,
+                  time_limit: Any = None, memory_limit_mb: Any = "default",
+                  options: dict[str, Any] | None = None) -> tuple[list, dict[str, str]]:
+    """The runs of an ablation (every option checked before any run): the configuration's
+    formulation with all its groups, then without each optional group in turn, then without all
+    of them, each on the decision engine of the configuration's kind; and the roles by group."""
+    from ..models._ext import call_hook
+    cfg = config if isinstance(config, Config) else parse_config(config)
+    eng = fam.engine(cfg.engine)
+    kind = eng.name.split(":")[0]
+    if not eng.formulation or kind not in KINDS:
+        raise InputError(f"lab ablate: engine {eng.name} has no formulation hook on a backend "
+                         "the ablation runs (" + ", ".join(KINDS) + "); engines with one: "
+                         + ", ".join(e.name for e in fam.engines if e.formulation
+                                     and e.name.split(':')[0] in KINDS))
+    task = Task(task) if task is not None else fam.tasks[0]
+    opts = eng.resolve_options({**(options or {}), **cfg.opts}, task)
+    d = call_hook(eng.formulation, inst, task, opts, None)
+    roles = {g: r for g, r in d.formulation.optional.items() if g in d.formulation.groups}
+    if task is not Task.FEASIBLE:  # a bound's own optional groups (peg: the resource bounds)
+        dk = call_hook(eng.formulation, inst, task, opts, d.upper if d.upper is not None else d.bound)
+        roles.update({g: r for g, r in dk.formulation.optional.items() if g in dk.formulation.groups})
+    if not roles:
+        raise InputError(f"lab ablate: the formulation of {eng.name} on {getattr(inst, 'name', '?')} "
+                         "marks no optional group (Formulation.mark): nothing to drop")
+    from ..models.why import ablation_engine
+    variants = [("all groups", ())] + [(f"without {g}", (g,)) for g in roles]
+    if len(roles) > 1:
+        variants.append(("without all optional", tuple(roles)))
+    hook_opt = Option("formulation", eng.formulation)
+    own = tuple(o for o in eng.options if o.name not in ("certify", "proof_dir", "cnf_encoding"))
+    engines = [Engine(f"{kind}:{label}", ablation_engine(kind, drop), (task,), (*own, hook_opt),
+                      f"{eng.name} {label}", user=True, code="puzzlesat.models.why")
+               for label, drop in variants]
+    given = {k: v for k, v in opts.items() if eng.option(k) is not None and k in
+             {o.name for o in own}}
+    runs = plan(fam, inst, engines, task, options=given, time_limit=time_limit,
+                memory_limit_mb=memory_limit_mb, precheck=False)
+    return runs, roles
+
+
+def ablate(fam: Family, inst: Any, config: str | Config, task: Task | str | None = None, *,
+           repeat: int = 1, time_limit: Any = None, memory_limit_mb: Any = "default",
+           options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ablation report (a lab report: every run checked, the verdict across variants, the
+    best marked) plus `roles` (group -> role) and `config`."""
+    runs, roles = ablation_runs(fam, inst, config, task, time_limit=time_limit,
+                                memory_limit_mb=memory_limit_mb, options=options)
+    rep = lab_runs(runs, repeat=repeat)
+    rep["roles"] = roles
+    rep["ablated"] = str(config)
+    return rep
