@@ -8,7 +8,8 @@ Vocabulary:
                     OR-tools' model builder; only for a linear formulation: Formulation.is_linear)
     sidecar         FILE.map.json: variable number -> domain key (`{"1": ["j", 0, 3]}`), with the
                     instance, configuration, bound and version; CP-SAT numbers are proto indices
-    engine kind     by the engine name's first part: sat and ext -> CNF backend, cpsat -> CP-SAT
+    engine kind     by the engine name's first part: sat, ext, maxsat -> CNF backend; cpsat, mip,
+                    cpmpy -> CP-SAT (their formats: cpsat-txt, cpsat-pb, lp, mps)
 
 Files are written to a temporary name in the target directory and renamed, so an error never
 leaves a partial file; a missing directory is bad input.
@@ -39,7 +40,7 @@ def version() -> str:
 def engine_kind(eng: Engine) -> str:
     """'sat' or 'cpsat' (the backend the engine compiles its formulation with)."""
     head = eng.name.split(":")[0]
-    return "cpsat" if head == "cpsat" else "sat"
+    return "cpsat" if head in ("cpsat", "mip", "cpmpy") else "sat"  # maxsat, ext: the CNF
 
 
 def decision_for(fam: Family, inst: Any, cfg: Config, task: Task | str = Task.OPTIMIZE,

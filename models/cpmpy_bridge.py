@@ -80,7 +80,9 @@ def usable(solver: str) -> str | None:
         ok = SolverLookup.lookup(solver).supported()
     except Exception as e:  # noqa: BLE001 - a solver's own probe failing is "not usable"
         return f"CPMpy solver '{solver}' is not usable here: {type(e).__name__}: {e}"
-    return None if ok else f"CPMpy solver '{solver}' is not usable here (CPMpy: not supported)"
+    return None if ok else (f"CPMpy solver '{solver}' is not usable here (CPMpy: not supported; it "
+                            f"needs {PACKAGES[solver]}" + (", MiniZinc >= 2.8.2" if solver == "minizinc"
+                                                           else "") + ")")
 
 
 def version(solver: str) -> str:
@@ -154,7 +156,10 @@ class CpmpyModel:
             sense, terms, offset = objective
             expr = cp.sum([c * self.var[k] for c, k in terms]) + offset
             model = cp.Model(cons, minimize=expr) if sense == "min" else cp.Model(cons, maximize=expr)
-        self.s = cp.SolverLookup.get(solver, model)
+        try:
+            self.s = cp.SolverLookup.get(solver, model)
+        except ImportError as e:  # e.g. MiniZinc older than CPMpy needs (Debian 12: 2.6.4 < 2.8.2)
+            raise InputError(f"CPMpy solver '{solver}' cannot start here: {e}") from None
         self.size = {"vars": len(self.var), "constraints": len(cons)}
         self.calls = 0
         self.proj = [(k, self.var[k]) for k in f.projection]
