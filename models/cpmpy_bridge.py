@@ -179,7 +179,10 @@ class CpmpyModel:
             return Answer(Status.INFEASIBLE)
         if found and st in (ExitStatus.OPTIMAL, ExitStatus.FEASIBLE):
             true = {k for k, v in self.proj if v.value()}
-            value = self.s.objective_value() if self.objective is not None else None
+            value = None
+            if self.objective is not None:  # recomputed from the solution: solvers may drop a
+                _, terms, offset = self.objective  # constant objective's offset (Exact: measured)
+                value = offset + sum(c * int(self.var[k].value()) for c, k in terms)
             proved = st == ExitStatus.OPTIMAL or self.objective is None
             return Answer(Status.OPTIMAL if proved else Status.FEASIBLE, true, value,
                           None if proved else "time limit")

@@ -11,6 +11,30 @@ import numpy as np
 
 from puzzlesat.puzzles import peg
 from puzzlesat.puzzles.sliding import Sliding, default_goal
+# ---- formulations ---------------------------------------------------------------------------------
+def constraint_holds(c, val) -> bool:
+    """Whether formulation constraint `c` (models/formulation.py) holds under `val` (key -> 0/1 or
+    an integer), by its definition."""
+    from puzzlesat.models.formulation import AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Xor
+    if isinstance(c, Clause):
+        return any(val[k] == p for k, p in c.lits)
+    if not hasattr(c, "keys"):  # Linear, half-reified by its enforce literals
+        if not all(val[k] == p for k, p in c.enforce):
+            return True
+        return c.lo <= sum(co * val[k] for co, k in c.terms) <= c.hi
+    ones = sum(val[k] for k in c.keys)
+    if isinstance(c, ExactlyOne):
+        return ones == 1
+    if isinstance(c, AtMostOne):
+        return ones <= 1
+    if isinstance(c, AtMost):
+        return ones <= c.k
+    if isinstance(c, AtLeast):
+        return ones >= c.k
+    assert isinstance(c, Xor)
+    return ones % 2 == c.parity
+
+
 # ---- peg ---------------------------------------------------------------------------------------
 def peg_oracle(inst: peg.PegInstance) -> tuple[int | None, int]:
     """(minimum moves, number of optimal jump sequences) by plain exhaustive search."""

@@ -21,6 +21,8 @@ from puzzlesat.families.registry import family
 from puzzlesat.models.formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne,
                                           Formulation, Linear, Xor)
 
+from oracles import constraint_holds
+
 HAVE_HIGHS = find_spec("highspy") is not None
 HAVE_CPMPY = find_spec("cpmpy") is not None and find_spec("exact") is not None
 needs_highs = pytest.mark.skipif(not HAVE_HIGHS, reason="highspy not installed (pip install '.[paradigms]')")
@@ -66,32 +68,13 @@ def formulations(draw, ints: bool = True):
     return f, (sense, obj, draw(st.integers(-2, 2)))
 
 
-def holds(c, a: dict) -> bool:
-    if isinstance(c, Clause):
-        return any(a[k] == p for k, p in c.lits)
-    n = sum(a[k] for k in getattr(c, "keys", ()))
-    if isinstance(c, ExactlyOne):
-        return n == 1
-    if isinstance(c, AtMostOne):
-        return n <= 1
-    if isinstance(c, AtMost):
-        return n <= c.k
-    if isinstance(c, AtLeast):
-        return n >= c.k
-    if isinstance(c, Xor):
-        return n % 2 == c.parity
-    if not all(a[k] == p for k, p in c.enforce):
-        return True
-    return c.lo <= sum(co * a[k] for co, k in c.terms) <= c.hi
-
-
 def brute(f: Formulation, objective):
     """(the distinct projections of all solutions, the optimum or None)."""
     projs, best = set(), None
     for bits in itertools.product((0, 1), repeat=N):
         for i in (range(f.ints["i"][0], f.ints["i"][1] + 1) if "i" in f.ints else [0]):
             a = dict(zip(KEYS, bits), i=i)
-            if all(holds(c, a) for _, c in f.constraints()):
+            if all(constraint_holds(c, a) for _, c in f.constraints()):
                 projs.add(frozenset(k for k in KEYS if a[k]))
                 sense, terms, off = objective
                 v = off + sum(co * a[k] for co, k in terms)

@@ -13,6 +13,7 @@ import puzzlesat as ps
 from puzzlesat.core.config import Config, parse, parse_many
 from puzzlesat.models.formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne,
                                           Formulation, Xor, to_cnf, to_cpsat)
+from oracles import constraint_holds
 
 # ---- the configuration grammar --------------------------------------------------------------------
 NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,8}", fullmatch=True)
@@ -69,19 +70,7 @@ def formulations(draw) -> Formulation:
     return f
 
 
-def _holds(c, val) -> bool:
-    if isinstance(c, Clause):
-        return any(val[k] == p for k, p in c.lits)
-    ones = sum(val[k] for k in c.keys)
-    if isinstance(c, ExactlyOne):
-        return ones == 1
-    if isinstance(c, AtMostOne):
-        return ones <= 1
-    if isinstance(c, AtMost):
-        return ones <= c.k
-    if isinstance(c, AtLeast):
-        return ones >= c.k
-    return ones % 2 == c.parity  # Xor
+_holds = constraint_holds
 
 
 def brute_projected(f: Formulation) -> set[frozenset]:
