@@ -41,7 +41,7 @@ def configs(form: str, cnf: bool = True, maxsat: bool = True) -> list[str]:
 
 PLAN = {  # family: [(instance, task, configurations)]
     "peg": [(i, "optimize", configs("time")) for i in
-            ("peg/ipc-p01", "peg/ipc-p03", "peg/hoppers-first06", "peg/hoppers", "peg/triangle21")],
+            ("peg/ipc-p01", "peg/ipc-p11", "peg/ipc-p03", "peg/hoppers-first06", "peg/hoppers", "peg/triangle21")],
     "sliding": [(i, "optimize", configs("time")) for i in
                 ("sliding/8-easy", f"{P}/8-walk40-s2.toml", "sliding/8-hardest",
                  f"{P}/15-walk20-s1.toml", f"{P}/15-walk30-s3.toml")],
@@ -63,6 +63,7 @@ def main() -> None:
     ap.add_argument("--out", required=True)
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--families", default=",".join(PLAN))
+    ap.add_argument("--instances", default="", help="only these (comma separated, as in PLAN)")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -76,14 +77,16 @@ def main() -> None:
     with open(recs_path, "a") as fh:
         for famname in a.families.split(","):
             for inst_name, task, cfgs in PLAN[famname]:
+                if a.instances and not any(inst_name.endswith(x) for x in a.instances.split(",")):
+                    continue
                 fam, inst = load_instance(inst_name)
                 todo = [c for c in cfgs if (inst_name, c.split("=")[0]) not in done]
                 if not todo:
                     continue
                 rep = lab_instance(fam, inst, todo, task, time_limit=a.time_limit)
-                for cfg_row in rep["configs"]:
+                for label, cfg_row in zip((c.split("=")[0] for c in todo), rep["configs"]):
                     for r in rep["runs"][cfg_row["config"]]:
-                        r = {**r, "bench_instance": inst_name, "family_name": famname,
+                        r = {**r, "config": label, "bench_instance": inst_name, "family_name": famname,
                              "verdict": rep["verdict"], "time_limit": a.time_limit,
                              "config_spec": cfg_row["spec"], "load": load()}
                         fh.write(json.dumps(r, default=str) + "\n")
