@@ -144,8 +144,31 @@ def table(out: Path) -> None:
     (out / "cactus.svg").write_text(cactus_svg(rows, {"campaign": "paradigms (bench/paradigms.py)"}))
 
 
+def ablation_md(paths: list[str]) -> str:
+    """A markdown table of `puzzlesat lab ablate --json` outputs: per variant the answer, the
+    median engine CPU seconds over the repeats (with their spread), conflicts or branches, size."""
+    import statistics
+    lines = ["| instance | configuration | variant | answer | CPU s (median, min–max) | conflicts | branches | vars | clauses/cons |",
+             "|---|---|---|---|---|---:|---:|---:|---:|"]
+    for p in paths:
+        for line in Path(p).read_text().splitlines():
+            rep = json.loads(line)
+            for c in rep["configs"]:
+                cpus = [r["stats"].get("cpu_seconds") or 0.0 for r in rep["runs"][c["config"]]]
+                ans = c["objective"] if c["count"] is None else c["count"]
+                variant = c["config"].split(":", 1)[1]
+                lines.append(f"| {rep['instance']} | {rep['ablated']} | {variant} | {c['status']} {ans} | "
+                             f"{statistics.median(cpus):.2f} ({min(cpus):.2f}–{max(cpus):.2f}) | "
+                             f"{c['conflicts'] if c['conflicts'] is not None else ''} | "
+                             f"{c['branches'] if c['branches'] is not None else ''} | {c['vars']} | "
+                             f"{c['clauses'] or c['constraints']} |")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--table-only":
         table(Path(sys.argv[2]))
+    elif len(sys.argv) > 1 and sys.argv[1] == "--ablation":
+        print(ablation_md(sys.argv[2:]))
     else:
         main()

@@ -76,6 +76,11 @@ def ablation_runs(fam: Family, inst: Any, config: str | Config, task: Task | str
                                      and e.name.split(':')[0] in KINDS))
     task = Task(task) if task is not None else fam.tasks[0]
     opts = eng.resolve_options({**(options or {}), **cfg.opts}, task)
+    switches = [o.name for o in eng.options if o.identity and opts.get(o.name) is True]
+    if task is Task.COUNT and switches:
+        raise InputError(f"lab ablate: counting with {', '.join(switches)} needs the family's own "
+                         "orbit counting; the ablation's decision engine counts every solution "
+                         "(ablate the task feasible, or count without it)")
     d = call_hook(eng.formulation, inst, task, opts, None)
     roles = {g: r for g, r in d.formulation.optional.items() if g in d.formulation.groups}
     if task is not Task.FEASIBLE:  # a bound's own optional groups (peg: the resource bounds)
