@@ -12,7 +12,7 @@ from ..compare.lab import lab_runs, lab_table
 from ..compare.plan import plan
 from ..core.config import parse_pairs
 from ..core.result import InputError, Task
-from ..families.instances import load_instances
+from ..families.instances import load_instance, load_instances
 from .display import err, print_tables, rich_table
 from .options import (ALLOW_CODE_HELP, DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, family_option,
                       format_option, output_format, read_configs)
