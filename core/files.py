@@ -1,6 +1,7 @@
-"""Writing files so that a failure never leaves one half-written."""
+"""Writing files so that a failure never leaves one half-written; a file's SHA-256."""
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -45,3 +46,12 @@ def write_atomic(path: str | Path, data: Any, what: str = "file", suffix: str = 
         Path(tmp).unlink(missing_ok=True)
         raise
     return p
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex SHA-256 of a file's bytes (read in 16 MiB blocks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 24), b""):
+            h.update(block)
+    return h.hexdigest()

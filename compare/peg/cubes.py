@@ -27,7 +27,6 @@ INFEASIBLE when `certify` was asked).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import statistics
 import tempfile
@@ -36,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ...core.config import Config, parse
-from ...core.files import write_atomic
+from ...core.files import file_sha256, write_atomic
 from ...core.result import CheckError, InputError, Status, Task
 
 SAT_ENGINES = ("sat:ordered", "sat:merson", "sat:time", "sat:resource")
@@ -45,14 +44,6 @@ SAT_ENGINES = ("sat:ordered", "sat:merson", "sat:time", "sat:resource")
 def _sat_solvers() -> tuple[str, ...]:
     from ...models._sat import SOLVERS
     return SOLVERS
-
-
-def _sha(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _summary(values: list[float]) -> dict[str, float]:
@@ -172,7 +163,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         plan = {"instance": f"{fam.name}/{inst.name}", "config": str(cfg), "bound": bound,
                 "depth": depth, "symmetry": symmetry, "count": count, "certify": certify,
                 "solver": solver, "search": search, "cubes": len(all_cubes), "split_after": split_after,
-                "base_sha256": _sha(base)}
+                "base_sha256": file_sha256(base)}
         plan_path = folder / "plan.json"
         if plan_path.exists():
             old = json.loads(plan_path.read_text())

@@ -47,6 +47,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from ...core.files import file_sha256
 from ...puzzles.peg import PegInstance
 from .bfs import Space, _bits, _canon, group_for
 from .disk import OutOfTime, check_time, default_memory
@@ -531,14 +532,6 @@ def _key(inst: PegInstance, sp: Space, direction: str) -> dict:
             "first_jump": inst.first_jump, "group": sorted(sp.group), "direction": direction}
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 24), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 class _Folder:
     """A count's work folder: the last two finished layers of each side (keys and counts as .npy
     files, each with its SHA-256 in manifest.json, written by rename so a kill leaves the old
@@ -578,7 +571,7 @@ class _Folder:
             tmp = self.dir / f"{name}.{part}.tmp.npy"
             np.save(tmp, a)
             os.replace(tmp, p)
-            entry[part] = _sha256(p)
+            entry[part] = file_sha256(p)
         self.man["layers"][name] = entry
         self.man["sizes"][side] = sizes
         if notes is not None:
@@ -602,7 +595,7 @@ class _Folder:
             arrays = []
             for part in ("keys", "counts"):
                 p = self.dir / f"{name}.{part}.npy"
-                if not p.exists() or _sha256(p) != e[part]:
+                if not p.exists() or file_sha256(p) != e[part]:
                     break
                 arrays.append(np.load(p))
             else:
