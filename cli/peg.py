@@ -387,14 +387,18 @@ def _print_cubes(rep: dict) -> None:
               help="seconds (default, 0 or none: no limit); past it the answer is UNKNOWN with "
                    "the layers done, never a partial count")
 @click.option("--memory-mb", type=click.IntRange(min=1), default=None,
-              help="dp: memory for one layer's sums (default: 3/4 of the available memory); "
-                   "past it UNKNOWN")
+              help="dp: memory for building a layer (default: 3/4 of the available memory); a "
+                   "layer that would not fit is built on disk, in key ranges summed one at a "
+                   "time (in --work-dir, else a temporary folder)")
 @click.option("--work-dir", type=click.Path(file_okay=False), default=None,
-              help="dp: keep the finished layers (with their SHA-256) here; a run with the same "
-                   "folder resumes from them, and a damaged layer file is computed again")
+              help="dp: keep the finished layers (with their SHA-256) here, and a layer being "
+                   "built on disk with its checkpoint; a run with the same folder resumes from "
+                   "them, and a damaged file is found and computed again")
+@click.option("--keep-free-mb", type=click.IntRange(min=0), default=None,
+              help="dp: disk space the layers must leave free (default 1024); past it UNKNOWN")
 @click.option("--json", "as_json", is_flag=True, help="print JSON (counts as exact integers)")
 def games(target, vacate, finish, direction, method, symmetry, time_limit, memory_mb, work_dir,
-          as_json) -> None:
+          keep_free_mb, as_json) -> None:
     """How many jump sequences solve a peg INSTANCE: every sequence from the start to the finish
     (one peg anywhere when the instance has no finish), counted exactly by a dynamic programme over
     the layers of positions by jumps (big integers, symmetry-reduced). Exit status 0 for a count,
@@ -411,6 +415,7 @@ def games(target, vacate, finish, direction, method, symmetry, time_limit, memor
     t0 = time.monotonic()
     deadline = None if time_limit is None else t0 + time_limit
     memory = None if memory_mb is None else memory_mb * 2**20
+    keep_free = None if keep_free_mb is None else keep_free_mb * 2**20
     if vacate or finish:
         if method != "dp" or direction == "meet":
             raise InputError("--vacate counts each vacancy by the forward dynamic programme: drop "
@@ -429,7 +434,8 @@ def games(target, vacate, finish, direction, method, symmetry, time_limit, memor
         complete = True
         for v, r, rows in board_table(b, _holes(b, vacate, ("all",)),
                                       _holes(b, finish, ("all", "same")), deadline=deadline,
-                                      memory=memory, work_dir=work_dir, progress=prog):
+                                      memory=memory, work_dir=work_dir, keep_free=keep_free,
+                                      progress=prog):
             complete &= r.complete
             vac_out.append({"vacate": v, "vacate_label": hole_label(b, v), **_games_json(r, b)})
             for row in rows:
@@ -455,16 +461,18 @@ def games(target, vacate, finish, direction, method, symmetry, time_limit, memor
     if fam.name != "peg":
         raise InputError(f"peg games takes a peg instance; {target} is {fam.name}")
     if method == "enumerate":
-        if direction is not None or work_dir is not None or memory_mb is not None or not symmetry:
+        if (direction is not None or work_dir is not None or memory_mb is not None
+                or keep_free_mb is not None or not symmetry):
             raise InputError("--method enumerate walks every sequence: --direction, --work-dir, "
-                             "--memory-mb and --no-symmetry are options of the dp")
+                             "--memory-mb, --keep-free-mb and --no-symmetry are options of the "
+                             "dp")
         r = enumerate_games(inst, deadline=deadline)
     else:
         def prog(side, d, n):
             click.echo(f"  [{time.monotonic() - t0:7.1f} s] {side} layer {d}: {n:,} positions",
                        err=True)
         r = count_games(inst, direction=direction or "meet", symmetry=symmetry, deadline=deadline,
-                        memory=memory, work_dir=work_dir, progress=prog)
+                        memory=memory, work_dir=work_dir, keep_free=keep_free, progress=prog)
     out = {"instance": inst.name, **_games_json(r, inst.board), "peak_rss_mib": peak_rss_mib()}
     if as_json:
         click.echo(json.dumps(out))
@@ -484,7 +492,9 @@ def _games_json(r, b) -> dict:
            "direction": r.direction, "jumps": r.jumps, "symmetries": r.group_order,
            "layers_forward": r.layers_forward, "layers_backward": r.layers_backward,
            "meeting": r.meeting, "words": r.words, "seconds": r.seconds,
-           "resumed": r.resumed, "redone": r.redone, "reason": r.reason}
+           "layers_on_disk": r.layers_on_disk, "disk_peak_mib": round(r.disk_peak / 2**20, 1),
+           "resumed": r.resumed, "resumed_inside": r.resumed_inside, "redone": r.redone,
+           "reason": r.reason}
     if r.per_finish is not None:
         out["per_finish"] = {hole_label(b, h): v for h, v in r.per_finish.items()}
     if r.dead_by_pegs is not None:

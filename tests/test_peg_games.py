@@ -296,7 +296,7 @@ def test_a_stopped_count_is_unknown_never_a_number():
     inst = CAT["english33"]()
     r = G.count_games(inst, deadline=time.monotonic() - 1)
     assert r.solutions is None and r.games is None and not r.complete and "no count" in r.reason
-    r = G.count_games(inst, direction="forward", memory=1)
+    r = G.count_games(inst, direction="forward", memory=1)  # not even one key range fits
     assert r.solutions is None and r.games is None and r.per_finish is None
     assert "GiB" in r.reason
     e = G.enumerate_games(CAT["triangle15"](), max_nodes=1000)
@@ -329,10 +329,70 @@ def test_work_folder_resumes_and_redoes_a_damaged_layer(tmp_path):
         folder = next(d.iterdir())
         man = json.loads((folder / "manifest.json").read_text())
         last = max(n for n, e in man["layers"].items() if e["side"] == "f")
-        p = folder / f"{last}.counts.npy"
+        p = folder / f"{last}.counts.bin"
         p.write_bytes(p.read_bytes()[:-8] + b"\x01" * 8)
         r2 = G.count_games(inst, direction=direction, work_dir=d)
         assert last in r2.redone and (r2.solutions, r2.games) == (ref.solutions, ref.games)
+
+
+def test_layers_on_disk_count_the_same(tmp_path):
+    """With a memory budget of 1 MiB the larger layers are built on disk (key ranges summed one
+    at a time): the same counts as in memory, meeting and forward, in a temporary folder or a
+    work folder that a second run resumes from."""
+    for name in ("triangle21", "triangle21-first146"):
+        inst = CAT[name]()
+        for direction in ("meet", "forward"):
+            ref = G.count_games(inst, direction=direction)
+            r = G.count_games(inst, direction=direction, memory=2**20)
+            assert r.layers_on_disk > 0 and r.disk_peak > 0
+            assert (r.solutions, r.games, r.per_finish) == (ref.solutions, ref.games,
+                                                            ref.per_finish)
+    inst = CAT["triangle21"]()
+    ref = G.count_games(inst, direction="forward")
+    r = G.count_games(inst, direction="forward", memory=2**20, work_dir=tmp_path)
+    again = G.count_games(inst, direction="forward", memory=2**20, work_dir=tmp_path)
+    assert again.resumed and (r.games, again.games) == (ref.games, ref.games)
+
+
+def test_a_layer_on_disk_resumes_inside_and_redoes_a_changed_range(tmp_path, monkeypatch):
+    """A layer built on disk and stopped in the middle (its time limit, after a few of its
+    slices, each checkpointed) goes on from its checkpoint; a range file changed on disk is
+    found by its SHA-256 and the layer is built again; the counts do not change."""
+    inst = CAT["triangle21"]()
+    ref = G.count_games(inst, direction="forward")
+    monkeypatch.setattr(G, "SLICE", 500)                 # many slices per layer
+    monkeypatch.setattr(G, "CHECKPOINT_SECONDS", 0.0)    # a checkpoint after every slice
+    real = G.check_time
+
+    def stop_after(k):
+        calls = []
+
+        def check(deadline, where):
+            if "expansion of layer" in where:
+                calls.append(where)
+                if len(calls) == k:
+                    raise G.OutOfTime(f"time limit inside {where}")
+            real(deadline, where)
+        return check
+    for damage in (False, True):
+        d = tmp_path / str(damage)
+        monkeypatch.setattr(G, "check_time", stop_after(8))
+        r = G.count_games(inst, direction="forward", memory=2**20, work_dir=d)
+        assert r.solutions is None and r.games is None and "expansion of layer" in r.reason
+        parts = list(d.glob("*/*.part"))
+        assert len(parts) == 1
+        if damage:
+            f = max(parts[0].glob("r*.counts"), key=lambda p: p.stat().st_size)
+            data = bytearray(f.read_bytes())
+            data[0] ^= 1
+            f.write_bytes(bytes(data))
+        monkeypatch.setattr(G, "check_time", real)
+        r = G.count_games(inst, direction="forward", memory=2**20, work_dir=d)
+        assert (r.solutions, r.games) == (ref.solutions, ref.games)
+        if damage:
+            assert any(n.endswith(".part") for n in r.redone) and r.resumed_inside == 0
+        else:
+            assert r.resumed_inside > 0 and not r.redone
 
 
 # ---- the command line --------------------------------------------------------------------------

@@ -26,9 +26,13 @@ each quotient exact (|O(c)| divides h_f(c); checked). With the forward side run 
 sequence from the start until no jump is possible (the sum of h over the dead positions; Durango
 Bill's "game sequences").
 
-A run stopped by its time limit or memory budget has no count (status UNKNOWN with the layers
-done); a work folder keeps the finished layers with their SHA-256, so a run resumes after a kill
-and a damaged layer file is found and computed again.
+A layer that would not fit the memory budget is built on disk (`expand_on_disk`): the summed
+successors of each chunk are cut into key ranges, appended to one file per range, and each range
+is then sorted and summed alone. A run stopped by its time limit, the disk or a key range larger
+than the memory has no count (status UNKNOWN with the layers done); a work folder keeps the
+finished layers with their SHA-256 and a layer being built on disk with its checkpoint (the
+range files' lengths and SHA-256), so a run resumes after a kill, inside a layer too, and a
+damaged file is found and computed again.
 
 >>> from puzzlesat.puzzles.peg import catalogue
 >>> r = count_games(catalogue()["hoppers"](), direction="forward")
@@ -40,6 +44,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,9 +56,14 @@ from numba import njit
 from ...core.files import file_sha256
 from ...puzzles.peg import PegInstance
 from .bfs import Space, _bits, _canon, group_for
-from .disk import OutOfTime, check_time, default_memory
+from .disk import FREE_RESERVE, DiskFull, OutOfTime, check_time, default_memory
 
 CHUNK = 1 << 22          # successor entries per kernel call (keys 32 MiB + sources 32 MiB)
+SLICE = 1 << 20          # positions of a layer read at once (a layer on disk is a memmap)
+ROWS = 1 << 24           # count rows summed or met at once
+CHECKPOINT_SECONDS = 60.0  # a layer built on disk in a work folder records its progress this often
+LOAD_BYTES = 1 << 28     # a saved layer up to this size is read back into memory (else a memmap)
+MAX_RANGES = 1024        # key ranges of a layer built on disk
 U1 = np.uint64(1)
 U0 = np.uint64(0)
 LOW32 = np.uint64(0xFFFFFFFF)
@@ -198,15 +209,15 @@ def from_int(x: int, words: int) -> np.ndarray:
 
 
 def total(counts: np.ndarray) -> int:
-    """The exact sum of count rows (each word summed as two 32-bit halves, so no partial sum
-    can wrap for fewer than 2**32 rows)."""
+    """The exact sum of count rows (a memmap too: read in blocks of 2**24 rows, each word summed
+    as two 32-bit halves, so no partial sum can wrap)."""
     out = 0
-    for w in range(counts.shape[1]):
-        col = counts[:, w]
-        for lo in range(0, len(col), 1 << 31):
-            part = col[lo:lo + (1 << 31)]
-            out += (int(np.sum(part & LOW32, dtype=np.uint64))
-                    + (int(np.sum(part >> THIRTY_TWO, dtype=np.uint64)) << 32)) << (64 * w)
+    for lo in range(0, counts.shape[0], ROWS):
+        block = np.asarray(counts[lo:lo + ROWS])
+        for w in range(block.shape[1]):
+            col = block[:, w]
+            out += (int(np.sum(col & LOW32, dtype=np.uint64))
+                    + (int(np.sum(col >> THIRTY_TWO, dtype=np.uint64)) << 32)) << (64 * w)
     return out
 
 
@@ -278,8 +289,8 @@ def step(sp: Space, layer: np.ndarray, counts: np.ndarray, backward: bool,
          deadline: float | None = None, memory: int | None = None
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The next layer by one jump (unjump if `backward`) with its orbit-total counts, and the
-    dead positions of `layer` (no jump) as a boolean mask. Past `deadline` OutOfTime, past
-    `memory` bytes of partial sums OutOfMemory (the layer is then not built)."""
+    dead positions of `layer` (no jump) as a boolean mask, all in memory. Past `deadline`
+    OutOfTime, past `memory` bytes of partial sums OutOfMemory (the layer is then not built)."""
     m3, want, _, _ = sp.arrays[backward]
     keys = np.empty(CHUNK, np.uint64)
     src = np.empty(CHUNK, np.int64)
@@ -304,6 +315,232 @@ def orbit_sizes(sp: Space, ps: np.ndarray) -> np.ndarray:
     return order // _stabilisers(np.asarray(ps, np.uint64), sp.tables, sp.nbytes)
 
 
+def words_for(x: int) -> int:
+    """64-bit words that hold 0 <= x."""
+    return max(1, (x.bit_length() + 63) // 64)
+
+
+def _plan_ranges(sp: Space, keys, backward: bool, entry_bytes: int, memory: int) -> np.ndarray:
+    """Splitters of the next layer's keys into ranges whose successor entries fit `memory`
+    when summed: the successors of up to 65,536 positions spread over the layer, as a sample of
+    the next layer's keys (sorted, the quantiles between ranges)."""
+    m3, want, _, _ = sp.arrays[backward]
+    n = len(keys)
+    idx = np.unique(np.linspace(0, n - 1, min(n, 1 << 16)).astype(np.int64))
+    sample = np.array(keys[idx], np.uint64)
+    buf = np.empty(len(sample) * m3.shape[0] + 1, np.uint64)
+    src = np.empty(len(buf), np.int64)
+    dead = np.zeros(len(sample), np.uint8)
+    _, k = _successors(sample, 0, m3, want, sp.tables, sp.nbytes, buf, src, dead)
+    if k == 0:
+        return np.empty(0, np.uint64)
+    est = k / len(sample) * n  # successor entries of the whole layer (before sums)
+    ranges = int(min(MAX_RANGES, max(1, np.ceil(2 * est * entry_bytes / memory))))
+    succ = np.sort(buf[:k])
+    return np.unique(succ[(np.arange(1, ranges) * len(succ)) // ranges])
+
+
+def _memmaps(kpath: Path, cpath: Path, n: int, words: int) -> tuple[np.ndarray, np.ndarray]:
+    if n == 0:
+        return np.empty(0, np.uint64), np.zeros((0, words), np.uint64)
+    return (np.memmap(kpath, np.uint64, "r", shape=(n,)),
+            np.memmap(cpath, np.uint64, "r", shape=(n, words)))
+
+
+def _rewind(part: Path, state: dict, W: int):
+    """Cut each range file of a checkpointed layer back to the checkpoint's length and check
+    its SHA-256 there: the running hashes to go on with, or None if a file is short or differs."""
+    out = []
+    for r, (size, (sk, sc)) in enumerate(zip(state["sizes"], state["sha"])):
+        pair = []
+        for f, nbytes, want in ((part / f"r{r:04d}.keys", 8 * size, sk),
+                                (part / f"r{r:04d}.counts", 8 * W * size, sc)):
+            if (f.stat().st_size if f.exists() else 0) < nbytes:
+                return None
+            with open(f, "r+b" if f.exists() else "wb") as h:
+                h.truncate(nbytes)
+            x = hashlib.sha256()
+            with open(f, "rb") as h:
+                for block in iter(lambda: h.read(1 << 24), b""):
+                    x.update(block)
+            if x.hexdigest() != want:
+                return None
+            pair.append(x)
+        out.append(tuple(pair))
+    return out
+
+
+def expand_on_disk(sp: Space, keys, counts, backward: bool, store: "_Store", name: str,
+                   memory: int, deadline: float | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, int]:
+    """The next layer built on disk (a memmap of keys and one of counts, in the store's folder
+    as NAME.keys.bin / NAME.counts.bin) and the sum of the counts of `keys`' dead positions.
+
+    The layer's successors, summed chunk by chunk, are cut into key ranges (`_plan_ranges`) and
+    appended to one pair of files per range; then each range is sorted and summed alone and
+    appended to the layer, so that memory holds one chunk or one range. Counts are widened to
+    words enough for (the layer's total) x (lines): no sum can overflow. In a persistent store
+    the range files and a checkpoint (every CHECKPOINT_SECONDS, after a slice) stay when the run
+    stops, and building the same layer again goes on from the checkpoint."""
+    m3, want, _, _ = sp.arrays[backward]
+    n = len(keys)
+    W = max(counts.shape[1], words_for(total(counts) * max(1, m3.shape[0])))
+    part = store.dir / f"{name}.part"
+    ident = {"name": name, "n": n, "words": W, "backward": bool(backward),
+             "ends": [int(keys[0]), int(keys[n - 1])] if n else []}
+    state = store.resume_part(part, ident)
+    hashes = None
+    if state is not None:  # the range files back to the checkpoint's lengths and SHA-256
+        hashes = _rewind(part, state, W)
+        if hashes is None:  # a range file shorter than recorded, or changed: the layer again
+            store.redone.append(f"{name}.part")
+            store.drop_part(part)
+            state = None
+        else:
+            store.resumed_inside += state["next"]
+    if state is None:
+        splitters = _plan_ranges(sp, keys, backward, 8 + 8 * W + 24, memory)
+        R = len(splitters) + 1
+        state = {"ident": ident, "next": 0, "sizes": [0] * R, "dead": "0",
+                 "splitters": [int(x) for x in splitters],
+                 "sha": [[hashlib.sha256().hexdigest()] * 2 for _ in range(R)]}
+        hashes = [(hashlib.sha256(), hashlib.sha256()) for _ in range(R)]
+        part.mkdir(exist_ok=True)
+        store.write_state(part, state)
+    splitters = np.array(state["splitters"], np.uint64)
+    R = len(splitters) + 1
+    files = [(part / f"r{r:04d}.keys", part / f"r{r:04d}.counts") for r in range(R)]
+    dead_total = int(state["dead"])
+    buf = np.empty(CHUNK, np.uint64)
+    src = np.empty(CHUNK, np.int64)
+    last_cp = time.monotonic()
+    sizes = list(state["sizes"])
+    handles = [(open(fk, "ab"), open(fc, "ab")) for fk, fc in files]
+    try:
+        for s0 in range(state["next"], n, SLICE):
+            sl = np.asarray(keys[s0:s0 + SLICE])
+            cs = widen(np.asarray(counts[s0:s0 + SLICE]), W)
+            dead = np.zeros(len(sl), np.uint8)
+            i = 0
+            while i < len(sl):
+                check_time(deadline, f"the expansion of layer {name}")
+                i2, k = _successors(sl, i, m3, want, sp.tables, sp.nbytes, buf, src, dead)
+                if k:
+                    ck, cc = _aggregate_chunk(buf[:k], src[:k], cs)
+                    assert cc.shape[1] == W, "a sum passed its bound"
+                    store.need(ck.nbytes + cc.nbytes)
+                    cuts = np.concatenate(([0], np.searchsorted(ck, splitters), [len(ck)]))
+                    for r in range(R):
+                        lo, hi = cuts[r], cuts[r + 1]
+                        if hi > lo:
+                            for a, h, x in ((ck[lo:hi], handles[r][0], hashes[r][0]),
+                                            (cc[lo:hi], handles[r][1], hashes[r][1])):
+                                data = a.tobytes()
+                                h.write(data)
+                                x.update(data)
+                            sizes[r] += int(hi - lo)
+                i = i2
+            if dead.any():
+                dead_total += total(cs[dead.astype(bool)])
+            state.update(next=s0 + len(sl), dead=str(dead_total), sizes=list(sizes),
+                         sha=[[a.hexdigest(), b.hexdigest()] for a, b in hashes])
+            if store.persistent and time.monotonic() - last_cp > CHECKPOINT_SECONDS:
+                for hk, hc in handles:
+                    hk.flush()
+                    hc.flush()
+                store.write_state(part, state)
+                last_cp = time.monotonic()
+        for hk, hc in handles:
+            hk.flush()
+            hc.flush()
+        store.write_state(part, state)
+    finally:
+        for hk, hc in handles:
+            hk.close()
+            hc.close()
+    # each range sorted and summed alone, appended in order
+    kpath, cpath = store.layer_paths(name)
+    tk, tc = kpath.with_suffix(".tmp"), cpath.with_suffix(".tmp")
+    m = 0
+    try:
+        with open(tk, "wb") as ok, open(tc, "wb") as oc:
+            for r, (fk, fc) in enumerate(files):
+                check_time(deadline, f"the sums of layer {name}")
+                size = fk.stat().st_size // 8
+                if size == 0:
+                    continue
+                if size * (8 + 8 * W + 24) > memory:
+                    raise OutOfMemory(f"a key range of layer {name} needs "
+                                      f"{size * (8 + 8 * W + 24) / 2**30:.2f} GiB to be summed, "
+                                      f"more than the {memory / 2**30:.2f} GiB allowed")
+                rk = np.fromfile(fk, np.uint64)
+                rc = np.fromfile(fc, np.uint64).reshape(-1, W)
+                uk, uc = _aggregate_chunk(rk, np.arange(len(rk), dtype=np.int64), rc)
+                assert uc.shape[1] == W, "a sum passed its bound"
+                store.need(uk.nbytes + uc.nbytes)
+                uk.tofile(ok)
+                uc.tofile(oc)
+                m += len(uk)
+                del rk, rc, uk, uc
+    except BaseException:
+        tk.unlink(missing_ok=True)
+        tc.unlink(missing_ok=True)
+        raise
+    os.replace(tk, kpath)
+    os.replace(tc, cpath)
+    store.drop_part(part)
+    nk, nc = _memmaps(kpath, cpath, m, W)
+    return nk, nc, dead_total
+
+
+class _Run:
+    """One count's limits, store and growth figures: advance() builds each next layer in memory
+    while it fits `memory`, else on disk (`expand_on_disk`)."""
+
+    def __init__(self, sp: Space, store: "_Store", memory: int, deadline: float | None):
+        self.sp, self.store, self.memory, self.deadline = sp, store, memory, deadline
+        self.ratio = {False: 4.0, True: 4.0}
+        self.on_disk = 0
+
+    def advance(self, keys, counts, backward: bool, name: str):
+        """(next keys, next counts, sum of the counts of the dead positions of `keys`)."""
+        n, W = len(keys), counts.shape[1]
+        need = n * (8 + 8 * W) + 3 * int(n * self.ratio[backward]) * (8 + 8 * (W + 1))
+        out = None
+        if need <= self.memory:
+            try:
+                k0, c0 = np.asarray(keys), np.asarray(counts)
+                nk, nc, dead = step(self.sp, k0, c0, backward, self.deadline, self.memory)
+                out = nk, nc, (total(c0[dead]) if dead.any() else 0)
+            except OutOfMemory:
+                out = None
+        if out is None:
+            self.on_disk += 1
+            out = expand_on_disk(self.sp, keys, counts, backward, self.store, name, self.memory,
+                                 self.deadline)
+        if n:
+            self.ratio[backward] = max(1.0, len(out[0]) / n)
+        return out
+
+
+def _meeting(sp: Space, fk, fc, bk, bc, deadline: float | None) -> tuple[int, int]:
+    """(positions common to the two sorted layers, sum over them of h_f h_b / |O|), met in blocks
+    of the forward layer (either may be a memmap)."""
+    common_n, acc = 0, 0
+    for lo in range(0, len(fk), ROWS):
+        check_time(deadline, "the meeting of the layers")
+        a = np.asarray(fk[lo:lo + ROWS])
+        b0 = int(np.searchsorted(bk, a[0]))
+        b1 = int(np.searchsorted(bk, a[-1], side="right"))
+        b = np.asarray(bk[b0:b1])
+        common, i, j = np.intersect1d(a, b, assume_unique=True, return_indices=True)
+        if len(common):
+            common_n += len(common)
+            acc += _meeting_sum(sp, common, np.asarray(fc[lo:lo + ROWS])[i],
+                                np.asarray(bc[b0:b1])[j])
+    return common_n, acc
+
+
 # ---- the count --------------------------------------------------------------------------------
 @dataclass
 class GameCount:
@@ -325,6 +562,9 @@ class GameCount:
     seconds: float = 0.0
     resumed: list[str] = field(default_factory=list)
     redone: list[str] = field(default_factory=list)
+    layers_on_disk: int = 0              # layers built on disk (past the memory budget)
+    resumed_inside: int = 0              # positions of a layer's checkpoint not expanded again
+    disk_peak: int = 0                   # bytes of the layer folder at most
     reason: str | None = None
 
     @property
@@ -334,17 +574,19 @@ class GameCount:
 
 def count_games(inst: PegInstance, *, direction: str = "meet", symmetry: bool = True,
                 deadline: float | None = None, memory: int | None = None,
-                work_dir: str | os.PathLike | None = None, progress=None) -> GameCount:
+                work_dir: str | os.PathLike | None = None, keep_free: int | None = None,
+                progress=None) -> GameCount:
     """The number of jump sequences from the start to the finish (one peg anywhere when the
     instance has no finish), through its required first jump if any.
 
     direction "meet": forward counts from the start meet backward counts from the finish set
     where their jumps add up (each side grown from its smaller frontier); "forward": the forward
     side alone, to its end — then also every game (`games`), and for each single-peg finish its
-    winning count (`per_finish`). `deadline` (time.monotonic()) and `memory` (bytes for one
-    layer's sums; default 3/4 of the available memory) stop the run with no count (UNKNOWN).
-    `work_dir` keeps every finished layer for resuming. `progress(side, depth, size)` is called
-    after each layer."""
+    winning count (`per_finish`). `memory` (bytes; default 3/4 of the available memory): a layer
+    that would not fit is built on disk, in `work_dir` (which then keeps every finished layer for
+    resuming) or a temporary folder; `keep_free` bytes of the disk (default 1 GiB) stay free.
+    `deadline` (time.monotonic()), the disk and a layer range too large for `memory` stop the run
+    with no count (UNKNOWN). `progress(side, depth, size)` is called after each layer."""
     if direction not in ("meet", "forward"):
         raise ValueError(f"direction must be meet or forward, not {direction!r}")
     t0 = time.monotonic()
@@ -355,19 +597,24 @@ def count_games(inst: PegInstance, *, direction: str = "meet", symmetry: bool = 
     n_goal = 1 if inst.finish is None else len(inst.finish)
     J = len(inst.start) - n_goal
     res = GameCount(None, direction=direction, jumps=J, group_order=len(group))
-    store = _Folder(work_dir, _key(inst, sp, direction)) if work_dir is not None else None
-    if store is not None:
-        res.redone = store.redone
+    store = _Store(work_dir, _key(inst, sp, direction), keep_free)
+    res.redone = store.redone
+    run = _Run(sp, store, memory, deadline)
     try:
         if forward_only:
-            _forward(inst, sp, res, deadline, memory, store, progress)
+            _forward(inst, sp, res, run, progress)
         else:
-            _meet(inst, sp, res, J, deadline, memory, store, progress)
-    except (OutOfTime, OutOfMemory) as e:
-        res.solutions = res.games = res.per_finish = None
+            _meet(inst, sp, res, J, run, progress)
+    except (OutOfTime, OutOfMemory, DiskFull) as e:
+        res.solutions = res.games = res.per_finish = res.meeting = None
         res.reason = (f"{e}: layers to forward depth {len(res.layers_forward) - 1}"
                       + (f", backward depth {len(res.layers_backward) - 1}"
                          if res.layers_backward else "") + " done; no count")
+    finally:
+        res.layers_on_disk = run.on_disk
+        res.disk_peak = store.peak
+        res.resumed_inside = store.resumed_inside
+        store.close()
     res.seconds = round(time.monotonic() - t0, 3)
     return res
 
@@ -395,7 +642,7 @@ def _roots_backward(inst: PegInstance, sp: Space) -> tuple[np.ndarray, np.ndarra
     return ps, orbit_sizes(sp, ps).astype(np.uint64).reshape(-1, 1)
 
 
-def _meet(inst, sp, res, J, deadline, memory, store, progress) -> None:
+def _meet(inst, sp, res, J, run: "_Run", progress) -> None:
     if inst.solved_at_start:
         res.solutions, res.meeting = 1, 1
         return
@@ -404,13 +651,14 @@ def _meet(inst, sp, res, J, deadline, memory, store, progress) -> None:
         res.solutions = 0
         res.reason = "the required first jump is not possible" if len(fk) == 0 else None
         return
+    store = run.store
     sides = {False: (fk, np.ones((len(fk), 1), np.uint64), d0),
              True: (*_roots_backward(inst, sp), 0)}
     sizes = {False: res.layers_forward, True: res.layers_backward}
     sizes[False].extend([1] * d0 + [len(fk)])
     sizes[True].append(len(sides[True][0]))
     for bwd in (False, True):  # resume each side from its last saved layer
-        got = store.last(bwd) if store is not None else None
+        got = store.last(bwd)
         if got is not None:
             keys, counts, depth = got
             sides[bwd] = (keys, counts, depth)
@@ -421,11 +669,11 @@ def _meet(inst, sp, res, J, deadline, memory, store, progress) -> None:
             break
         bwd = len(sides[True][0]) < len(sides[False][0])
         keys, counts, depth = sides[bwd]
-        nk, nc, _ = step(sp, keys, counts, bwd, deadline, memory)
-        sides[bwd] = (nk, nc, depth + 1)
+        name = f"{'b' if bwd else 'f'}{depth + 1:03d}"
+        nk, nc, _ = run.advance(keys, counts, bwd, name)
         sizes[bwd].append(len(nk))
-        if store is not None:
-            store.save(bwd, depth + 1, nk, nc, list(sizes[bwd]))
+        nk, nc = store.save(bwd, depth + 1, nk, nc, list(sizes[bwd]))
+        sides[bwd] = (nk, nc, depth + 1)
         if progress is not None:
             progress("backward" if bwd else "forward", depth + 1, len(nk))
     (fk, fc, _), (bk, bc, _) = sides[False], sides[True]
@@ -433,9 +681,7 @@ def _meet(inst, sp, res, J, deadline, memory, store, progress) -> None:
     if not len(fk) or not len(bk):
         res.solutions, res.meeting = 0, 0
         return
-    common, i, j = np.intersect1d(fk, bk, assume_unique=True, return_indices=True)
-    res.meeting = len(common)
-    res.solutions = _meeting_sum(sp, common, fc[i], bc[j])
+    res.meeting, res.solutions = _meeting(sp, fk, fc, bk, bc, run.deadline)
 
 
 def _meeting_sum(sp: Space, common: np.ndarray, fc: np.ndarray, bc: np.ndarray) -> int:
@@ -450,15 +696,16 @@ def _meeting_sum(sp: Space, common: np.ndarray, fc: np.ndarray, bc: np.ndarray) 
     return int(sum(prod // sizes))
 
 
-def _forward(inst, sp, res, deadline, memory, store, progress) -> None:
+def _forward(inst, sp, res, run: "_Run", progress) -> None:
     keys, d0 = _root_forward(inst, sp)
     counts = np.ones((len(keys), 1), np.uint64)
     res.layers_forward = [1] * d0 + [len(keys)]
     games = 0
-    dead_by = {}
+    dead_by: dict[int, int] = {}
     per_finish: dict[int, int] = {}
     depth = d0
-    got = store.last(False) if store is not None else None
+    store = run.store
+    got = store.last(False)
     if got is not None:
         keys, counts, depth = got
         res.layers_forward = store.sizes(False)[:depth + 1]
@@ -469,26 +716,23 @@ def _forward(inst, sp, res, deadline, memory, store, progress) -> None:
         res.resumed.append(f"f{depth:03d}")
     pegs0 = len(inst.start)
     while len(keys):
-        nk, nc, dead = step(sp, keys, counts, False, deadline, memory)
         pegs = pegs0 - depth
-        if dead.any():
-            g = total(counts[dead])
-            games += g
-            dead_by[pegs] = dead_by.get(pegs, 0) + g
         if pegs == 1:
             _singles(sp, keys, counts, per_finish)
         if inst.finish is not None and pegs == len(inst.finish):
             _target(sp, inst, keys, counts, per_finish)
+        nk, nc, g = run.advance(keys, counts, False, f"f{depth + 1:03d}")
+        if g:
+            games += g
+            dead_by[pegs] = dead_by.get(pegs, 0) + g
         res.words = max(res.words, counts.shape[1])
         depth += 1
-        keys, counts = nk, nc
-        if len(keys):
-            res.layers_forward.append(len(keys))
-        if store is not None:
-            store.save(False, depth, keys, counts, list(res.layers_forward),
-                       {"games": str(games),
-                        "dead_by_pegs": {str(k): str(v) for k, v in dead_by.items()},
-                        "per_finish": {str(k): str(v) for k, v in per_finish.items()}})
+        if len(nk):
+            res.layers_forward.append(len(nk))
+        keys, counts = store.save(
+            False, depth, nk, nc, list(res.layers_forward),
+            {"games": str(games), "dead_by_pegs": {str(k): str(v) for k, v in dead_by.items()},
+             "per_finish": {str(k): str(v) for k, v in per_finish.items()}})
         if progress is not None and len(keys):
             progress("forward", depth, len(keys))
     res.games = games
@@ -505,7 +749,7 @@ def _forward(inst, sp, res, deadline, memory, store, progress) -> None:
 def _singles(sp: Space, keys: np.ndarray, counts: np.ndarray, out: dict[int, int]) -> None:
     """Winning sequences by the survivor's hole from a layer of one-peg positions: an orbit
     total splits evenly over the orbit's holes."""
-    for p, row in zip(keys, counts):
+    for p, row in zip(np.asarray(keys), np.asarray(counts)):
         h_total = to_int(row)
         holes = {sp.group[g][int(p).bit_length() - 1] for g in range(len(sp.group))}
         assert h_total % len(holes) == 0, "orbit total not divisible by its orbit"
@@ -524,29 +768,40 @@ def _target(sp: Space, inst: PegInstance, keys, counts, out: dict[int, int]) -> 
         out[-1] = h_total // size
 
 
-# ---- the work folder --------------------------------------------------------------------------
+# ---- where the layers are kept ----------------------------------------------------------------
 def _key(inst: PegInstance, sp: Space, direction: str) -> dict:
-    return {"kind": "peg-games", "version": 1, "n": inst.board.n,
+    return {"kind": "peg-games", "version": 2, "n": inst.board.n,
             "lines": sorted(inst.board.lines), "start": sorted(inst.start),
             "finish": None if inst.finish is None else sorted(inst.finish),
             "first_jump": inst.first_jump, "group": sorted(sp.group), "direction": direction}
 
 
-class _Folder:
-    """A count's work folder: the last two finished layers of each side (keys and counts as .npy
-    files, each with its SHA-256 in manifest.json, written by rename so a kill leaves the old
-    manifest or the new one). A layer whose files are missing or do not match their SHA-256 is
-    dropped (`redone` names it) and the count goes on from the layer before it."""
+class _Store:
+    """Where a count keeps its layers. With a work folder (`persistent`): its subfolder
+    games-<hash of the problem> holds the last two finished layers of each side (NAME.keys.bin,
+    NAME.counts.bin, each with its size and SHA-256 in manifest.json, which is replaced
+    atomically, so a kill leaves the old manifest or the new one) and a layer being built on disk
+    (NAME.part/: its ranges and checkpoint); a layer whose files are missing or do not match
+    their SHA-256 is dropped (`redone` names it) and the count goes on from the layer before.
+    Without one: a temporary folder for the layers built on disk, removed by close()."""
 
     KEEP = 2
 
-    def __init__(self, path: str | os.PathLike, key: dict):
-        self.dir = Path(path) / ("games-" + hashlib.sha256(
-            json.dumps(key, sort_keys=True, default=list).encode()).hexdigest()[:16])
-        self.dir.mkdir(parents=True, exist_ok=True)
+    def __init__(self, work_dir, key: dict, keep_free: int | None = None):
+        self.persistent = work_dir is not None
+        self.keep_free = FREE_RESERVE if keep_free is None else keep_free
         self.redone: list[str] = []
+        self.peak = 0
+        self.resumed_inside = 0  # positions of unfinished layers not expanded again
+        self._notes: dict = {}
         self.man = {"key": json.loads(json.dumps(key, default=list)), "layers": {}, "sizes": {},
                     "notes": {}}
+        if not self.persistent:
+            self.dir = Path(tempfile.mkdtemp(prefix="puzzlesat-games-"))
+            return
+        self.dir = Path(work_dir) / ("games-" + hashlib.sha256(
+            json.dumps(key, sort_keys=True, default=list).encode()).hexdigest()[:16])
+        self.dir.mkdir(parents=True, exist_ok=True)
         mf = self.dir / "manifest.json"
         if mf.exists():
             try:
@@ -556,51 +811,104 @@ class _Folder:
             except (OSError, ValueError):
                 self.redone.append("manifest.json")
 
+    def close(self) -> None:
+        if not self.persistent:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def layer_paths(self, name: str) -> tuple[Path, Path]:
+        return self.dir / f"{name}.keys.bin", self.dir / f"{name}.counts.bin"
+
+    def need(self, nbytes: int) -> None:
+        """DiskFull unless `nbytes` more leave keep_free bytes free; records the folder's peak."""
+        free = shutil.disk_usage(self.dir).free
+        if free - nbytes < self.keep_free:
+            raise DiskFull(f"the disk would have less than {self.keep_free / 2**30:.1f} GiB free")
+        used = sum(f.stat().st_size for f in self.dir.rglob("*") if f.is_file())
+        self.peak = max(self.peak, used + nbytes)
+
     def _write(self) -> None:
+        if not self.persistent:
+            return
         tmp = self.dir / "manifest.json.tmp"
         tmp.write_text(json.dumps(self.man))
         os.replace(tmp, self.dir / "manifest.json")
 
+    # a layer being built on disk
+    def resume_part(self, part: Path, ident: dict) -> dict | None:
+        """The checkpoint of a layer being built with this identity, or None (then any old
+        range files are removed)."""
+        st = part / "state.json"
+        if self.persistent and st.exists():
+            try:
+                state = json.loads(st.read_text())
+                if state.get("ident") == ident:
+                    return state
+            except (OSError, ValueError):
+                pass
+        self.drop_part(part)
+        return None
+
+    def write_state(self, part: Path, state: dict) -> None:
+        tmp = part / "state.json.tmp"
+        tmp.write_text(json.dumps(state))
+        os.replace(tmp, part / "state.json")
+
+    def drop_part(self, part: Path) -> None:
+        shutil.rmtree(part, ignore_errors=True)
+
+    # finished layers
     def save(self, backward: bool, depth: int, keys, counts, sizes: list[int],
-             notes: dict | None = None) -> None:
+             notes: dict | None = None):
+        """Keep a finished layer (written to the folder unless it was built there); returns the
+        layer to go on with (a memmap of the files when it was built on disk)."""
         side = "b" if backward else "f"
         name = f"{side}{depth:03d}"
-        entry = {"side": side, "depth": depth}
-        for part, a in (("keys", keys), ("counts", counts)):
-            p = self.dir / f"{name}.{part}.npy"
-            tmp = self.dir / f"{name}.{part}.tmp.npy"
-            np.save(tmp, a)
-            os.replace(tmp, p)
-            entry[part] = file_sha256(p)
-        self.man["layers"][name] = entry
+        kpath, cpath = self.layer_paths(name)
+        on_disk = isinstance(keys, np.memmap) or (len(keys) == 0 and kpath.exists())
+        if self.persistent or on_disk:
+            if not on_disk:
+                for a, p in ((keys, kpath), (counts, cpath)):
+                    self.need(a.nbytes)
+                    tmp = p.with_suffix(".tmp")
+                    np.ascontiguousarray(a).tofile(tmp)
+                    os.replace(tmp, p)
+            entry = {"side": side, "depth": depth, "n": len(keys), "words": counts.shape[1]}
+            if self.persistent:
+                entry |= {"keys": file_sha256(kpath), "counts": file_sha256(cpath)}
+            self.man["layers"][name] = entry
         self.man["sizes"][side] = sizes
         if notes is not None:
             self.man["notes"][name] = notes
-        old = sorted(n for n, e in self.man["layers"].items() if e["side"] == side)[:-self.KEEP]
+        keep = self.KEEP if self.persistent else 1
+        old = sorted(n for n, e in self.man["layers"].items() if e["side"] == side)[:-keep]
         self._write()
         for n in old:  # dropped after the manifest no longer needs them
             self.man["layers"].pop(n)
             self.man["notes"].pop(n, None)
-            for part in ("keys", "counts"):
-                (self.dir / f"{n}.{part}.npy").unlink(missing_ok=True)
+            for p in self.layer_paths(n):
+                p.unlink(missing_ok=True)
         if old:
             self._write()
+        return keys, counts
 
     def last(self, backward: bool):
         """The deepest intact saved layer of a side: (keys, counts, depth), or None."""
+        if not self.persistent:
+            return None
         side = "b" if backward else "f"
         for name in sorted((n for n, e in self.man["layers"].items() if e["side"] == side),
                            reverse=True):
             e = self.man["layers"][name]
-            arrays = []
-            for part in ("keys", "counts"):
-                p = self.dir / f"{name}.{part}.npy"
-                if not p.exists() or file_sha256(p) != e[part]:
-                    break
-                arrays.append(np.load(p))
-            else:
+            kpath, cpath = self.layer_paths(name)
+            ok = all(p.exists() and p.stat().st_size == size and file_sha256(p) == e[part]
+                     for p, part, size in ((kpath, "keys", 8 * e["n"]),
+                                           (cpath, "counts", 8 * e["n"] * e["words"])))
+            if ok:
                 self._notes = self.man["notes"].get(name, {})
-                return arrays[0], arrays[1], e["depth"]
+                keys, counts = _memmaps(kpath, cpath, e["n"], e["words"])
+                if 8 * e["n"] * (1 + e["words"]) <= LOAD_BYTES:  # small: into memory
+                    keys, counts = np.array(keys), np.array(counts)
+                return keys, counts, e["depth"]
             self.redone.append(name)
             self.man["layers"].pop(name)
             self.man["notes"].pop(name, None)
@@ -611,7 +919,7 @@ class _Folder:
         return list(self.man["sizes"].get("b" if backward else "f", []))
 
     def notes(self) -> dict:
-        return getattr(self, "_notes", {})
+        return self._notes
 
 
 # ---- enumeration: every jump sequence, one by one (the oracle of the small boards) ------------
@@ -717,7 +1025,7 @@ class TableRow:
 
 def board_table(b, vacate="all", finish="all", *, deadline: float | None = None,
                 memory: int | None = None, work_dir: str | os.PathLike | None = None,
-                progress=None):
+                keep_free: int | None = None, progress=None):
     """The winning sequences of every single-vacancy -> single-survivor problem of board `b`
     asked (one per orbit of pairs, as `peg problems`), by one forward count to the end per
     vacancy: yields (vacancy, its GameCount, its rows) as each vacancy is done. A vacancy whose
@@ -730,7 +1038,7 @@ def board_table(b, vacate="all", finish="all", *, deadline: float | None = None,
     for v, pairs in sorted(by_v.items()):
         inst = Inst(f"{b.name}:{v}", b, frozenset(range(b.n)) - {v}, None)
         r = count_games(inst, direction="forward", deadline=deadline, memory=memory,
-                        work_dir=work_dir,
+                        work_dir=work_dir, keep_free=keep_free,
                         progress=None if progress is None else
                         (lambda side, d, n, v=v: progress(v, side, d, n)))
         rows = [TableRow(v, f, None if r.per_finish is None else r.per_finish.get(f, 0), size)
