@@ -61,7 +61,7 @@ from .disk import FREE_RESERVE, DiskFull, OutOfTime, check_time, default_memory
 CHUNK = 1 << 22          # successor entries per kernel call (keys 32 MiB + sources 32 MiB)
 SLICE = 1 << 20          # positions of a layer read at once (a layer on disk is a memmap)
 ROWS = 1 << 24           # count rows summed or met at once
-CHECKPOINT_SECONDS = 60.0  # a layer built on disk in a work folder records its progress this often
+CHECKPOINT_SECONDS = 300.0  # a layer built on disk in a work folder records its progress this often
 LOAD_BYTES = 1 << 28     # a saved layer up to this size is read back into memory (else a memmap)
 MAX_RANGES = 1024        # key ranges of a layer built on disk
 U1 = np.uint64(1)
@@ -376,12 +376,13 @@ def expand_on_disk(sp: Space, keys, counts, backward: bool, store: "_Store", nam
     """The next layer built on disk (a memmap of keys and one of counts, in the store's folder
     as NAME.keys.bin / NAME.counts.bin) and the sum of the counts of `keys`' dead positions.
 
-    The layer's successors, summed chunk by chunk, are cut into key ranges (`_plan_ranges`) and
-    appended to one pair of files per range; then each range is sorted and summed alone and
-    appended to the layer, so that memory holds one chunk or one range. Counts are widened to
-    words enough for (the layer's total) x (lines): no sum can overflow. In a persistent store
-    the range files and a checkpoint (every CHECKPOINT_SECONDS, after a slice) stay when the run
-    stops, and building the same layer again goes on from the checkpoint."""
+    The layer's successors are summed in memory up to a third of `memory`, then cut into key
+    ranges (`_plan_ranges`) and appended to one pair of files per range; at the end each range
+    is sorted and summed alone and appended to the layer, so that memory holds the partial sums
+    or one range. Counts are widened to words enough for (the layer's total) x (lines): no sum
+    can overflow. Each spill is a checkpoint (in a work folder also every CHECKPOINT_SECONDS, at
+    the end of a slice): the slice reached, the range files' lengths and SHA-256; a stopped run
+    leaves them, and building the same layer again goes on from the checkpoint."""
     m3, want, _, _ = sp.arrays[backward]
     n = len(keys)
     W = max(counts.shape[1], words_for(total(counts) * max(1, m3.shape[0])))
@@ -416,6 +417,31 @@ def expand_on_disk(sp: Space, keys, counts, backward: bool, store: "_Store", nam
     last_cp = time.monotonic()
     sizes = list(state["sizes"])
     handles = [(open(fk, "ab"), open(fc, "ab")) for fk, fc in files]
+    sums = _Sums()
+
+    def spill(nxt: int) -> None:
+        """The partial sums so far, cut into the ranges and appended; then a checkpoint."""
+        nonlocal sums
+        ck, cc = sums.result(W)
+        sums = _Sums()
+        assert cc.shape[1] == W, "a sum passed its bound"
+        store.need(ck.nbytes + cc.nbytes)
+        cuts = np.concatenate(([0], np.searchsorted(ck, splitters), [len(ck)]))
+        for r in range(R):
+            lo, hi = cuts[r], cuts[r + 1]
+            if hi > lo:
+                for a, h, x in ((ck[lo:hi], handles[r][0], hashes[r][0]),
+                                (cc[lo:hi], handles[r][1], hashes[r][1])):
+                    data = a.tobytes()
+                    h.write(data)
+                    x.update(data)
+                sizes[r] += int(hi - lo)
+        for hk, hc in handles:
+            hk.flush()
+            hc.flush()
+        state.update(next=nxt, dead=str(dead_total), sizes=list(sizes),
+                     sha=[[a.hexdigest(), b.hexdigest()] for a, b in hashes])
+        store.write_state(part, state)
     try:
         for s0 in range(state["next"], n, SLICE):
             sl = np.asarray(keys[s0:s0 + SLICE])
@@ -426,34 +452,17 @@ def expand_on_disk(sp: Space, keys, counts, backward: bool, store: "_Store", nam
                 check_time(deadline, f"the expansion of layer {name}")
                 i2, k = _successors(sl, i, m3, want, sp.tables, sp.nbytes, buf, src, dead)
                 if k:
-                    ck, cc = _aggregate_chunk(buf[:k], src[:k], cs)
-                    assert cc.shape[1] == W, "a sum passed its bound"
-                    store.need(ck.nbytes + cc.nbytes)
-                    cuts = np.concatenate(([0], np.searchsorted(ck, splitters), [len(ck)]))
-                    for r in range(R):
-                        lo, hi = cuts[r], cuts[r + 1]
-                        if hi > lo:
-                            for a, h, x in ((ck[lo:hi], handles[r][0], hashes[r][0]),
-                                            (cc[lo:hi], handles[r][1], hashes[r][1])):
-                                data = a.tobytes()
-                                h.write(data)
-                                x.update(data)
-                            sizes[r] += int(hi - lo)
+                    sums.add(*_aggregate_chunk(buf[:k], src[:k], cs))
                 i = i2
             if dead.any():
                 dead_total += total(cs[dead.astype(bool)])
-            state.update(next=s0 + len(sl), dead=str(dead_total), sizes=list(sizes),
-                         sha=[[a.hexdigest(), b.hexdigest()] for a, b in hashes])
-            if store.persistent and time.monotonic() - last_cp > CHECKPOINT_SECONDS:
-                for hk, hc in handles:
-                    hk.flush()
-                    hc.flush()
-                store.write_state(part, state)
+            # the sums stay in memory up to a third of the budget (merging doubles them), and
+            # in a work folder go to disk with a checkpoint at least every CHECKPOINT_SECONDS
+            if sums.nbytes() > memory // 3 or (
+                    store.persistent and time.monotonic() - last_cp > CHECKPOINT_SECONDS):
+                spill(s0 + len(sl))
                 last_cp = time.monotonic()
-        for hk, hc in handles:
-            hk.flush()
-            hc.flush()
-        store.write_state(part, state)
+        spill(n)
     finally:
         for hk, hc in handles:
             hk.close()
