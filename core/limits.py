@@ -8,7 +8,8 @@ from __future__ import annotations
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024   # an instance file, a campaign spec, TOML text
 MAX_ART_CHARS = 1_000_000            # board or shape art (peg, pentomino), all layers together
-PEG_MAX_HOLES = 64                   # holes of a peg board (positions are 64-bit masks)
+PEG_MAX_HOLES = 128                  # holes of a peg board (two 64-bit words: native_search/peg/wide.py)
+PEG_BITBOARD_HOLES = 64              # holes the bitboard searches take (native:iddfs, native:bfs, tables)
 PEG_MAX_DIRECTIONS = 16              # jump directions of a peg board
 TILING_MAX_CELLS = 4096              # cells of a tiling board, and of one piece
 TILING_MAX_PIECES = 512              # distinct pieces of a tiling

@@ -6,6 +6,7 @@ from ..core.result import Task
 from .options import CPSAT_CERTIFY_OPTIONS, CPSAT_OPTIONS, SAT_OPTIONS
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
+BITBOARD = "puzzlesat.native_search.peg.bfs:validate"  # the native engines: at most 64 holes
 INVARIANTS = Option("invariants", True, "add the board's GF(2) position-class parities on every "
                     "intermediate state (redundant, prunes)")
 
@@ -47,7 +48,7 @@ FAMILY = Family(
     puzzle="puzzlesat.puzzles.peg",
     description="peg solitaire: minimum moves (a multi-jump is one move), optimal sequence counts",
     engines=(
-        Engine("native:iddfs", "puzzlesat.native_search.peg.iddfs:run", ALL,
+        Engine("native:iddfs", "puzzlesat.native_search.peg.iddfs:run", ALL, validate=BITBOARD,
                description="iterative deepening on moves, corner lower bound, failed-state table"),
         Engine("native:bfs", "puzzlesat.native_search.peg.bfs:run", (Task.OPTIMIZE, Task.FEASIBLE),
                options=(
@@ -59,9 +60,10 @@ FAMILY = Family(
                    Option("symmetry", True, "reduce positions by the board's symmetry group"),
                    Option("bidirectional", True, "grow forward and backward layers, the smaller side first"),
                    *NATIVE_LAYER_OPTIONS,
-               ),
+               ), validate=BITBOARD,
                description="breadth-first search by moves over symmetry-reduced bitboard layers"),
         Engine("native:auto", "puzzlesat.native_search.peg.iddfs:run_auto", ALL, aliases=("native",),
+               validate=BITBOARD,
                description="native:bfs for optimize/feasible, native:iddfs for count (by measurement: "
                            "iddfs does not finish the English central game)"),
         Engine("cpsat:time", "puzzlesat.models.peg.cpsat:run", ALL, aliases=("cpsat",),

@@ -296,19 +296,23 @@ def _cross(extra: Sequence[Point] = ()) -> list[Point]:
 
 def triangle(n: int) -> Board:
     """The triangular board of side n (n(n+1)/2 holes): row r = 0..n-1 has holes x = -r, -r+2, …, r
-    at y = r, numbered row by row; named `triangle{n}`. InputError beyond 64 holes (bitboards)."""
-    if not 1 <= n or n * (n + 1) // 2 > 64:
-        raise InputError(f"triangle({n}): the side must be 1..10 (at most 64 holes in a bitboard)")
+    at y = r, numbered row by row; named `triangle{n}`. InputError beyond side TRIANGLE_MAX (14:
+    105 holes; the bitboard engines take sides up to 10, 55 holes)."""
+    if not 1 <= n <= TRIANGLE_MAX:
+        raise InputError(f"triangle({n}): the side must be 1..{TRIANGLE_MAX}")
     return Board(f"triangle{n}", tuple((x, r) for r in range(n) for x in range(-r, r + 1, 2)),
                  DIRECTION_SETS["triangular"])
 
 
 TRIANGLE_NAME = re.compile(r"triangle(?:\((\d+)\)|(\d+))")
-TRIANGLE_SIDES = range(4, 11)  # triangle4 … triangle10 are listed; triangle(n) takes any side 1..10
+# the largest side (105 holes; side 15 would fit in 128 holes, but its name triangle15 is the
+# 15-hole board's, as triangle21 is the 21-hole board's)
+TRIANGLE_MAX = 14
+TRIANGLE_SIDES = range(4, TRIANGLE_MAX + 1)  # triangle4 … triangle14; triangle(n) for n = 1..14
 
 
 def named_boards() -> dict[str, Callable[[], Board]]:
-    """The built-in boards by name; `triangle(n)` / `triangleN` (N ≤ 10) are also accepted
+    """The built-in boards by name; `triangle(n)` / `triangleN` (N ≤ 14) are also accepted
     by board()."""
     hoppers = [(0, 0), (2, 0), (4, 0), (1, 1), (3, 1), (0, 2), (2, 2), (4, 2), (1, 3), (3, 3), (0, 4),
                (2, 4), (4, 4)]
@@ -334,9 +338,10 @@ def board(name: str) -> Board:
     if name in nb:
         return nb[name]()
     m = TRIANGLE_NAME.fullmatch(name)
-    if m and (m.group(1) is not None or int(m.group(2)) <= 10):
+    if m and (m.group(1) is not None or int(m.group(2)) <= TRIANGLE_MAX):
         return triangle(int(m.group(1) or m.group(2)))
-    raise InputError(f"unknown board '{name}'; known: " + ", ".join(nb) + ", triangle(n) for n = 1..10")
+    raise InputError(f"unknown board '{name}'; known: " + ", ".join(nb)
+                     + f", triangle(n) for n = 1..{TRIANGLE_MAX}")
 
 
 # ---- catalogue --------------------------------------------------------------------------------

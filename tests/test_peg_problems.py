@@ -259,7 +259,7 @@ def test_triangle_boards():
         if n >= 2:
             assert b.corners == {0, b.n - n, b.n - 1}  # the three corners are never jumped over
     assert board("triangle5").coords == board("triangle15").coords
-    for bad in ("triangle11", "triangle(11)", "triangle(0)"):
+    for bad in ("triangle16", "triangle(15)", "triangle(0)"):
         with pytest.raises(InputError):
             board(bad)
 

@@ -36,6 +36,7 @@ from typing import Iterator
 import numpy as np
 from numba import njit
 
+from ...core.limits import PEG_BITBOARD_HOLES
 from ...core.result import Context, InputError, Outcome, Status, Task
 from ...puzzles.peg import Jump, PegInstance, Solution
 
@@ -208,8 +209,9 @@ class Space:
 
     def __init__(self, inst: PegInstance, group: list[Perm]):
         b = inst.board
-        if b.n > 64:
-            raise ValueError(f"bitboards hold at most 64 holes (board {b.name} has {b.n})")
+        if b.n > PEG_BITBOARD_HOLES:
+            raise ValueError(f"bitboards hold at most {PEG_BITBOARD_HOLES} holes (board {b.name} "
+                             f"has {b.n})")
         self.inst, self.n, self.group = inst, b.n, group
         self.nbytes = (b.n + 7) // 8
         self.full = (1 << b.n) - 1
@@ -982,6 +984,16 @@ def default_store() -> Store:
 OPTION_DEFAULTS = {"exhaust": False, "direction": "forward", "symmetry": True, "bidirectional": True,
                    "prune": "none", "max_moves": 0, "memory_mb": 0, "work_dir": "",
                    "disk_limit_mb": 0}
+
+
+def validate(inst: PegInstance, options: dict) -> None:
+    """Refuse (InputError) a board of more than PEG_BITBOARD_HOLES holes: the native engines hold
+    a position in one 64-bit word (larger boards: `puzzlesat peg problems BOARD --upper-bound`,
+    native_search/peg/wide.py, and the CP-SAT / SAT models)."""
+    if inst.board.n > PEG_BITBOARD_HOLES:
+        raise InputError(f"board {inst.board.name} has {inst.board.n} holes: the native peg engines "
+                         f"hold a position in one 64-bit word (at most {PEG_BITBOARD_HOLES} holes); "
+                         "use a cpsat:/sat: engine, or `puzzlesat peg problems BOARD --upper-bound`")
 
 
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
