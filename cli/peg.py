@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 
 import click
 
@@ -85,11 +86,37 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
 @click.option("--disk-limit-mb", type=click.IntRange(min=0), default=None,
               help="--least and --method bfs: disk the layers may use; past it a problem is "
                    "UNKNOWN with the bound its complete layers prove")
+@click.option("--estimate", is_flag=True,
+              help="--least --max-moves K: build the first layers (kept in --work-dir) and "
+                   "project the rest: positions, disk and CPU time, and whether it fits; exit "
+                   "status 1 when it does not (a --least run refuses such a K unless --force)")
+@click.option("--force", is_flag=True,
+              help="--least: search even when the estimate says the layers do not fit on disk")
+@click.option("--keep-free-mb", type=click.IntRange(min=0), default=15000, show_default=True,
+              help="--least: disk space the estimate leaves free for everyone else")
+@click.option("--upper-bound", is_flag=True,
+              help="short solutions, not proofs: beams by moves with exact end games, window "
+                   "searches and seeded model decisions over every problem (boards of up to 128 "
+                   "holes), as a campaign kept in --work-dir; prints the best per problem and the "
+                   "least; --time-limit is for the whole run")
+@click.option("--width", "widths", default=None, metavar="W[,W...]",
+              help="--upper-bound: beam widths, in order (default 10000,100000)")
+@click.option("--weights", "weight_sets", default=None, metavar="pPiIrRmM[,...]",
+              help="--upper-bound: beam scores, e.g. p8i16r8m16 = 8 x pegs + 16 x isolated pegs + "
+                   "8 x pegs on the rim + 16 x full Merson regions (default: three measured sets)")
+@click.option("--phases", default="beam,windows,model", show_default=True,
+              metavar="beam,windows,model|none",
+              help="--upper-bound: the tasks to run (none: print the work folder's records)")
+@click.option("--model", "model_backend", type=click.Choice(["cpsat", "sat"]), default="cpsat",
+              show_default=True, help="--upper-bound: the backend of the seeded decisions "
+              "(cpsat:ordered hints, sat:ordered phases)")
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def problems(board_name: str, vacate, finish, time_limit, method, stream, backward_depth,
              max_forward, max_backward, beam_width, forward_depth, least, store_path, jobs,
              executor, scheduler, tls_ca_file, tls_cert, tls_key, insecure, memory_limit_mb,
-             prune, max_moves, work_dir, layer_memory_mb, disk_limit_mb, as_json) -> None:
+             prune, max_moves, work_dir, layer_memory_mb, disk_limit_mb, estimate, force,
+             keep_free_mb, upper_bound, widths, weight_sets, phases, model_backend,
+             as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
     by position class at once, else the minimum moves by a native search (shared bidirectional
     layers), with one optimal jump sequence that the checker replayed; a problem the search cannot
@@ -103,6 +130,26 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     from ..native_search.peg.problems import minimum, minimum_proved
     from ..puzzles.peg import board, hole_label
     b = board(board_name)
+    if upper_bound:
+        if least or store_path is not None or method is not None:
+            raise InputError("--upper-bound is its own search: it cannot be combined with --least, "
+                             "--store or --method")
+        _upper(b, vacate, finish, work_dir, time_limit, widths, weight_sets, phases, model_backend,
+               as_json)
+        return
+    if widths is not None or weight_sets is not None:
+        raise InputError("--width and --weights go with --upper-bound")
+    if estimate:
+        if not least or max_moves is None:
+            raise InputError("--estimate goes with --least --max-moves K")
+        _estimate(b, max_moves, backward_depth, work_dir, layer_memory_mb, disk_limit_mb,
+                  keep_free_mb, as_json)
+        return
+    from ..core.limits import PEG_BITBOARD_HOLES
+    if b.n > PEG_BITBOARD_HOLES:
+        raise InputError(f"board {b.name} has {b.n} holes: the layer searches hold a position in "
+                         f"one 64-bit word (at most {PEG_BITBOARD_HOLES} holes); --upper-bound "
+                         "searches boards of up to 128")
     if store_path is not None and (least or method == "table"):
         raise InputError("--store runs each problem as its own campaign job (method bfs); it "
                          "cannot be combined with " + ("--least" if least else "--method table"))
@@ -131,10 +178,19 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
             from .campaign import tls_files
             pool = pool_for(executor, jobs or default_workers(), scheduler,
                             tls_files(tls_ca_file, tls_cert, tls_key), insecure)
+        from ..native_search.peg.estimate import WontFit
         try:
             _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
                    as_json, prune, max_moves, layer_opts, time_limit,
-                   None if pool is None else pool.expand)
+                   None if pool is None else pool.expand, fit_check=not force,
+                   keep_free=keep_free_mb * 10**6)
+        except WontFit as e:
+            for line in e.estimate.lines():
+                click.echo(line, err=True)
+            click.echo(f"refused: the layers of K = {e.estimate.K} do not fit (figures above); "
+                       "--force searches anyway (it stops with the proved bound when the disk "
+                       "runs out)", err=True)
+            raise SystemExit(1)
         finally:
             if pool is not None:
                 pool.executor.close()
@@ -211,9 +267,90 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
                    + " ".join(f"{a}-{c}" for a, _, c in best.solution))
 
 
+def _csv_ints(text: str | None, what: str) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        out = tuple(int(x) for x in text.replace(",", " ").split())
+    except ValueError:
+        raise InputError(f"{what} {text!r}: expected whole numbers, e.g. 10000,100000") from None
+    if not out or min(out) < 1:
+        raise InputError(f"{what} {text!r}: expected positive whole numbers")
+    return out
+
+
+def _upper(b, vacate, finish, work_dir, time_limit, widths, weight_sets, phases, model_backend,
+           as_json) -> None:
+    """`peg problems --upper-bound`: the campaign of compare/peg/upper.py, then its table."""
+    from ..compare.peg.upper import Plan, run
+    from ..native_search.peg.wide import Weights
+    from ..puzzles.peg import hole_label
+    plan = Plan()
+    ws = _csv_ints(widths, "--width")
+    if ws is not None:
+        plan = replace(plan, widths=ws)
+    if weight_sets is not None:
+        names = tuple(w for w in weight_sets.replace(",", " ").split())
+        try:
+            [Weights.parse(w) for w in names]
+        except ValueError as e:
+            raise InputError(str(e)) from None
+        plan = replace(plan, weights=names)
+    plan = replace(plan, model=model_backend)
+    chosen = tuple(p for p in phases.replace(",", " ").split())
+    bad = [p for p in chosen if p not in ("beam", "windows", "model", "none")]
+    if bad or not chosen:
+        raise InputError(f"--phases {phases!r}: expected beam, windows, model (comma separated) or none")
+    t0 = time.perf_counter()
+
+    def say(line: str) -> None:
+        click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
+    camp = run(b, plan, _holes(b, vacate, ("all",)), _holes(b, finish, ("all", "same")), work_dir,
+               time_limit, tuple(p for p in chosen if p != "none"), say)
+    rec = camp.records_json()
+    if as_json:
+        click.echo(json.dumps(rec))
+        return
+    click.echo(f"{b.name}: {b.n} holes; {len(camp.orbit)} problems the position classes allow (one "
+               f"per orbit); upper bounds: solutions found and replayed by the checker, not proofs")
+    click.echo(f"{'vacate':>6} {'finish':>6} {'moves':>5} {'orbit':>5}  found")
+    for p in rec["problems"]:
+        click.echo(f"{p['vacate_label']:>6} {p['finish_label']:>6} {p['moves']:>5} "
+                   f"{p['orbit_size']:>5}  {p['found']}")
+    missing = len(camp.orbit) - len(rec["problems"])
+    click.echo(f"{len(rec['problems'])} problems with a solution" +
+               (f", {missing} without one yet" if missing else "") +
+               f"  ({time.perf_counter() - t0:.1f} s)")
+    if rec["least"] is not None:
+        best = camp.best[tuple(rec["least"]["pair"])]
+        click.echo(f"least: {best.moves} moves ({hole_label(b, best.pair[0])} -> "
+                   f"{hole_label(b, best.pair[1])}), an upper bound for the least minimum: "
+                   + " ".join(f"{a}-{c}" for a, _, c in best.solution))
+
+
+def _estimate(b, k, backward_depth, work_dir, layer_memory_mb, disk_limit_mb, keep_free_mb,
+              as_json) -> None:
+    """`peg problems --least --max-moves K --estimate`: native_search/peg/estimate.py."""
+    from ..native_search.peg.estimate import estimate_least
+    t0 = time.perf_counter()
+    e = estimate_least(b, k, backward_depth if backward_depth is not None else 1, work_dir,
+                       None if layer_memory_mb is None else layer_memory_mb * 2**20,
+                       None if disk_limit_mb is None else disk_limit_mb * 2**20,
+                       keep_free_mb * 10**6,
+                       progress=lambda s: click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}",
+                                                     err=True))
+    if as_json:
+        click.echo(json.dumps(e.json()))
+    else:
+        for line in e.lines():
+            click.echo(line)
+    if not e.fits:
+        raise SystemExit(1)
+
+
 def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
            as_json, prune=False, max_moves=None, layer_opts=None, time_limit=None,
-           expander=None) -> None:
+           expander=None, fit_check=True, keep_free=None) -> None:
     """`peg problems --least`: the least minimum over all problems, proved or bounded, with one
     solution the checker replayed."""
     from ..native_search.peg.problems import problem_instance
@@ -225,7 +362,8 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
         click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}", err=True)
     if prune:  # progress on stderr also with --json: these runs are long
         r = least_by_bound(b, max_moves=max_moves, beam_width=beam_width, progress=say,
-                           time_limit=time_limit, expander=expander,
+                           time_limit=time_limit, expander=expander, fit_check=fit_check,
+                           keep_free=keep_free,
                            backward_depth=backward_depth, **(layer_opts or {}))
     else:
         r = least_over_all(b, forward_depth, backward_depth, stream, beam_width,
@@ -515,11 +653,43 @@ def _games_line(r, name: str) -> str:
     return text
 
 
+@click.command("records")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="print the replay of each file as JSON")
+def records(files, as_json) -> None:
+    """Replay record files of short solutions (what `peg problems BOARD --upper-bound --json`
+    prints) through the independent checker: every record's solution must solve its problem
+    (every hole full but the vacated one; one peg, in the finish hole) in exactly its moves. No
+    FILE: the records shipped with puzzlesat. Exit status 1 with the reason when a record fails,
+    2 when a file is not a record file. Example: puzzlesat peg records"""
+    from ..puzzles.peg_records import replay_file, shipped
+    paths = list(files) or [str(p) for p in shipped()]
+    results = [replay_file(p) for p in paths]
+    if as_json:
+        click.echo(json.dumps([{"file": r.path, "board": r.board, "ok": r.ok,
+                                "records": len(r.rows), "errors": r.errors,
+                                "least": None if r.least is None else
+                                {"moves": r.least[0], "pair": list(r.least[1])}}
+                               for r in results]))
+    else:
+        for r in results:
+            good = sum(1 for *_, reason in r.rows if not reason)
+            least = (f"; least {r.least[0]} moves ({r.least[1][0]} -> {r.least[1][1]})"
+                     if r.least else "")
+            click.echo(f"{r.path}: {r.board}, {good} of {len(r.rows)} records replayed by the "
+                       f"checker{least}: {'OK' if r.ok else 'FAILED'}")
+            for e in r.errors:
+                click.echo(f"  {e}")
+    if not all(r.ok for r in results):
+        raise SystemExit(1)
+
+
 @click.group("peg")
 def peg() -> None:
-    """Peg solitaire research commands (problems, cubes, games)."""
+    """Peg solitaire research commands (problems, cubes, games, records)."""
 
 
 peg.add_command(problems)
 peg.add_command(cubes)
 peg.add_command(games)
+peg.add_command(records)

@@ -44,6 +44,7 @@ from typing import Callable, Sequence
 import numpy as np
 from numba import njit
 
+from ...core.limits import PEG_BITBOARD_HOLES
 from ...core.result import CheckError, Status
 from ...puzzles.peg import Board, Hole, PegInstance, Solution, check, hole_label, moves
 
@@ -199,8 +200,9 @@ def solve_table(b: Board, pairs: Sequence[Pair], *, max_forward: int = MAX_FORWA
 class TableSolver:
     def __init__(self, b: Board, max_forward: int, max_backward: int, stream: int,
                  time_limit: float | None, progress: Callable[[str], None] | None):
-        if b.n > 64:
-            raise ValueError(f"bitboards hold at most 64 holes (board {b.name} has {b.n})")
+        if b.n > PEG_BITBOARD_HOLES:
+            raise ValueError(f"bitboards hold at most {PEG_BITBOARD_HOLES} holes (board {b.name} "
+                             f"has {b.n})")
         self.b, self.n = b, b.n
         self.full = (1 << b.n) - 1
         self.max_forward, self.max_backward, self.stream = max_forward, max_backward, stream
@@ -654,7 +656,8 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
                    beam_levels: int = 4, memory: int | None = None, work_dir: str | None = None,
                    disk_limit: int | None = None, progress: Callable[[str], None] | None = None,
                    time_limit: float | None = None, expander=None,
-                   backward_depth: int | None = None) -> Least:
+                   backward_depth: int | None = None, fit_check: bool = True,
+                   keep_free: int | None = None) -> Least:
     """The least minimum over all single-vacancy -> single-survivor problems by pruned searches
     (native_search/peg/bound.py): for K = `max_moves`, or ascending from the least bound of any
     start, one bidirectional search (bfs.meet) between the set of all single-vacancy starts
@@ -673,7 +676,11 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     disk; with `work_dir` resumable; past `disk_limit` or `time_limit` the answer is the proved
     lower bound (moves None); `expander` expands the layers (bfs.next_layer: e.g. chunk jobs
     on a cluster); `backward_depth` caps the backward layers (default: the side that generates
-    fewer successors grows, bfs.meet)."""
+    fewer successors grows, bfs.meet). `fit_check`: before each K, estimate.estimate_least
+    builds its first layers (kept for the search) and projects the rest (assuming backward depth
+    1 when none is given); estimate.WontFit, with the figures, when even the low projection needs
+    more disk than `disk_limit` and the free space less `keep_free` bytes (default
+    estimate.KEEP_FREE) allow."""
     from ...core.result import Context
     from .bound import backward_bound, forward_bound
     from .disk import Store
@@ -714,6 +721,15 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
 
     ctx = Context(time_limit=time_limit, progress=prog)
     while True:
+        if fit_check:
+            from .estimate import KEEP_FREE, WontFit, estimate_least
+            est = estimate_least(b, k, backward_depth or 1, work_dir, memory, disk_limit,
+                                 KEEP_FREE if keep_free is None else keep_free, progress=say)
+            stats.setdefault("estimates", []).append(est.json())
+            for line in est.lines():
+                say(line)
+            if not est.fits:
+                raise WontFit(est)
         key = bfs.search_key(inst, sp, least=True, K=k, bound=stats["bound"],
                                  backward_depth=backward_depth)
         key.pop("start"), key.pop("finish")
