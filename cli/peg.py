@@ -107,6 +107,9 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
 @click.option("--phases", default="beam,windows,model", show_default=True,
               metavar="beam,windows,model|none",
               help="--upper-bound: the tasks to run (none: print the work folder's records)")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
+              help="--upper-bound: also write the records to this file (one problem a line; "
+                   "`puzzlesat peg records FILE` replays it)")
 @click.option("--model", "model_backend", type=click.Choice(["cpsat", "sat"]), default="cpsat",
               show_default=True, help="--upper-bound: the backend of the seeded decisions "
               "(cpsat:ordered hints, sat:ordered phases)")
@@ -115,7 +118,7 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
              max_forward, max_backward, beam_width, forward_depth, least, store_path, jobs,
              executor, scheduler, tls_ca_file, tls_cert, tls_key, insecure, memory_limit_mb,
              prune, max_moves, work_dir, layer_memory_mb, disk_limit_mb, estimate, force,
-             keep_free_mb, upper_bound, widths, weight_sets, phases, model_backend,
+             keep_free_mb, upper_bound, widths, weight_sets, phases, save_path, model_backend,
              as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
     by position class at once, else the minimum moves by a native search (shared bidirectional
@@ -135,7 +138,7 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
             raise InputError("--upper-bound is its own search: it cannot be combined with --least, "
                              "--store or --method")
         _upper(b, vacate, finish, work_dir, time_limit, widths, weight_sets, phases, model_backend,
-               as_json)
+               as_json, save_path)
         return
     if widths is not None or weight_sets is not None:
         raise InputError("--width and --weights go with --upper-bound")
@@ -280,9 +283,9 @@ def _csv_ints(text: str | None, what: str) -> tuple[int, ...] | None:
 
 
 def _upper(b, vacate, finish, work_dir, time_limit, widths, weight_sets, phases, model_backend,
-           as_json) -> None:
+           as_json, save_path=None) -> None:
     """`peg problems --upper-bound`: the campaign of compare/peg/upper.py, then its table."""
-    from ..compare.peg.upper import Plan, run
+    from ..compare.peg.upper import Plan, run, write_records
     from ..native_search.peg.wide import Weights
     from ..puzzles.peg import hole_label
     plan = Plan()
@@ -308,6 +311,8 @@ def _upper(b, vacate, finish, work_dir, time_limit, widths, weight_sets, phases,
     camp = run(b, plan, _holes(b, vacate, ("all",)), _holes(b, finish, ("all", "same")), work_dir,
                time_limit, tuple(p for p in chosen if p != "none"), say)
     rec = camp.records_json()
+    if save_path is not None:
+        write_records(save_path, rec)
     if as_json:
         click.echo(json.dumps(rec))
         return

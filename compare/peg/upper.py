@@ -221,6 +221,23 @@ class Campaign:
                 "replayed": "puzzles.peg.check"}
 
 
+def records_text(rec: dict) -> str:
+    """A record file's text (`Campaign.records_json()`): JSON with one problem a line, so that a
+    shipped file diffs by problem."""
+    head = {k: v for k, v in rec.items() if k != "problems"}
+    rows = ",\n".join("  " + json.dumps(p, sort_keys=True) for p in rec["problems"])
+    body = json.dumps(head, sort_keys=True)[:-1]
+    return body + (', "problems": [\n' + rows + "\n]}\n" if rows else ', "problems": []}\n')
+
+
+def write_records(path: str | Path, rec: dict) -> None:
+    """Write a record file whole or not at all."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(records_text(rec), encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def solvable_pairs(b: Board, vacate="all", finish="all") -> list[tuple[Pair, int]]:
     """The orbit representatives (with orbit sizes) the position classes do not rule out."""
     from ...native_search.peg.problems import orbit_pairs, problem_instance

@@ -325,6 +325,17 @@ class Space:
         return res
 
 
+def all_vacancies(b) -> tuple:
+    """(space of board b under all its symmetries, the canonical single-vacancy starts, the
+    canonical lone pegs): the roots of the searches over every problem at once (`--least`)."""
+    group = [tuple(g) for g in b.symmetries]
+    inst = PegInstance(f"{b.name}:all", b, frozenset(range(1, b.n)), frozenset({0}))
+    sp = Space(inst, group)
+    full = (1 << b.n) - 1
+    return (sp, _unique(sp.canon([full ^ (1 << h) for h in range(b.n)])),
+            _unique(sp.canon([1 << h for h in range(b.n)])))
+
+
 STATE_TABLE = 1 << 16         # chain states remembered per position expanded, to start with
 
 

@@ -100,6 +100,10 @@ class Estimate:
                        f"{self.q[1]:.2f} a layer): low {self.low}, high {self.high}")
             out.append(f"disk at the peak: {gb(self.disk_low)} .. {gb(self.disk_high)}; CPU for "
                        f"the rest: {self.cpu_low / 3600:,.1f} .. {self.cpu_high / 3600:,.1f} h")
+            out.append("split over Dask workers (--executor dask: each layer's expansion in "
+                       "chunk jobs, the layers in one shared work folder): "
+                       + ", ".join(f"{n} workers {self.cpu_low / 3600 / n:,.1f} .. "
+                                   f"{self.cpu_high / 3600 / n:,.1f} h" for n in (16, 256)))
         if self.disk_allowed is not None:
             out.append(f"disk it may use: {gb(self.disk_allowed)} -> "
                        + ("fits" if self.fits else "does NOT fit (even the low projection)"))
@@ -187,10 +191,9 @@ def estimate_least(b: Board, K: int, backward_depth: int = 1, work_dir: str | No
     from . import bfs
     from .bound import backward_bound, forward_bound
     from .disk import Store
-    from .table import _all_vacancies
     say = progress or (lambda s: None)
     t0 = time.monotonic()
-    sp, starts, pegs = _all_vacancies(b)
+    sp, starts, pegs = bfs.all_vacancies(b)
     fb, bb = forward_bound(b, None), backward_bound(b, None)
     key = bfs.search_key(sp.inst, sp, least=True, K=K, bound=[fb.description, bb.description],
                          backward_depth=backward_depth)

@@ -49,7 +49,8 @@ from ...core.result import CheckError, Status
 from ...puzzles.peg import Board, Hole, PegInstance, Solution, check, hole_label, moves
 
 from . import bfs
-from .bfs import BYTE, EIGHT, ZERO, Space, _bits, _unique, common_sorted, contains, merge_unique
+from .bfs import (BYTE, EIGHT, ZERO, Space, _bits, _unique, all_vacancies, common_sorted, contains,
+                  merge_unique)
 from .disk import OutOfTime
 
 Perm = tuple[int, ...]     # hole h goes to perm[h]
@@ -643,15 +644,6 @@ def _store_refuted(work_dir, b: Board, k: int) -> None:
     os.replace(tmp, path)
 
 
-def _all_vacancies(b) -> tuple:
-    """(space of b under its symmetries, canonical single-vacancy starts, canonical lone pegs)."""
-    group = [tuple(g) for g in b.symmetries]
-    inst = PegInstance(f"{b.name}:all", b, frozenset(range(1, b.n)), frozenset({0}))
-    sp = Space(inst, group)
-    full = (1 << b.n) - 1
-    return (sp, _unique(sp.canon([full ^ (1 << h) for h in range(b.n)])),
-            _unique(sp.canon([1 << h for h in range(b.n)])))
-
 def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 0,
                    beam_levels: int = 4, memory: int | None = None, work_dir: str | None = None,
                    disk_limit: int | None = None, progress: Callable[[str], None] | None = None,
@@ -686,7 +678,7 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     from .disk import Store
     say = progress or (lambda s: None)
     t0 = time.monotonic()
-    sp, starts, pegs = _all_vacancies(b)
+    sp, starts, pegs = all_vacancies(b)
     inst, group = sp.inst, sp.group
     fb, bb = forward_bound(b, None), backward_bound(b, None)
     k = max_moves if max_moves is not None else max(1, int(fb.of(starts).min()), int(bb.of(pegs).min()))
@@ -847,7 +839,7 @@ def least_over_all(b: Board, forward_depth: int | None = None, backward_depth: i
     `pair`) is an upper bound."""
     say = progress or (lambda s: None)
     t0 = time.monotonic()
-    sp, starts, pegs = _all_vacancies(b)
+    sp, starts, pegs = all_vacancies(b)
     inst = sp.inst
     fwd = _grow(sp, starts, False, max_forward, None, forward_depth).layers
     say(f"forward (all vacancies): {[len(x) for x in fwd]} {time.monotonic() - t0:.1f} s")
