@@ -59,26 +59,10 @@ def _scores(ps, adj, nbytes, rim):
 
 def _neighbours(inst: PegInstance):
     """(adj, nbytes, rim) for _scores: per-byte neighbour unions and the rim holes' mask (holes
-    with fewer neighbours than the board's most)."""
-    b = inst.board
-    nb: dict[int, set[int]] = {h: set() for h in range(b.n)}
-    for a, m, _ in b.lines:
-        nb[a].add(m)
-        nb[m].add(a)
-    nbytes = (b.n + 7) // 8
-    adj = np.zeros((nbytes, 256), np.uint64)
-    for j in range(nbytes):
-        for v in range(256):
-            m = 0
-            for k in range(8):
-                h = 8 * j + k
-                if v >> k & 1 and h < b.n:
-                    for x in nb[h]:
-                        m |= 1 << x
-            adj[j, v] = m
-    most = max(len(nb[h]) for h in range(b.n))
-    rim = np.uint64(sum(1 << h for h in range(b.n) if len(nb[h]) < most))
-    return adj, nbytes, rim
+    with fewer neighbours than the board's most; wide.neighbour_masks)."""
+    from .wide import neighbour_masks
+    rows, rim = neighbour_masks(inst.board)
+    return np.array(rows, np.uint64), len(rows), np.uint64(rim)
 
 
 def beam_solution(inst: PegInstance, width: int = 200_000, back_depth: int = 4,

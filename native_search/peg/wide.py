@@ -450,24 +450,13 @@ class WideBoard:
         self.to = np.array([l[2] for l in lines], np.int64)
         self.lstart = np.searchsorted(np.array([l[0] for l in lines], np.int64),
                                       np.arange(b.n + 1)).astype(np.int64)
-        nb: dict[int, set[int]] = {h: set() for h in range(b.n)}
-        for a, m, _ in b.lines:
-            nb[a].add(m)
-            nb[m].add(a)
+        adj, rim = neighbour_masks(b)
         self.adjl = np.zeros((max(self.nbytes, 1), 256), np.uint64)
         self.adjh = np.zeros_like(self.adjl)
-        for j in range(self.nbytes):
-            for v in range(256):
-                m = 0
-                for k in range(8):
-                    h = 8 * j + k
-                    if v >> k & 1 and h < b.n:
-                        for x in nb[h]:
-                            m |= 1 << x
+        for j, row in enumerate(adj):
+            for v, m in enumerate(row):
                 self.adjl[j, v], self.adjh[j, v] = split(m)
-        most = max(len(nb[h]) for h in range(b.n))
-        self.riml, self.rimh = (np.uint64(x) for x in split(_bits(h for h in range(b.n)
-                                                                   if len(nb[h]) < most)))
+        self.riml, self.rimh = (np.uint64(x) for x in split(rim))
         fam = merson_family(b)
         self.regl = np.array([split(_bits(r))[0] for r in fam], np.uint64)
         self.regh = np.array([split(_bits(r))[1] for r in fam], np.uint64)
@@ -502,6 +491,30 @@ class WideBoard:
     def scores(self, lo, hi, w: Weights) -> np.ndarray:
         return _scores(lo, hi, self.adjl, self.adjh, self.nbytes, self.riml, self.rimh,
                        self.regl, self.regh, w.pegs, w.isolated, w.rim, w.regions)
+
+
+def neighbour_masks(b: Board) -> tuple[list[list[int]], int]:
+    """The scores' board tables as Python ints: per byte j of a position and value v of that byte,
+    the union of the neighbours of its holes (a hole's neighbours: the holes it jumps over or that
+    jump over it); and the rim, the holes with fewer neighbours than the board's most."""
+    nb: dict[int, set[int]] = {h: set() for h in range(b.n)}
+    for a, m, _ in b.lines:
+        nb[a].add(m)
+        nb[m].add(a)
+    adj = []
+    for j in range((b.n + 7) // 8):
+        row = []
+        for v in range(256):
+            m = 0
+            for k in range(8):
+                h = 8 * j + k
+                if v >> k & 1 and h < b.n:
+                    for x in nb[h]:
+                        m |= 1 << x
+            row.append(m)
+        adj.append(row)
+    most = max(len(nb[h]) for h in range(b.n))
+    return adj, _bits(h for h in range(b.n) if len(nb[h]) < most)
 
 
 def merson_family(b: Board) -> list[frozenset]:
