@@ -126,6 +126,10 @@ def test_shipped_records_replay():
     files = json.loads(out.stdout)
     assert {f["board"] for f in files} >= {"triangle11", "triangle12"}
     assert all(f["ok"] and f["records"] > 0 for f in files)
+    # the new bounds (issue 39): below A127500's published upper bounds a(11) <= 28, a(12) <= 29,
+    # never below Bell's lower bounds 19 and 21 (a replayed solution under them would be a bug)
+    least = {f["board"]: f["least"]["moves"] for f in files}
+    assert 19 <= least["triangle11"] <= 27 and 21 <= least["triangle12"] <= 28
 
 
 def test_campaign_resumes_and_redoes_a_damaged_record(tmp_path):
