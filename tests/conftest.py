@@ -95,7 +95,7 @@ FILE_SECONDS = {
     "test_sliding_split.py": 20, "test_sliding_dual.py": 19, "test_examples.py": 18,
     "test_peg_games.py": 20,
     "test_campaign_tls.py": 17, "test_differential.py": 16, "test_peg_cluster.py": 13,
-    "test_export_ext.py": 12, "test_plugins.py": 12, "test_fuzz_loaders.py": 12,
+    "test_export_ext.py": 12, "test_plugins.py": 25, "test_fuzz_loaders.py": 12,
     "test_plugin_containment.py": 12, "test_collections.py": 21,
     "test_layers.py": 12, "test_peg_merson.py": 11, "test_cli.py": 12, "test_lab.py": 10,
     "test_hostile_store.py": 10, "test_namespace.py": 8, "test_draw.py": 8, "test_export.py": 7,

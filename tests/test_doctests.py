@@ -21,7 +21,7 @@ def _modules() -> list[str]:
     api/ folder only)."""
     with open(Path(__file__).resolve().parents[1] / "pyproject.toml", "rb") as f:
         mapped = tomllib.load(f)["tool"]["setuptools"]["package-dir"]
-    names = ["puzzlesat.engine"]
+    names = ["puzzlesat.engine", "puzzlesat.testing"]
     for name in mapped:
         pkg = importlib.import_module(name)
         names.append(pkg.__name__)

@@ -24,7 +24,13 @@ PLUGINS = sorted(p.parent for p in (ROOT / "examples").glob("*/pyproject.toml"))
 # (plug-in folder, instance, task, the answer every engine must agree on: objective or count)
 CASES = {"nqueens": ("nqueens/queens-6", "count", 4),
          "lightsout": ("lightsout/allon-5", "optimize", 15),  # OEIS A075464
-         "rushhour": ("rushhour/card-01", "optimize", 8)}
+         "rushhour": ("rushhour/card-01", "optimize", 8),
+         "sudoku": ("sudoku/top95-01", "count", 1)}           # a proper puzzle: one solution
+# (plug-in, instances) the conformance kit checks, every engine on every task of the family
+CONFORM = {"nqueens": ["nqueens/queens-5", "nqueens/queens-3"],
+           "lightsout": ["lightsout/allon-3", "lightsout/corner-5"],
+           "rushhour": ["rushhour/small-4x4"],
+           "sudoku": ["sudoku/two-solutions", "sudoku/no-candidate"]}
 
 CLI_DEFAULT = ("nqueens",)  # the plug-ins whose command-line tour runs in the default suite
 
@@ -62,6 +68,14 @@ def test_every_registered_family_keeps_the_contract(plugin):
             assert ps.family_of(inst) is fam
             d = fam.describe(inst)
             assert d["name"] == inst.name and json.dumps(d, default=str)
+
+
+def test_every_example_passes_the_conformance_kit(plugin):
+    """puzzlesat.testing on each example (its own tests run it on more instances)."""
+    from puzzlesat.testing import assert_family_conforms
+    folder, name, fam = plugin
+    report = assert_family_conforms(fam, CONFORM[name], time_limit=120)
+    assert report.agreed == len(CONFORM[name]) * len(fam.tasks) and report.mutations_rejected, report
 
 
 def test_plugin_through_the_api(plugin, tmp_path):

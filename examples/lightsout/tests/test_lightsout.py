@@ -1,7 +1,7 @@
 """The Lights Out plug-in against its published values (OEIS A075464 minimum presses, A159257
 null-space dimensions) with every engine, against a brute-force oracle (every press set through
 the checker) on tiny boards, on hypothesis-generated random boards where all engines must agree,
-and on bad input."""
+on bad input, and puzzlesat's conformance kit."""
 from __future__ import annotations
 
 import itertools
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import puzzlesat as ps
 from puzzlesat.engine import cpsat_enumerate, sat_enumerate
+from puzzlesat.testing import assert_family_conforms
 from puzzlesat_lightsout import FAMILY
 from puzzlesat_lightsout import models, native
 from puzzlesat_lightsout.puzzle import (A075464, A159257, LightsOut, board, check, from_rows,
@@ -377,3 +378,12 @@ def test_the_plug_in_uses_only_the_public_contract():
                      else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
             seen |= {n for n in names if n.split(".")[0] == "puzzlesat"}
     assert seen == {"puzzlesat", "puzzlesat.engine"}
+
+
+def test_the_family_conforms():
+    """Contract, round trips, mutated solutions refused, every engine agreeing, bad input."""
+    report = assert_family_conforms(
+        FAMILY, ["lightsout/allon-4", "lightsout/corner-5", "lightsout/random-4x7"], time_limit=60,
+        bad_toml={'kind = "lightsout"\nlights = "all"\nrows = 3\n': r"lights = \"all\" needs rows and cols",
+                  'kind = "lightsout"\nlights = ["10", "1"]\n': r"row 1 has 1 cells, row 0 has 2"})
+    assert report.agreed == 9 and report.mutations_rejected > 0, report

@@ -1,5 +1,5 @@
-"""The n-queens plug-in against its published counts (OEIS A000170) with every engine, and its
-checker against a brute force on small boards."""
+"""The n-queens plug-in against its published counts (OEIS A000170) with every engine, its
+checker against a brute force on small boards, and puzzlesat's conformance kit."""
 from __future__ import annotations
 
 import itertools
@@ -7,6 +7,7 @@ import itertools
 import pytest
 
 import puzzlesat as ps
+from puzzlesat.testing import assert_family_conforms
 from puzzlesat_nqueens import FAMILY
 from puzzlesat_nqueens.puzzle import A000170, Queens, check
 
@@ -54,3 +55,12 @@ def test_bad_input_names_the_field():
         ps.load('kind = "nqueens"\nn = 0\n')
     with pytest.raises(ps.InputError, match="fixed: two fixed queens in one row"):
         ps.load('kind = "nqueens"\nn = 4\nfixed = [[0, 1], [0, 2]]\n')
+
+
+def test_the_family_conforms():
+    """Contract, round trips, mutated solutions refused, every engine agreeing, bad input."""
+    report = assert_family_conforms(
+        FAMILY, ["nqueens/queens-6", "nqueens/queens-8-corner", "nqueens/queens-3"], time_limit=60,
+        bad_toml={'kind = "nqueens"\nn = 0\n': r"n: expected an integer from 1 to 64",
+                  'kind = "nqueens"\nn = 4\nfixed = [[0, 4]]\n': r"fixed: expected a list of \[row, col\]"})
+    assert report.agreed == 6 and report.mutations_rejected > 0, report

@@ -1,7 +1,8 @@
 """The Rush Hour plug-in against its published anchors (the 40 cards' optimal move counts,
 Collette-Raskin-Servais's 93 steps in a component of 24,132, Fogleman's 51 and 60 moves with their
 clusters), a brute-force oracle over move sequences through the checker, hypothesis-generated
-small boards on which every engine agrees, the checker's rules and bad TOML input."""
+small boards on which every engine agrees, the checker's rules, bad TOML input, and puzzlesat's
+conformance kit."""
 from __future__ import annotations
 
 import os
@@ -16,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import puzzlesat as ps
+from puzzlesat.testing import assert_family_conforms
 from puzzlesat_rushhour import FAMILY
 from puzzlesat_rushhour.native import Search
 from puzzlesat_rushhour.puzzle import RushHour, catalogue, check, make, solution_key
@@ -333,7 +335,7 @@ def test_native_kernels_run_as_plain_python():
 
 
 # ---- bad input --------------------------------------------------------------------------------
-@pytest.mark.parametrize("text,msg", [
+BAD_TOML = [
     ('board = ["XX.."]\nsize = 4\n', "unknown key 'size'"),
     ('card = 41\n', "card: expected a card number from 1 to 40"),
     ('card = 1\nboard = "XX"\n', "either board .* or card"),
@@ -349,7 +351,19 @@ def test_native_kernels_run_as_plain_python():
     ('board = ["XX..", "...."]\nrows = 3\n', "rows = 3 disagrees"),
     ('board = ["XX........"]\n', "sides from 2 to 8"),
     ('board = 7\n', "expected a list of row strings or one string"),
-])
+]
+
+
+@pytest.mark.parametrize("text,msg", BAD_TOML)
 def test_bad_toml_names_the_field(text, msg):
     with pytest.raises(ps.InputError, match=msg):
         ps.load('kind = "rushhour"\n' + text)
+
+
+def test_the_family_conforms():
+    """Contract, round trips, mutated solutions refused, every engine agreeing, bad input (the
+    family has no to_toml: the bad TOML cases are given)."""
+    report = assert_family_conforms(
+        FAMILY, ["rushhour/small-4x4", "rushhour/small-4x4-steps"], time_limit=120,
+        bad_toml={'kind = "rushhour"\n' + text: msg for text, msg in BAD_TOML})
+    assert report.agreed == 6 and report.mutations_rejected > 0, report
