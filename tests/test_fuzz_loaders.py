@@ -236,8 +236,9 @@ def test_random_configuration_lists(folder, data):
 
 
 def test_to_toml_round_trips_every_catalogue_instance():
-    """The form a campaign job carries: every built-in instance (and the plug-in's) comes back
-    equal, with the same content hash, through its family's own loader."""
+    """The form a campaign job carries: every built-in instance (and the plug-in's, and those of
+    any plug-in installed that has the optional to_toml) comes back equal, with the same content
+    hash, through its family's own loader."""
     from puzzlesat.compare.campaign.spec import content_hash
     from puzzlesat.families.instances import load_text
     from puzzlesat.families.registry import families
@@ -245,7 +246,11 @@ def test_to_toml_round_trips_every_catalogue_instance():
     for fam in families().values():
         for short, make in fam.catalogue().items():
             inst = make()
-            got, back = load_text(fam.to_toml(inst), f"{fam.name}/{short}")
+            text = fam.to_toml(inst)
+            if text is None:  # optional for a plug-in; every built-in family has it
+                assert fam.user and fam.name != "nqueens", fam.name
+                break
+            got, back = load_text(text, f"{fam.name}/{short}", family=fam.name)
             assert got is fam and back == inst, (fam.name, short)
             assert content_hash(fam, back) == content_hash(fam, inst)
             n += 1
