@@ -75,14 +75,20 @@ def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
 @click.option("--fill", is_flag=True, help="with --dual: those of dual_fill (the blank's goal tile in its place)")
 @click.option("--fill-max", type=click.IntRange(min=0), default=0, show_default=True,
               help="with --fill: those of dual_fill_max (fill patterns of at most this many tiles; 0: all)")
+@click.option("--catalogue", default=None,
+              help="a zero-aware catalogue instead (1-bit databases; zpdb-small: 5x5, zpdb-small4: 4x4)")
+@click.option("--estimate", is_flag=True, help="with --catalogue: print what the build costs and stop")
 def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fill: bool,
-                fill_max: int) -> None:
+                fill_max: int, catalogue: str | None, estimate: bool) -> None:
     """Build (or load) a board's additive pattern databases, with a progress bar, and show where
-    they are cached. Example: puzzlesat sliding-pdb --board 5x5 --dual"""
+    they are cached. Example: puzzlesat sliding-pdb --board 5x5 --dual;
+    puzzlesat sliding-pdb --catalogue zpdb-small (zero-aware, an estimate first)"""
     import time
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    if catalogue is not None:
+        return _zpdb_catalogue(catalogue, rebuild, estimate)
     from ..native_search.sliding import pattern_db as P
     rows, cols = _shape(board)
     names = P.partitions(rows, cols)
@@ -115,6 +121,53 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fi
         total += i["bytes"]
         how = f"built in {i['build_seconds']:.1f} s" if i["source"] == "built" else "read from the cache"
         click.echo(f"  {P.path(k)}: {i['entries']:,} entries, {i['bytes'] / 1e6:.1f} MB, {how}")
+    click.echo(f"  total {total / 1e6:.1f} MB")
+
+
+def _zpdb_catalogue(name: str, rebuild: bool, only_estimate: bool) -> None:
+    """`sliding-pdb --catalogue NAME`: the estimate, then each missing database built with a
+    progress bar (a killed build resumes at the first missing database), then the summary."""
+    import time
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..native_search.sliding import zpdb as Z
+    if name not in Z.CATALOGUES:
+        raise InputError(f"catalogue '{name}': no such zero-aware catalogue (there: {', '.join(Z.CATALOGUES)})")
+    rows, cols, parts = Z.CATALOGUES[name]
+    keys = Z.catalogue_keys(name)
+    est = Z.estimate(keys, rebuild)
+    click.echo(f"zero-aware catalogue {name} ({rows}x{cols}): {len(parts)} partitions, {len(keys)} "
+               f"databases of {', '.join(sorted({str(k.k) for k in keys}))} tiles, "
+               f"{sum(k.nbytes for k in keys) / 1e6:.1f} MB at 1 bit per entry, in {Z.cache_dir()}")
+    if est["missing"]:
+        click.echo(f"to build: {len(est['missing'])} databases, {est['entries']:,} entries, "
+                   f"{est['disk_bytes'] / 1e6:.1f} MB on disk, peak memory about "
+                   f"{est['peak_bytes'] / 1e6:.0f} MB (one byte per entry while one is built), "
+                   f"about {est['seconds'] / 60:.1f} min of CPU (from {est['rate_source']}; the wall time "
+                   "grows with the machine's load)")
+    else:
+        click.echo("every database is in the cache")
+    if only_estimate:
+        return
+    info: dict = {}
+    t0 = time.perf_counter()
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        tasks = [bar.add_task(f"zero-aware database {i + 1}/{len(keys)} tiles {','.join(map(str, k.cells))}",
+                              total=k.entries, what="") for i, k in enumerate(keys)]
+        for i, k in enumerate(keys):
+            def prog(level, states, entries, _t=tasks[i]):
+                bar.update(_t, completed=min(states, entries), what=f"level {level}, {states:,} entries")
+            Z.database(k, prog, rebuild=rebuild, info=info)
+            bar.update(tasks[i], completed=k.entries)
+    total = 0
+    click.echo(f"zero-aware databases {name} ({time.perf_counter() - t0:.1f} s):")
+    for k in keys:
+        i = info[k.filename()]
+        total += i["bytes"]
+        how = f"built in {i['build_seconds']:.1f} s" if i["source"] == "built" else "read from the cache"
+        click.echo(f"  {Z.path(k)}: {i['entries']:,} entries, {i['bytes'] / 1e6:.1f} MB, {how}")
     click.echo(f"  total {total / 1e6:.1f} MB")
 
 

@@ -8,16 +8,18 @@ from .options import CPSAT_CERTIFY_OPTIONS, CPSAT_OPTIONS, SAT_OPTIONS
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 PDB_CHOICES = ("auto", "663", "555", "78", "78b", "6666", "44", "53", "none")  # run_ida checks them per board
+ZPDB_CHOICES = ("zpdb-small", "zpdb-small4", "zpdb-small3")  # zero-aware catalogues (native_search/sliding/zpdb.py)
 
 
 def _check_pdb(value: str, engine: str) -> None:
     """A partition name, or several joined by '+' (h is the largest), each one of PDB_CHOICES."""
     from ..core.result import InputError
     parts = value.split("+")
-    ok = (value in PDB_CHOICES) or (len(parts) > 1 and all(p in PDB_CHOICES[1:-1] for p in parts))
+    ok = (value in PDB_CHOICES + ZPDB_CHOICES) or (len(parts) > 1 and all(p in PDB_CHOICES[1:-1] for p in parts))
     if not ok:
         raise InputError(f"option pdb={value!r} of engine {engine}: choose one of "
-                         + ", ".join(PDB_CHOICES) + " (or several partitions joined by '+', e.g. 663+555)")
+                         + ", ".join(PDB_CHOICES + ZPDB_CHOICES)
+                         + " (or several partitions joined by '+', e.g. 663+555)")
 
 
 PLAN_OPTIONS = (
@@ -41,7 +43,10 @@ FAMILY = Family(
                    ("auto", "linear", "manhattan")),
             Option("pdb", "auto", "pattern-database partition, per board: 4x4 663 (auto), 555, 78, 78b; "
                    "5x5 6666 (auto; Korf & Felner 2002); 3x3 44, 53; several joined by '+' (e.g. 78+663): "
-                   "h is the largest; built once, cached on disk; none: Manhattan + linear conflicts",
+                   "h is the largest; built once, cached on disk; none: Manhattan + linear conflicts; "
+                   "or a zero-aware catalogue with 1-bit entries (Clausecker & Reinefeld 2019): 5x5 "
+                   "zpdb-small (14 partitions of 6-tile databases, 317 MB), 4x4 zpdb-small4, 3x3 zpdb-small3; the "
+                   "catalogue holds its transposed partitions (mirror does not apply)",
                    check=_check_pdb),
             Option("mirror", True, "with pattern databases, also look up the board's mirror image "
                    "about the main diagonal and take the larger value"),
@@ -60,6 +65,11 @@ FAMILY = Family(
                    "(the board's neighbour order) or manhattan (tiles moving towards their goal cell "
                    "first); it moves where the last iteration meets its first solution, never what an "
                    "iteration proves", ("board", "manhattan"), since="0.3"),
+            Option("fsm", "simple", "with a zero-aware catalogue, the move-pruning automaton: "
+                   "simple (never undo the last move; Clausecker's published runs) or loops-L (also "
+                   "every move sequence of at most L moves that a shorter or earlier equivalent "
+                   "one replaces; keeps one optimal path, so a count uses simple)",
+                   since="0.3"),
             Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
                    "processes (node counts add up; 1: one process); with dask=local, the number "
                    "of Dask workers"),

@@ -40,10 +40,12 @@ def _problem(spec: dict):
     from .ida import problem
     inst = spec["instance"]
     memo = (inst.rows, inst.cols, tuple(inst.start), tuple(inst.goal), spec["heuristic"], spec["pdb"],
-            spec["mirror"], spec["dual"], spec["fill"] is True, spec["fill"], spec.get("order", "board"))
+            spec["mirror"], spec["dual"], spec["fill"] is True, spec["fill"], spec.get("order", "board"),
+            spec.get("fsm", "simple"))
     if memo not in _PROBLEMS:
         _PROBLEMS[memo] = problem(inst, spec["heuristic"], spec["pdb"], spec["mirror"], dual=spec["dual"],
-                                  fill=spec["fill"], order=spec.get("order", "board"))
+                                  fill=spec["fill"], order=spec.get("order", "board"),
+                                  fsm=spec.get("fsm", "simple"))
     return _PROBLEMS[memo]
 
 
@@ -52,14 +54,16 @@ def subtree_job(spec: dict, jobs: list, bound: int, find_first: bool, until: flo
     one after another: their solutions (paths from the root, kernel labels), nodes, the smallest f
     above `bound` (from the root) and whether the wall clock passed `until` (seconds since the
     epoch, inf: no limit) first; optimize stops at the first solution."""
-    from .ida import NO_BOUND
+    from .ida import NO_BOUND, add_counts
     pr = _problem(spec)
     deadline = time.monotonic() + (until - time.time())
-    out = {"solutions": [], "nodes": 0, "next": NO_BOUND, "expired": False}
+    out = {"solutions": [], "nodes": 0, "next": NO_BOUND, "expired": False, "extra": {}}
     for board, prev, path in jobs:
-        sols, nodes, nxt, expired = pr.run(board, bound - len(path), find_first, prev, deadline)
+        sols, nodes, nxt, expired, extra = pr.run(board, bound - len(path), find_first, prev, deadline,
+                                                  path=path)
         out["solutions"] += [tuple(path) + tuple(x) for x in sols]
         out["nodes"] += nodes
+        add_counts(out["extra"], extra)
         if nxt < NO_BOUND:
             out["next"] = min(out["next"], nxt + len(path))
         if expired:
@@ -95,8 +99,8 @@ class DaskSplit:
         from distributed.scheduler import KilledWorker
         LOST = (FutureCancelledError, CommClosedError, OSError)
 
-        from .ida import NO_BOUND, SplitLost, frontier
-        subtrees, nodes, nxt = frontier(pr, bound, self.depth)
+        from .ida import NO_BOUND, SplitLost, add_counts, frontier
+        subtrees, nodes, nxt, extra = frontier(pr, bound, self.depth)
         workers = max(1, len(self.client.scheduler_info().get("workers", {})))
         k = max(1, min(len(subtrees), self.per_worker * workers))
         jobs = [subtrees[i::k] for i in range(k)] if subtrees else []
@@ -141,6 +145,7 @@ class DaskSplit:
                 f.release()
                 sols.extend(res["solutions"])
                 nodes += res["nodes"]
+                add_counts(extra, res.get("extra", {}))
                 nxt = min(nxt, res["next"])
                 expired |= res["expired"]
                 if (sols and find_first) or expired:
@@ -149,7 +154,7 @@ class DaskSplit:
             for f in pending:
                 if f.key in owner:
                     f.cancel()
-        return sols, nodes, nxt if nxt < NO_BOUND else NO_BOUND, expired
+        return sols, nodes, nxt if nxt < NO_BOUND else NO_BOUND, expired, extra
 
 
 def _until_timeout(ac):

@@ -47,6 +47,16 @@ def check_pdb_option(inst: Sliding, pdb: str) -> None:
     ('auto'/'none' always do)."""
     if pdb in ("auto", "none"):
         return
+    from .zpdb import CATALOGUES, catalogues
+    if pdb in CATALOGUES:
+        if pdb not in catalogues(inst.rows, inst.cols):
+            raise InputError(f"option pdb={pdb} of engine native:ida: the zero-aware catalogue is "
+                             f"for {CATALOGUES[pdb][0]}x{CATALOGUES[pdb][1]} boards, not "
+                             f"{inst.rows}x{inst.cols}")
+        if inst.goal.index(0) not in (0, inst.cols - 1, inst.cells - inst.cols, inst.cells - 1):
+            raise InputError(f"option pdb={pdb} of engine native:ida: zero-aware catalogues need "
+                             "the goal's blank in a corner")
+        return
     known = partitions(inst.rows, inst.cols)
     for name in pdb.split("+"):
         if name not in known:
@@ -59,6 +69,17 @@ def validate_ida(inst: Sliding, options: dict) -> None:
     """native:ida's options for this instance: the partition exists for the board, processes >= 1,
     dask is '', 'local' or a tcp:// address (with the distributed package installed)."""
     check_pdb_option(inst, options["pdb"])
+    from .zpdb import CATALOGUES, FSMS
+    if options["pdb"] in CATALOGUES:
+        for opt, default in (("heuristic", "auto"), ("dual", "off"), ("order", "board")):
+            if options[opt] != default:
+                raise InputError(f"option {opt}={options[opt]} of engine native:ida does not apply "
+                                 f"to the zero-aware catalogue pdb={options['pdb']}")
+    elif options["fsm"] != "simple":
+        raise InputError(f"option fsm={options['fsm']} of engine native:ida: move-pruning automata "
+                         "go with the zero-aware catalogues (pdb=" + ", ".join(CATALOGUES) + ")")
+    if options["fsm"] not in FSMS:
+        raise InputError(f"option fsm={options['fsm']} of engine native:ida: one of {', '.join(FSMS)}")
     if options["dual_fill_max"] < 0:
         raise InputError(f"option dual_fill_max={options['dual_fill_max']} of engine native:ida: "
                          "0 (every pattern) or a pattern size")
@@ -93,17 +114,18 @@ def run_ida(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     if not o["dask"]:
         return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
                                      mirror=o["mirror"], processes=o["processes"], dual=o["dual"],
-                                     fill=fill_of(o), order=o["order"]))
+                                     fill=fill_of(o), order=o["order"], fsm=o["fsm"]))
     from .cluster import DaskSplit, open_client
     client, cluster = open_client(o["dask"], o["processes"])
     try:
         dual = "lookup" if task is Task.COUNT and o["dual"] == "search" else o["dual"]
         spec = {"instance": inst, "heuristic": o["heuristic"], "pdb": o["pdb"], "mirror": o["mirror"],
-                "dual": dual, "fill": fill_of(o), "order": o["order"]}
+                "dual": dual, "fill": fill_of(o), "order": o["order"],
+                "fsm": "simple" if task is Task.COUNT else o["fsm"]}
         split = DaskSplit(client, spec, 0, o["split_nodes"])
         return _outcome(task, deepen(inst, o["heuristic"], task is Task.COUNT, ctx, pdb=o["pdb"],
                                      mirror=o["mirror"], dual=o["dual"], fill=fill_of(o), order=o["order"],
-                                     split=split))
+                                     split=split, fsm=o["fsm"]))
     finally:
         _close_quietly(client, cluster)
 

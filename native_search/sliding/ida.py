@@ -284,9 +284,10 @@ class Problem:
                              self.mode))
 
     def run(self, board, bound: int, find_first: bool, prev_blank: int = -1,
-            deadline: float = float("inf"), capacity: int = 64) -> tuple[list, int, int, bool]:
-        """(solutions of exactly `bound` moves from `board`, nodes, next bound, expired); solutions
-        as tiles moved, in the kernel's labels."""
+            deadline: float = float("inf"), capacity: int = 64, path=()) -> tuple[list, int, int, bool, dict]:
+        """(solutions of exactly `bound` moves from `board`, nodes, next bound, expired, {} (the
+        counters other kernels add)); solutions as tiles moved, in the kernel's labels. `path`
+        (the moves from the start to `board`) is for kernels that carry state along it."""
         n = self.rows * self.cols
         while True:
             counters = np.zeros(3, np.int64)
@@ -309,7 +310,7 @@ class Problem:
                     sols = [tuple(replay(board, out[i, :bound], n)) for i in range(k)]
                 else:
                     sols = [tuple(int(x) for x in out[i, :bound]) for i in range(k)]
-                return sols, int(counters[0]), int(counters[1]), expired
+                return sols, int(counters[0]), int(counters[1]), expired, {}
             capacity = found  # rerun this iteration with room for every solution
 
     def original(self, sol) -> tuple[int, ...]:
@@ -325,12 +326,17 @@ def pdb_partitions(rows: int, cols: int, pdb: str) -> list[str]:
 
 def problem(inst: Sliding, heuristic_name: str = "auto", pdb: str = "auto", mirror: bool = True,
             progress=None, deadline: float = float("inf"), dual: str = "off", fill: bool | int = False,
-            order: str = "board") -> Problem:
+            order: str = "board", fsm: str = "simple"):
     """The kernel's arrays for `inst`: heuristic 'none', 'manhattan', 'linear' or 'auto' (pattern
     databases where the board has partition `pdb` — 'auto': the board's first; several joined by
     '+' — for any goal; else Manhattan + linear conflicts); `dual` 'off', 'lookup' (the larger
-    of the state's and its dual's value) or 'search' (DIDA*), with pattern databases only."""
+    of the state's and its dual's value) or 'search' (DIDA*), with pattern databases only. A
+    zero-aware catalogue's name (`zpdb.CATALOGUES`) as `pdb` gives a `zpdb.ZProblem` (its
+    move-pruning automaton `fsm`)."""
     from . import pattern_db as P
+    from . import zpdb as Z
+    if pdb in Z.CATALOGUES:
+        return Z.ZProblem(inst, pdb, fsm, progress=progress, deadline=deadline)
     rows, cols, n = inst.rows, inst.cols, inst.cells
     start, goal = np.array(inst.start, np.int64), np.array(inst.goal, np.int64)
     relabel = None
@@ -380,10 +386,13 @@ def _cell_distances(rows: int, cols: int) -> np.ndarray:
 
 # ---------------------------------------------------------------- parallel iterations
 
-def frontier(pr: Problem, bound: int, depth: int) -> tuple[list, int, int]:
+def frontier(pr: Problem, bound: int, depth: int) -> tuple[list, int, int, dict]:
     """The subtrees of one iteration cut at `depth` < bound: (jobs, nodes generated above the cut,
-    the smallest f above bound seen there), each job (board, blank's previous cell, path so far)
-    with f <= bound."""
+    the smallest f above bound seen there, the problem's other counters above the cut), each job
+    (board, blank's previous cell, path so far) with f <= bound. A problem with a `frontier` of
+    its own (zero-aware catalogues: values carried along the path) cuts its tree itself."""
+    if hasattr(pr, "frontier"):
+        return pr.frontier(bound, depth)
     jobs, nodes, nxt = [], 0, NO_BOUND
     nbr, nnbr = pr.nbr, pr.nnbr
 
@@ -410,18 +419,24 @@ def frontier(pr: Problem, bound: int, depth: int) -> tuple[list, int, int]:
             board[c], board[b] = t, 0
 
     walk([int(x) for x in pr.start], -1, [], 0)
-    return jobs, nodes, nxt
+    return jobs, nodes, nxt, {}
+
+
+def add_counts(total: dict, more: dict) -> None:
+    """Add a kernel's other counters (e.g. expanded, lookups) into `total`."""
+    for k, v in more.items():
+        total[k] = total.get(k, 0) + v
 
 
 def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: int, deadline: float,
-                        depth: int) -> tuple[list, int, int, bool]:
+                        depth: int) -> tuple[list, int, int, bool, dict]:
     """One IDA* iteration over `processes` forked workers taking subtrees from a shared counter."""
     import multiprocessing as mp
     import pickle
     import signal
-    jobs, nodes, nxt = frontier(pr, bound, depth)
+    jobs, nodes, nxt, extra = frontier(pr, bound, depth)
     if not jobs:
-        return [], nodes, nxt, False
+        return [], nodes, nxt, False, extra
     ctx = mp.get_context("fork")
     counter = ctx.Value("q", 0)
     pipes, pids = [], []
@@ -442,10 +457,10 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
                             if i >= len(jobs):
                                 break
                             board, prev, path = jobs[i]
-                            sols, k_nodes, nxt, expired = pr.run(board, bound - len(path), find_first, prev,
-                                                                 deadline)
+                            sols, k_nodes, nxt, expired, k_extra = pr.run(board, bound - len(path), find_first,
+                                                                          prev, deadline, path=path)
                             nxt = nxt + len(path) if nxt < NO_BOUND else NO_BOUND  # f from the root
-                            pickle.dump(([path + s for s in sols], k_nodes, nxt, expired), out)
+                            pickle.dump(([path + s for s in sols], k_nodes, nxt, expired, k_extra), out)
                             out.flush()
                             if expired or (sols and find_first):
                                 break
@@ -464,12 +479,13 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
             ready, _, _ = select.select(open_pipes, [], [])
             for f in ready:
                 try:
-                    s, k_nodes, k_nxt, k_exp = pickle.load(f)
+                    s, k_nodes, k_nxt, k_exp, k_extra = pickle.load(f)
                 except EOFError:
                     open_pipes.remove(f)
                     continue
                 sols.extend(s)
                 nodes += k_nodes
+                add_counts(extra, k_extra)
                 nxt = min(nxt, k_nxt)
                 expired |= k_exp
             if (sols and find_first) or expired:
@@ -483,7 +499,7 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
             os.waitpid(pid, 0)
         for f in pipes:
             f.close()
-    return sols, nodes, nxt, expired
+    return sols, nodes, nxt, expired, extra
 
 
 # ---------------------------------------------------------------- the driver
@@ -500,7 +516,7 @@ def _blank_parity(inst: Sliding) -> int:
 def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None = None,
            pdb: str = "auto", max_depth: int = 250, mirror: bool = True, processes: int = 1,
            split_depth: int = 0, dual: str = "off", fill: bool | int = False,
-           split=None, order: str = "board") -> tuple[Status, list, dict, str | None]:
+           split=None, order: str = "board", fsm: str = "simple") -> tuple[Status, list, dict, str | None]:
     """Iterative deepening (IDA* with a heuristic, IDDFS with 'none') to the optimum.
 
     Unsolvable starts are INFEASIBLE from the parity invariant (a depth-first search would never
@@ -509,7 +525,9 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
     subtrees at `split_depth` (0: chosen from the board size) searched by forked workers.
     `dual` (pattern databases only): 'lookup' adds the dual state's value, 'search' is DIDA*;
     a count runs 'search' as 'lookup' (jumps would miss or repeat solutions). `split` (e.g.
-    cluster.DaskSplit) runs the iterations it `wants` as cluster jobs.
+    cluster.DaskSplit) runs the iterations it `wants` as cluster jobs. `pdb` may name a
+    zero-aware catalogue (`zpdb.CATALOGUES`, e.g. zpdb-small), searched with the move-pruning
+    automaton `fsm` (a count always uses 'simple': the others keep one optimal path, not all).
     """
     reason = infeasible_reason(inst)
     if reason is not None:
@@ -518,11 +536,12 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
     deadline = float("inf") if ctx.deadline is None else ctx.deadline
     t_build = time.perf_counter()
     from .pattern_db import Expired
+    from .zpdb import Expired as ZExpired
     try:
         dual = "lookup" if count and dual == "search" else dual
         pr = problem(inst, heuristic_name, pdb, mirror, progress=ctx.progress, deadline=deadline,
-                     dual=dual, fill=fill, order=order)
-    except Expired:
+                     dual=dual, fill=fill, order=order, fsm="simple" if count else fsm)
+    except (Expired, ZExpired):
         return (Status.UNKNOWN, [], {"nodes": 0}, "time limit during the pattern database build "
                 f"({time.perf_counter() - t_build:.1f} s)")
     t_build = time.perf_counter() - t_build
@@ -535,6 +554,8 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
         split.depth = split_depth
     nodes = 0
     iters: list[int] = []
+    extra: dict = {}      # the kernel's other counters (zero-aware: expanded, lookups), in all
+    extra_iters: list[dict] = []
     t0 = time.perf_counter()
     stats = {"h0": h0, "heuristic": pr.name, "processes": processes,
              "dual": {DUAL_OFF: "off", DUAL_LOOKUP: "lookup", DUAL_SEARCH: "search"}[pr.dual]}
@@ -548,25 +569,32 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
             stats["split"] = dict(split.stats)
         stats.update({"nodes": nodes, "iterations": iters, "search_seconds": round(secs, 4),
                       "nodes_per_second": int(nodes / secs) if secs > 0 else None})
+        if extra:
+            stats.update(extra)
+            stats["iterations_" + "_".join(extra)] = [[e.get(k, 0) for k in extra] for e in extra_iters]
+            if "expanded" in extra:
+                stats["expanded_per_second"] = int(extra["expanded"] / secs) if secs > 0 else None
         return status, [pr.original(s) for s in sols], stats, reason
 
     while bound <= max_depth:
         if split is not None and split.wants(bound, iters[-1] if iters else 0):
             try:
-                sols, k_nodes, nxt, expired = split(pr, bound, not count, deadline)
+                sols, k_nodes, nxt, expired, k_extra = split(pr, bound, not count, deadline)
             except SplitLost as e:
                 stats["lower_bound"] = bound
                 return finish(Status.UNKNOWN, [], f"{e} (the optimum is at least {bound})")
         elif processes > 1 and bound > split_depth:
-            sols, k_nodes, nxt, expired = _iteration_parallel(pr, bound, not count, processes, deadline,
-                                                              split_depth)
+            sols, k_nodes, nxt, expired, k_extra = _iteration_parallel(pr, bound, not count, processes,
+                                                                       deadline, split_depth)
         else:  # one process: the kernel's node count shows live during a long iteration
             def live(n: int, bound: int = bound, base: int = nodes) -> None:
                 ctx.progress(bound=bound, nodes=base + n, elapsed=round(time.perf_counter() - t0, 2))
             with reporting(live):
-                sols, k_nodes, nxt, expired = pr.run(pr.start, bound, not count, -1, deadline)
+                sols, k_nodes, nxt, expired, k_extra = pr.run(pr.start, bound, not count, -1, deadline)
         nodes += k_nodes
         iters.append(k_nodes)
+        add_counts(extra, k_extra)
+        extra_iters.append(k_extra)
         ctx.progress(bound=bound, nodes=nodes, elapsed=round(time.perf_counter() - t0, 2))
         if expired:
             stats["lower_bound"] = bound  # every shorter bound was exhausted
