@@ -8,6 +8,12 @@ Run: python bench/sliding.py [--korf all|N|a-b|i,j,k] [--pdb 663|555|78|none]
                              (how many of the 50 finish within the limit, 1 process)
      python bench/sliding.py --only korf-avg --pdb 663      (average nodes over Korf's 100)
      python bench/sliding.py --only explore                 (2x6, 6x2, 4x3, 3x4: time and memory)
+     python bench/sliding.py --only zpdb --kf24 38,40,44 --processes 1 [--fsm loops-16]
+                             (zero-aware zpdb-small: expansions beside Clausecker & Reinefeld's)
+     python bench/sliding.py --only zpdb-screen --kf24 all --processes 2 --work DIR [--fsm ...]
+                             (how many of the 50 within --kf24-limit s on 2 cores; resumable)
+     python bench/sliding.py --only zpdb-peer --kf24 38,40,44 --peer24 DIR --peer24-pdb DIR
+                             (Clausecker's C implementation, built by you, and ours side by side)
      python bench/sliding.py --only unsolved24 --c24u 1, --workers 2 --kf24-limit 3600
                              (a 24-puzzle with no published optimum: the bound one hour proves)
      add --dual lookup|search [--dual-fill] [--no-mirror] to any IDA* part
@@ -251,6 +257,218 @@ def bench_kf24_screen(ids: list[int], screen: float, limit: float, factor: float
     return ok
 
 
+def _load() -> str:
+    """The machine's load averages (1, 5, 15 min) and core count, for the tables."""
+    import os
+    la = os.getloadavg()
+    return f"load {la[0]:.1f}/{la[1]:.1f}/{la[2]:.1f} on {os.cpu_count()} cores"
+
+
+def load_zpdb(name: str) -> None:
+    """Build or read a zero-aware catalogue (before any timing) and print its databases."""
+    from puzzlesat.native_search.sliding import zpdb as Z
+    info: dict = {}
+    t0 = time.perf_counter()
+    Z.catalogue(name, info=info)
+    built = [i for i in info.values() if i["source"] == "built"]
+    print(f"zero-aware catalogue {name}: {len(info)} databases, "
+          f"{sum(i['bytes'] for i in info.values()) / 1e6:.1f} MB memory-mapped, {time.perf_counter() - t0:.1f} s"
+          + (f" ({len(built)} built, {sum(i['build_seconds'] for i in built):.0f} s)" if built else ""))
+
+
+def bench_zpdb(ids: list[int], processes: list[int], limit: float, fsm: str, name: str = "zpdb-small") -> bool:
+    """Korf & Felner's 24-puzzles on a zero-aware catalogue: per instance our expansions beside
+    Clausecker & Reinefeld's published ones (same catalogue; fsm simple is their move pruning),
+    nodes generated, CPU seconds of the search (every process) and expansions per CPU second."""
+    fam = family("sliding")
+    cat = catalogue()
+    pub = kf24_published()
+    load_zpdb(name)
+    opts = {"pdb": name, "fsm": fsm}
+    print(f"\n## Korf & Felner's 24-puzzles, options {opts} (limit {limit:.0f} s wall each; {_load()})")
+    print(f"{'#':>3} {'opt':>4} {'h0':>4} {'procs':>5} {'status':<8} {'len':>4} {'expanded':>15} "
+          f"{'C&R 2020 expanded':>17} {'ratio':>6} {'generated':>15} {'CPU s':>8} {'wall s':>8} "
+          f"{'Mexp/CPU s':>10}  load")
+    ok = True
+    for i in ids:
+        inst = cat[f"kf24-{i:02d}"]()
+        for p in processes:
+            r = solve(fam, inst, "native:ida", "optimize", options={**opts, "processes": p},
+                      time_limit=limit)
+            bad = r.status.value == "OPTIMAL" and (r.objective != inst.optimal or r.checked != 1)
+            ok &= not bad
+            st = r.stats
+            exp, cpu = st.get("expanded", 0), st.get("search_cpu_seconds", 0.0)
+            ref = pub[i]["cr2020_small_zpdb"]
+            print(f"{i:3d} {inst.optimal:4d} {st.get('h0', '-')!s:>4} {p:5d} {r.status.value:<8} "
+                  f"{r.objective!s:>4} {exp:15,d} {ref:17,d} {exp / ref:6.3f} {st.get('nodes', 0):15,d} "
+                  f"{cpu:8.1f} {st.get('search_seconds', 0.0):8.1f} {exp / max(cpu, 1e-9) / 1e6:10.2f}  "
+                  f"{_load()}" + ("  MISMATCH" if bad else "")
+                  + (f"  (lower bound {st.get('lower_bound')})" if r.status.value == "UNKNOWN" else ""),
+                  flush=True)
+    return ok
+
+
+def bench_zpdb_screen(ids: list[int], limit: float, fsm: str, work: str, rate: float,
+                      factor: float, processes: int = 2, name: str = "zpdb-small") -> bool:
+    """How many of Korf & Felner's 50 a zero-aware catalogue proves within `limit` seconds on
+    `processes` cores, resumable: instances in the order of the published expansions; each runs
+    to the end (no wall limit: a shared machine's wall clock says nothing) unless its projection
+    (published expansions / `rate` expansions per CPU second, or our measured rate once known)
+    is above `factor` times the CPU budget (limit x processes), then it is listed as projected,
+    not run. Rows go to WORK/screen.jsonl as they finish; a rerun skips the ones there. An
+    instance counts when its search CPU seconds (every process) fit the budget."""
+    import json
+    import os
+    from pathlib import Path
+    fam = family("sliding")
+    cat = catalogue()
+    pub = kf24_published()
+    budget = limit * processes
+    out = Path(work)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = {}
+    log = out / "screen.jsonl"
+    if log.exists():
+        for line in log.read_text().splitlines():
+            if line.strip():
+                d = json.loads(line)
+                rows[d["id"]] = d
+    ids = sorted(ids, key=lambda i: pub[i]["cr2020_small_zpdb"])
+    load_zpdb(name)
+    opts = {"pdb": name, "fsm": fsm, "processes": processes}
+    ok = True
+    for i in ids:
+        if i in rows:
+            continue
+        measured = [d["expanded"] / d["cpu"] for d in rows.values() if d.get("status") == "OPTIMAL" and d["cpu"] > 30]
+        r_exp = sorted(measured)[len(measured) // 2] if measured else rate
+        ratio = [d["expanded"] / pub[d["id"]]["cr2020_small_zpdb"] for d in rows.values()
+                 if d.get("status") == "OPTIMAL"]
+        ratio_m = sorted(ratio)[len(ratio) // 2] if ratio else 1.0
+        proj = pub[i]["cr2020_small_zpdb"] * ratio_m / r_exp
+        inst = cat[f"kf24-{i:02d}"]()
+        if proj > factor * budget:
+            d = {"id": i, "status": "PROJECTED", "projected_cpu": round(proj), "opt": inst.optimal}
+        else:
+            la0 = os.getloadavg()
+            r = solve(fam, inst, "native:ida", "optimize", options=opts, time_limit=0)
+            bad = r.status.value == "OPTIMAL" and (r.objective != inst.optimal or r.checked != 1)
+            ok &= not bad
+            st = r.stats
+            d = {"id": i, "status": r.status.value + (" MISMATCH" if bad else ""), "opt": inst.optimal,
+                 "len": r.objective, "h0": st.get("h0"), "expanded": st.get("expanded", 0),
+                 "generated": st.get("nodes", 0), "cpu": st.get("search_cpu_seconds", 0.0),
+                 "wall": st.get("search_seconds", 0.0), "load_before": [round(x, 1) for x in la0],
+                 "load_after": [round(x, 1) for x in os.getloadavg()],
+                 "published": pub[i]["cr2020_small_zpdb"], "options": opts}
+        rows[i] = d
+        with log.open("a") as f:
+            f.write(json.dumps(d) + "\n")
+    print(f"\n## Korf & Felner's 50 on {name}, {processes} processes, options {opts}: within "
+          f"{limit:.0f} s each = {budget:.0f} CPU s (work folder {out})")
+    print(f"{'#':>3} {'opt':>4} {'status':<10} {'expanded':>15} {'C&R 2020':>15} {'ratio':>6} {'CPU s':>8} "
+          f"{'wall s':>8} {'Mexp/CPU s':>10} {'fits':>4}  load before/after")
+    fit = []
+    for i in ids:
+        d = rows[i]
+        if d["status"] == "PROJECTED":
+            print(f"{i:3d} {d['opt']:4d} {'projected':<10} {'':>15} {pub[i]['cr2020_small_zpdb']:15,d} {'':>6} "
+                  f"{d['projected_cpu']:8,d} (projected CPU s)")
+            continue
+        good = d["status"] == "OPTIMAL" and d["cpu"] <= budget
+        if good:
+            fit.append(i)
+        print(f"{i:3d} {d['opt']:4d} {d['status']:<10} {d['expanded']:15,d} {d['published']:15,d} "
+              f"{d['expanded'] / d['published']:6.3f} {d['cpu']:8.1f} {d['wall']:8.1f} "
+              f"{d['expanded'] / max(d['cpu'], 1e-9) / 1e6:10.2f} {'yes' if good else 'no':>4}  "
+              f"{d['load_before']} / {d['load_after']}")
+    print(f"proved within {budget:.0f} CPU s ({processes} x {limit:.0f} s): {len(fit)} of {len(ids)}")
+    return ok
+
+
+def _peer_blank_path(inst: Sliding, cells: list[int]) -> tuple[int, ...]:
+    """Clausecker's solution (the cells the blank enters, blank-first frame as ours) as tiles moved."""
+    board = list(inst.start)
+    out = []
+    for c in cells:
+        z = board.index(0)
+        out.append(board[c])
+        board[z], board[c] = board[c], 0
+    return tuple(out)
+
+
+def bench_zpdb_peer(ids: list[int], peer: str, pdbdir: str, fsm: str, limit: float) -> bool:
+    """Clausecker's C implementation (`cmd/pdbsearch` of github.com/clausecker/24puzzle, built by
+    the user from its own Makefile; its zero-aware byte databases of catalogues/small-t.cat in
+    `pdbdir`, generated by it on first use) and ours (zpdb-small, 1 process), one after the
+    other per instance: expansions, CPU seconds of the search and expansions per CPU second.
+    The peer's counts and CPU seconds are its own (IDA_VERBOSE output: thread CPU time); its
+    solution is replayed by our checker. Runs only on this machine; the peer never builds here."""
+    import re
+    import resource
+    import subprocess
+    from pathlib import Path
+    from puzzlesat.puzzles.sliding import check
+    fam = family("sliding")
+    cat = catalogue()
+    pub = kf24_published()
+    exe = Path(peer) / "cmd" / "pdbsearch"
+    catfile = Path(peer) / "catalogues" / "small-t.cat"
+    if not exe.exists() or not catfile.exists():
+        print(f"\npeer not built: {exe} (build github.com/clausecker/24puzzle with its Makefile)")
+        return True
+    load_zpdb("zpdb-small")
+    print(f"\n## Clausecker's C implementation ({exe}, small-t.cat, byte zpdbs in {pdbdir}) and ours "
+          f"(zpdb-small, 1 bit, fsm {fsm}), one after the other, 1 thread each")
+    print(f"{'#':>3} {'opt':>4} {'who':<6} {'len':>4} {'expanded':>15} {'CPU s':>9} {'Mexp/CPU s':>10} "
+          f"{'wall s':>8} {'maxRSS MB':>9}  load")
+    ok = True
+    for i in ids:
+        inst = cat[f"kf24-{i:02d}"]()
+        line = ",".join(map(str, inst.start)) + "\n"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        try:
+            pr = subprocess.run([str(exe), "-d", pdbdir, str(catfile)], input=line, capture_output=True,
+                                text=True, timeout=limit, cwd=peer)
+            err, outp = pr.stderr, pr.stdout
+        except subprocess.TimeoutExpired as e:
+            err, outp = (e.stderr or b"").decode() if isinstance(e.stderr, bytes) else (e.stderr or ""), ""
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        m_exp = re.search(r"Expanded (\d+) nodes in total", err)
+        m_cpu = re.search(r"Spent ([\d.]+) seconds in total", err)
+        m_sol = re.search(r"Solution found: ([\d,]+)", outp)
+        length = None
+        if m_sol:
+            cells = [int(x) for x in m_sol.group(1).split(",") if x]
+            length = check(inst, _peer_blank_path(inst, cells))
+        good = m_exp is not None and length == inst.optimal
+        ok &= good or m_exp is None
+        if m_exp:
+            e_c, c_c = int(m_exp.group(1)), float(m_cpu.group(1)) if m_cpu else float("nan")
+            print(f"{i:3d} {inst.optimal:4d} {'C':<6} {length!s:>4} {e_c:15,d} {c_c:9.1f} "
+                  f"{e_c / c_c / 1e6:10.2f} {wall:8.1f} {after.ru_maxrss / 1024:9.0f}  {_load()}"
+                  + ("" if good else "  MISMATCH"), flush=True)
+        else:
+            print(f"{i:3d} {inst.optimal:4d} {'C':<6} no answer within {limit:.0f} s "
+                  f"({after.ru_utime - before.ru_utime:.0f} CPU s)", flush=True)
+        r = solve(fam, inst, "native:ida", "optimize", options={"pdb": "zpdb-small", "fsm": fsm},
+                  time_limit=limit)
+        st = r.stats
+        bad = r.status.value == "OPTIMAL" and (r.objective != inst.optimal or r.checked != 1)
+        ok &= not bad
+        e_o, c_o = st.get("expanded", 0), st.get("search_cpu_seconds", 0.0)
+        print(f"{i:3d} {inst.optimal:4d} {'ours':<6} {r.objective!s:>4} {e_o:15,d} {c_o:9.1f} "
+              f"{e_o / max(c_o, 1e-9) / 1e6:10.2f} {st.get('search_seconds', 0.0):8.1f} "
+              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:9.0f}  {_load()}"
+              + ("  MISMATCH" if bad else "") + ("" if r.status.value == "OPTIMAL" else f"  {r.status.value}"),
+              flush=True)
+        print(f"{'':3} {'':4} {'pub':<6} {'':>4} {pub[i]['cr2020_small_zpdb']:15,d}  (Clausecker & Reinefeld 2020)")
+    return ok
+
+
 def bench_unsolved(ids: list[int], workers: int, limit: float, opts: dict | None = None) -> bool:
     """Clausecker's random 24-puzzles left unsolved (no optimum published): IDA* split into Dask
     jobs over a LocalCluster of `workers` workers for `limit` seconds; every completed iteration
@@ -394,8 +612,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--korf", default="all", help="all, N (first N), a-b, or i,j,k")
     ap.add_argument("--pdb", default="663", help="4x4 partition(s): 663, 555, 78, none, or joined by '+'")
-    ap.add_argument("--only", choices=["kf24", "kf24-screen", "korf-avg", "explore", "unsolved24"], default=None,
-                    help="run only this part")
+    ap.add_argument("--only", choices=["kf24", "kf24-screen", "korf-avg", "explore", "unsolved24", "zpdb",
+                                       "zpdb-screen", "zpdb-peer"], default=None, help="run only this part")
+    ap.add_argument("--fsm", default="simple", help="zpdb, zpdb-screen, zpdb-peer: native:ida's fsm option")
+    ap.add_argument("--peer24", default="", help="zpdb-peer: the folder of Clausecker's 24puzzle, built")
+    ap.add_argument("--peer24-pdb", default="", help="zpdb-peer: the peer's database folder (its -d)")
+    ap.add_argument("--work", default="zpdb-screen", help="zpdb-screen: folder of the resumable results")
+    ap.add_argument("--rate", type=float, default=2e6,
+                    help="zpdb-screen: expansions per CPU second assumed until some are measured")
     ap.add_argument("--kf24", default="25,40", help="Korf & Felner 24-puzzle ids: all, N (the first N), "
                     "a-b or i,j,k (one id: 'i,')")
     ap.add_argument("--processes", default="1,2", help="process counts for the 24-puzzles")
@@ -428,6 +652,16 @@ def main() -> int:
         ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
         return 0 if bench_kf24_screen(ids, a.screen, a.kf24_limit, a.rerun_factor, a.slack,
                                       {**engine_options(a), "pdb": a.pdb24}) else 1
+    if a.only == "zpdb":
+        ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
+        return 0 if bench_zpdb(ids, [int(x) for x in a.processes.split(",")], a.kf24_limit, a.fsm) else 1
+    if a.only == "zpdb-screen":
+        ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
+        return 0 if bench_zpdb_screen(ids, a.kf24_limit, a.fsm, a.work, a.rate, a.rerun_factor,
+                                      int(a.processes.split(",")[-1])) else 1
+    if a.only == "zpdb-peer":
+        ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
+        return 0 if bench_zpdb_peer(ids, a.peer24, a.peer24_pdb, a.fsm, a.kf24_limit) else 1
     if a.only == "unsolved24":
         return 0 if bench_unsolved(korf_ids(a.c24u), a.workers, a.kf24_limit,
                                    {**engine_options(a), "pdb": a.pdb24}) else 1

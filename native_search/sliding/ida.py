@@ -508,6 +508,14 @@ class SplitLost(Exception):
     """An iteration split into cluster jobs could not be finished (jobs lost with their workers)."""
 
 
+def _cpu_now() -> float:
+    """CPU seconds of this process and of its finished forked workers (processes > 1; Dask
+    workers are not children that end within the run, so not counted)."""
+    import resource
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + ch.ru_utime + ch.ru_stime
+
+
 def _blank_parity(inst: Sliding) -> int:
     a, b = inst.start.index(0), inst.goal.index(0)
     return (abs(a // inst.cols - b // inst.cols) + abs(a % inst.cols - b % inst.cols)) % 2
@@ -557,6 +565,7 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
     extra: dict = {}      # the kernel's other counters (zero-aware: expanded, lookups), in all
     extra_iters: list[dict] = []
     t0 = time.perf_counter()
+    c0 = _cpu_now()
     stats = {"h0": h0, "heuristic": pr.name, "processes": processes,
              "dual": {DUAL_OFF: "off", DUAL_LOOKUP: "lookup", DUAL_SEARCH: "search"}[pr.dual]}
     if pr.pdb_info is not None:
@@ -568,6 +577,7 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
         if split is not None:
             stats["split"] = dict(split.stats)
         stats.update({"nodes": nodes, "iterations": iters, "search_seconds": round(secs, 4),
+                      "search_cpu_seconds": round(_cpu_now() - c0, 4),
                       "nodes_per_second": int(nodes / secs) if secs > 0 else None})
         if extra:
             stats.update(extra)

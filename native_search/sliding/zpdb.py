@@ -678,7 +678,31 @@ if config.DISABLE_JIT:
     def byte_at(addr):
         """The byte at memory address `addr`."""
         return ctypes.c_uint8.from_address(int(addr)).value
+
+    def prefetch(addr):
+        """Ask the processor to bring memory address `addr` into its caches (a hint)."""
 else:
+    @intrinsic
+    def _prefetch(typingctx, addr):
+        sig = types.void(types.int64)
+
+        def codegen(context, builder, signature, args):
+            from llvmlite import ir
+            from numba.core import cgutils
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+            builder.call(fn, [builder.inttoptr(args[0], i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
+                              ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+        return sig, codegen
+
+    @njit(inline="always")
+    def prefetch(addr):
+        """Ask the processor to bring memory address `addr` into its caches (a hint)."""
+        _prefetch(addr)
+
     @intrinsic
     def _load_u8(typingctx, addr):
         sig = types.uint8(types.int64)
@@ -798,10 +822,43 @@ def _diff(u, old, pos, scratch, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_fact, l
     return old - 1
 
 
+@njit(cache=True, inline="always")
+def _entry_of(u, pos, scratch, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab):
+    """Unit u's entry for the tiles on `pos`."""
+    k = u_k[u]
+    m = 0
+    for j in range(k):
+        c = u_cmap[u, pos[u_tiles[u, j]]]
+        scratch[j] = c
+        m |= 1 << c
+    low = lo[m & 8191]
+    mr = (low >> 5) + hi[low & 31, m >> 13] + u_ibase[u]
+    inf = info[mr]
+    q = inf >> 1
+    if inf & 1:
+        q += regtab[mr, u_cmap[u, pos[0]]]
+    r = 0
+    for i in range(k):
+        ci = scratch[i]
+        dd = 0
+        for j in range(i + 1, k):
+            if scratch[j] < ci:
+                dd += 1
+        r = r * (k - i) + dd
+    return q * u_fact[u] + r
+
+
+@njit(cache=True, inline="always")
+def _step(old, bit):
+    """The neighbour's value: old + 1 if bit 1 of old + 1 is the stored bit, else old - 1
+    (no branch, so the loads of a batch overlap)."""
+    return old - 1 + 2 * (bit == (((old + 1) >> 1) & 1))
+
+
 @njit(cache=True)
 def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, vals0, n, nbr, nnbr,
            fsm_next, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab,
-           t_units, t_nunits, h_units, h_np, h_uot):
+           t_units, t_nunits, h_units, h_np, h_uot, mode):
     """All move sequences of exactly `bound` moves from `board` (frame labels, cell -> tile) to the
     goal with f = g + h <= bound, h the largest partition sum of the catalogue.
 
@@ -831,6 +888,9 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
     path = np.zeros(max(bound, 1), np.int64)
     mark = np.zeros(U, np.int64)
     scratch = np.zeros(16, np.int64)
+    bu = np.zeros(U, np.int64)     # a batch of lookups: units, their byte addresses, bit shifts
+    ba = np.zeros(U, np.int64)
+    bs = np.zeros(U, np.int64)
     for u in range(U):
         vals[0, u] = vals0[u]
     hmax = 0
@@ -910,7 +970,27 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
         for u in range(U):
             vals[d1, u] = vals[d, u]
         pruned = False
-        if ntight[d] > 0:
+        if mode == 2 and ntight[d] > 0:
+            # every tight partition's unit in one batch (the loads overlap)
+            nb = 0
+            for i in range(ntight[d]):
+                u = h_uot[tight[d, i], t]
+                if mark[u] != stamp:
+                    mark[u] = stamp
+                    e = _entry_of(u, pos, scratch, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab)
+                    bu[nb] = u
+                    ba[nb] = u_addr[u] + (e >> 3)
+                    bs[nb] = e & 7
+                    nb += 1
+            for i in range(nb):
+                u = bu[i]
+                vals[d1, u] = _step(vals[d, u], (byte_at(ba[i]) >> bs[i]) & 1)
+            lookups += nb
+            for i in range(nb):
+                if vals[d1, bu[i]] > vals[d, bu[i]]:
+                    pruned = True
+                    break
+        elif ntight[d] > 0:
             # the partition that pruned last first, if it is tight here
             if sums[d, lastp] == bound - d:
                 u = h_uot[lastp, t]
@@ -942,12 +1022,27 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
             pos[t] = c
             pos[0] = b
             continue
-        for i in range(t_nunits[t]):
-            u = t_units[t, i]
-            if mark[u] != stamp:
-                vals[d1, u] = _diff(u, vals[d, u], pos, scratch, u_addr, u_k, u_tiles, u_cmap, u_ibase,
-                                    u_fact, lo, hi, info, regtab)
-                lookups += 1
+        if mode == 0:
+            for i in range(t_nunits[t]):
+                u = t_units[t, i]
+                if mark[u] != stamp:
+                    vals[d1, u] = _diff(u, vals[d, u], pos, scratch, u_addr, u_k, u_tiles, u_cmap, u_ibase,
+                                        u_fact, lo, hi, info, regtab)
+                    lookups += 1
+        else:  # the other units of the moved tile in one batch
+            nb = 0
+            for i in range(t_nunits[t]):
+                u = t_units[t, i]
+                if mark[u] != stamp:
+                    e = _entry_of(u, pos, scratch, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab)
+                    bu[nb] = u
+                    ba[nb] = u_addr[u] + (e >> 3)
+                    bs[nb] = e & 7
+                    nb += 1
+            for i in range(nb):
+                u = bu[i]
+                vals[d1, u] = _step(vals[d, u], (byte_at(ba[i]) >> bs[i]) & 1)
+            lookups += nb
         hmax = 0
         nt = 0
         for h in range(H):
@@ -965,6 +1060,21 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
         blank_st[d] = c
         next_st[d] = 0
         fsm_st[d] = ns
+        if mode == 3 and nt > 0 and hmax > 0:
+            # prefetch the first lookup of each child: the unit of the partition asked first
+            hp = lastp if sums[d, lastp] == bound - d else tight[d, 0]
+            for e2 in range(nnbr[c]):
+                if fsm_next[ns, e2] < 0:
+                    continue
+                c2 = nbr[c, e2]
+                t2 = board[c2]
+                u = h_uot[hp, t2]
+                pos[t2] = c
+                pos[0] = c2
+                e = _entry_of(u, pos, scratch, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab)
+                pos[t2] = c2
+                pos[0] = c
+                prefetch(u_addr[u] + (e >> 3))
         if hmax == 0:
             if d == bound:
                 if found < out.shape[0]:
@@ -1095,6 +1205,9 @@ def catalogue(name: str, progress=None, deadline: float = float("inf"), info: di
     return cat
 
 
+MODE = 1  # the kernel's lookup order (see `search`); bench/sliding.py measures the others
+
+
 def run_search(cat: Catalogue, board, bound: int, find_first: bool, prev_blank: int = -1,
                deadline: float = float("inf"), fsm=None, fsm0: int = -1, vals=None, capacity: int = 64,
                nbr=None):
@@ -1116,7 +1229,7 @@ def run_search(cat: Catalogue, board, bound: int, find_first: bool, prev_blank: 
         found = int(search(board.copy(), bound, prev_blank, fsm0, find_first, deadline, out, counters, vals,
                            n, nbr, nnbr, fsm[0], A["u_addr"], A["u_k"], A["u_tiles"], A["u_cmap"],
                            A["u_ibase"], A["u_fact"], A["lo"], A["hi"], A["info"], A["regtab"],
-                           A["t_units"], A["t_nunits"], A["h_units"], A["h_np"], A["h_uot"]))
+                           A["t_units"], A["t_nunits"], A["h_units"], A["h_np"], A["h_uot"], MODE))
         expired = bool(counters[4])
         if found <= capacity or expired:
             sols = [tuple(int(x) for x in out[i, :bound]) for i in range(min(found, capacity))]
