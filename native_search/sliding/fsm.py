@@ -296,14 +296,12 @@ def _goto_fail(v, e, c, nxt, children, roots, fail, where, nbr, nnbr):
 _MEMO: dict = {}
 
 
-def cache_path(rows: int, cols: int, limit: int) -> Path:
-    from .zpdb import cache_dir
-    return cache_dir() / f"fsm-{rows}x{cols}-loops{limit}-v{VERSION}.bin"
+def cache_path(folder: Path, rows: int, cols: int, limit: int) -> Path:
+    return Path(folder) / f"fsm-{rows}x{cols}-loops{limit}-v{VERSION}.bin"
 
 
-def _read(rows: int, cols: int, limit: int):
-    """The cached automaton, or None when missing, damaged or of another version."""
-    f = cache_path(rows, cols, limit)
+def _read(f: Path, rows: int, cols: int, limit: int):
+    """The cached automaton in file f, or None when missing, damaged or of another version."""
     try:
         raw = f.read_bytes()
         line, body = raw.split(b"\n", 1)
@@ -323,27 +321,28 @@ def _read(rows: int, cols: int, limit: int):
     return nxt, start
 
 
-def _write(rows: int, cols: int, limit: int, nxt: np.ndarray, start: np.ndarray, seconds: float,
+def _write(f: Path, rows: int, cols: int, limit: int, nxt: np.ndarray, start: np.ndarray, seconds: float,
            pieces: int) -> None:
     body = nxt.astype(np.int32).tobytes() + start.astype(np.int64).tobytes()
     head = {"format": FORMAT, "version": VERSION, "rows": rows, "cols": cols, "limit": limit,
             "states": int(nxt.shape[0]), "pieces": pieces, "build_seconds": round(seconds, 2),
             "blake2b": hashlib.blake2b(body, digest_size=16).hexdigest()}
-    f = cache_path(rows, cols, limit)
     f.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(f, (json.dumps(head) + "\n").encode("utf-8") + body, "move-pruning automaton")
 
 
-def loops(rows: int, cols: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
+def loops(rows: int, cols: int, limit: int, folder: Path) -> tuple[np.ndarray, np.ndarray]:
     """The automaton rejecting every rejected piece of at most `limit` moves: from memory, from
-    the disk cache (beside the pattern databases, checked like them), or built and cached."""
-    key = (rows, cols, limit)
+    the disk cache in `folder` (beside the pattern databases, checked like them), or built and
+    cached."""
+    key = (rows, cols, limit, str(folder))
     if key not in _MEMO:
-        got = _read(rows, cols, limit)
+        f = cache_path(folder, rows, cols, limit)
+        got = _read(f, rows, cols, limit)
         if got is None:
             t0 = time.perf_counter()
             pieces = rejected(rows, cols, limit)
             got = automaton(rows, cols, pieces)
-            _write(rows, cols, limit, got[0], got[1], time.perf_counter() - t0, len(pieces))
+            _write(f, rows, cols, limit, got[0], got[1], time.perf_counter() - t0, len(pieces))
         _MEMO[key] = got
     return _MEMO[key]

@@ -54,6 +54,7 @@ from numba import config, njit, objmode, types
 from numba.extending import intrinsic
 
 from ...core.files import write_atomic
+from ..live import tick
 from .tables import tables
 
 VERSION = 1
@@ -681,7 +682,28 @@ if config.DISABLE_JIT:
 
     def prefetch(addr):
         """Ask the processor to bring memory address `addr` into its caches (a hint)."""
+
+    def popcount(x):
+        """Set bits of the non-negative integer x."""
+        return bin(int(x)).count("1")
 else:
+    @intrinsic
+    def _ctpop(typingctx, x):
+        sig = types.int64(types.int64)
+
+        def codegen(context, builder, signature, args):
+            from llvmlite import ir
+            from numba.core import cgutils
+            i64 = ir.IntType(64)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64]), "llvm.ctpop.i64")
+            return builder.call(fn, [args[0]])
+        return sig, codegen
+
+    @njit(inline="always")
+    def popcount(x):
+        """Set bits of the non-negative integer x."""
+        return _ctpop(x)
+
     @intrinsic
     def _prefetch(typingctx, addr):
         sig = types.void(types.int64)
@@ -855,30 +877,66 @@ def _step(old, bit):
     return old - 1 + 2 * (bit == (((old + 1) >> 1) & 1))
 
 
+@njit(cache=True, inline="always")
+def _move_unit(u, mask, perm, ca, cb, u_k, u_ibase, u_fact, u_mbase, lo, hi, info, regtab, moved):
+    """Unit u's (map, order, entry) after its tile on cell ca (database frame) moves to cb, the
+    blank taking ca: the map by two bits, the order by the `moved` table row of the tile's rank
+    before and after (`_shift_tables`), the region of ca in the new map."""
+    k = u_k[u]
+    m2 = mask ^ (1 << ca) ^ (1 << cb)
+    ia = popcount(mask & ((1 << ca) - 1))
+    ib = popcount(m2 & ((1 << cb) - 1))
+    f = u_fact[u]
+    p2 = moved[u_mbase[u] + (ia * k + ib) * f + perm]
+    low = lo[m2 & 8191]
+    mr = (low >> 5) + hi[low & 31, m2 >> 13] + u_ibase[u]
+    inf = info[mr]
+    q = inf >> 1
+    if inf & 1:
+        q += regtab[mr, ca]
+    return m2, p2, q * f + p2
+
+
 @njit(cache=True)
 def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, vals0, n, nbr, nnbr,
-           fsm_next, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab,
+           fsm_next, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_fact, u_mbase, lo, hi, info, regtab, moved,
            t_units, t_nunits, h_units, h_np, h_uot, mode):
     """All move sequences of exactly `bound` moves from `board` (frame labels, cell -> tile) to the
     goal with f = g + h <= bound, h the largest partition sum of the catalogue.
 
     vals0: every unit's exact value at `board`; fsm0: the move-pruning automaton's state there
     (fsm_next[state, e] is the state after the blank moves to nbr[blank, e], -1: pruned), and the
-    blank never goes back to `prev_blank` first. A child is pruned as soon as one partition tight
-    at its parent (sum = bound - g) grows (the partition that pruned last is asked first): sums
-    change by exactly one and share the parity of bound - g, so no other partition can prune it.
-    Returns the number of solutions (the first out.shape[0] written to `out` as tiles moved);
-    counters += [nodes generated, nodes expanded (f <= bound, not the goal), database lookups];
-    counters[3] = the next bound (bound + 2 if anything was pruned); counters[4] = 1 if the wall
-    clock passed `deadline` (time.monotonic seconds) first.
+    blank never goes back to `prev_blank` first. Each unit keeps its map, order and value, changed
+    by a move of one of its tiles (`_move_unit`) and restored from an undo log on the way back.
+    A child is pruned as soon as one partition tight at its parent (sum = bound - g) grows: sums
+    change by exactly one and share the parity of bound - g, so no other partition can prune it;
+    the partition that pruned last is asked first (mode 0: every tight one, then the others, one
+    lookup at a time; mode 1: the units left once the child survives, in one batch whose loads
+    overlap; mode 2: mode 1, and each child's first lookup prefetched when its parent is
+    expanded). Returns the number of solutions (the first out.shape[0] written to `out` as tiles
+    moved); counters += [nodes generated, nodes expanded (f <= bound, not the goal), database
+    lookups]; counters[3] = the next bound (bound + 2 if anything was pruned); counters[4] = 1 if
+    the wall clock passed `deadline` (time.monotonic seconds) first.
     """
     U = u_k.size
     H = h_np.size
-    pos = np.empty(n, np.int64)
-    for c in range(n):
-        pos[board[c]] = c
     D = bound + 2
-    vals = np.empty((D, U), np.int64)
+    cval = np.empty(U, np.int64)      # each unit's value, map and order at the current node
+    cmask = np.empty(U, np.int64)
+    cperm = np.empty(U, np.int64)
+    nval = np.empty(U, np.int64)      # a child's, for the units its moved tile touches
+    nmask = np.empty(U, np.int64)
+    nperm = np.empty(U, np.int64)
+    mark = np.zeros(U, np.int64)
+    umax = 0
+    for t in range(n):
+        if t_nunits[t] > umax:
+            umax = t_nunits[t]
+    log_u = np.empty(D * umax + 1, np.int64)   # undo log: the units a move changed, old state
+    log_v = np.empty(D * umax + 1, np.int64)
+    log_m = np.empty(D * umax + 1, np.int64)
+    log_p = np.empty(D * umax + 1, np.int64)
+    log_top = np.zeros(D + 1, np.int64)
     sums = np.empty((D, H), np.int64)
     tight = np.empty((D, H), np.int64)
     ntight = np.zeros(D, np.int64)
@@ -886,13 +944,23 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
     next_st = np.zeros(D, np.int64)
     fsm_st = np.zeros(D, np.int64)
     path = np.zeros(max(bound, 1), np.int64)
-    mark = np.zeros(U, np.int64)
-    scratch = np.zeros(16, np.int64)
-    bu = np.zeros(U, np.int64)     # a batch of lookups: units, their byte addresses, bit shifts
+    bu = np.zeros(U, np.int64)     # a batch of lookups: units, byte addresses, bit shifts
     ba = np.zeros(U, np.int64)
     bs = np.zeros(U, np.int64)
+    pos = np.empty(n, np.int64)
+    scratch = np.zeros(16, np.int64)
+    for c in range(n):
+        pos[board[c]] = c
     for u in range(U):
-        vals[0, u] = vals0[u]
+        cval[u] = vals0[u]
+        k = u_k[u]
+        m = 0
+        for j in range(k):
+            x = u_cmap[u, pos[u_tiles[u, j]]]
+            scratch[j] = x
+            m |= 1 << x
+        cmask[u] = m
+        cperm[u] = lehmer(scratch, k)
     hmax = 0
     for h in range(H):
         s = 0
@@ -919,11 +987,7 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
             tight[0, nt] = h
             nt += 1
     ntight[0] = nt
-    b0 = 0
-    for c in range(n):
-        if board[c] == 0:
-            b0 = c
-    blank_st[0] = b0
+    blank_st[0] = pos[0]
     fsm_st[0] = fsm0
     lastp = 0
     stamp = 0
@@ -934,11 +998,13 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
         if e >= nnbr[b]:
             if d > 0:  # undo the move that led here
                 pb = blank_st[d - 1]
-                t = board[pb]
-                board[b] = t
+                board[b] = board[pb]
                 board[pb] = 0
-                pos[t] = b
-                pos[0] = pb
+                for i in range(log_top[d - 1], log_top[d]):
+                    u = log_u[i]
+                    cval[u] = log_v[i]
+                    cmask[u] = log_m[i]
+                    cperm[u] = log_p[i]
             d -= 1
             continue
         next_st[d] = e + 1
@@ -952,7 +1018,7 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
         generated += 1
         if (generated & 1048575) == 0:
             with objmode(now="float64"):
-                now = time.monotonic()
+                now = tick(generated)
             if now > deadline:
                 counters[0] += generated
                 counters[1] += expanded
@@ -960,94 +1026,59 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
                 counters[3] = bound + 2
                 counters[4] = 1
                 return found
-        # the tile t moves from c to b, the blank to c
-        board[b] = t
-        board[c] = 0
-        pos[t] = b
-        pos[0] = c
+        # the tile t would move from c to b, the blank to c
         stamp += 1
-        d1 = d + 1
-        for u in range(U):
-            vals[d1, u] = vals[d, u]
         pruned = False
-        if mode == 2 and ntight[d] > 0:
-            # every tight partition's unit in one batch (the loads overlap)
-            nb = 0
-            for i in range(ntight[d]):
-                u = h_uot[tight[d, i], t]
+        if ntight[d] > 0:
+            first = lastp if sums[d, lastp] == bound - d else -1
+            for i in range(-1, ntight[d]):
+                h = first if i < 0 else tight[d, i]
+                if h < 0 or (i >= 0 and h == first):
+                    continue
+                u = h_uot[h, t]
                 if mark[u] != stamp:
                     mark[u] = stamp
-                    e = _entry_of(u, pos, scratch, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab)
-                    bu[nb] = u
-                    ba[nb] = u_addr[u] + (e >> 3)
-                    bs[nb] = e & 7
-                    nb += 1
-            for i in range(nb):
-                u = bu[i]
-                vals[d1, u] = _step(vals[d, u], (byte_at(ba[i]) >> bs[i]) & 1)
-            lookups += nb
-            for i in range(nb):
-                if vals[d1, bu[i]] > vals[d, bu[i]]:
+                    m2, p2, x = _move_unit(u, cmask[u], cperm[u], u_cmap[u, c], u_cmap[u, b], u_k, u_ibase,
+                                           u_fact, u_mbase, lo, hi, info, regtab, moved)
+                    nmask[u] = m2
+                    nperm[u] = p2
+                    nval[u] = _step(cval[u], (byte_at(u_addr[u] + (x >> 3)) >> (x & 7)) & 1)
+                    lookups += 1
+                if nval[u] > cval[u]:
                     pruned = True
+                    lastp = h
                     break
-        elif ntight[d] > 0:
-            # the partition that pruned last first, if it is tight here
-            if sums[d, lastp] == bound - d:
-                u = h_uot[lastp, t]
-                nv = _diff(u, vals[d, u], pos, scratch, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_fact,
-                           lo, hi, info, regtab)
-                lookups += 1
-                vals[d1, u] = nv
-                mark[u] = stamp
-                if nv > vals[d, u]:
-                    pruned = True
-            if not pruned:
-                for i in range(ntight[d]):
-                    h = tight[d, i]
-                    u = h_uot[h, t]
-                    if mark[u] != stamp:
-                        nv = _diff(u, vals[d, u], pos, scratch, u_addr, u_k, u_tiles, u_cmap, u_ibase,
-                                   u_fact, lo, hi, info, regtab)
-                        lookups += 1
-                        vals[d1, u] = nv
-                        mark[u] = stamp
-                    if vals[d1, u] > vals[d, u]:
-                        pruned = True
-                        lastp = h
-                        break
         if pruned:
             pruned_any = True
-            board[c] = t
-            board[b] = 0
-            pos[t] = c
-            pos[0] = b
             continue
-        if mode == 0:
-            for i in range(t_nunits[t]):
-                u = t_units[t, i]
-                if mark[u] != stamp:
-                    vals[d1, u] = _diff(u, vals[d, u], pos, scratch, u_addr, u_k, u_tiles, u_cmap, u_ibase,
-                                        u_fact, lo, hi, info, regtab)
-                    lookups += 1
-        else:  # the other units of the moved tile in one batch
-            nb = 0
-            for i in range(t_nunits[t]):
-                u = t_units[t, i]
-                if mark[u] != stamp:
-                    e = _entry_of(u, pos, scratch, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab)
+        nb = 0
+        for i in range(t_nunits[t]):
+            u = t_units[t, i]
+            if mark[u] != stamp:
+                mark[u] = stamp
+                m2, p2, x = _move_unit(u, cmask[u], cperm[u], u_cmap[u, c], u_cmap[u, b], u_k, u_ibase,
+                                       u_fact, u_mbase, lo, hi, info, regtab, moved)
+                nmask[u] = m2
+                nperm[u] = p2
+                if mode == 0:
+                    nval[u] = _step(cval[u], (byte_at(u_addr[u] + (x >> 3)) >> (x & 7)) & 1)
+                else:
                     bu[nb] = u
-                    ba[nb] = u_addr[u] + (e >> 3)
-                    bs[nb] = e & 7
+                    ba[nb] = u_addr[u] + (x >> 3)
+                    bs[nb] = x & 7
                     nb += 1
-            for i in range(nb):
-                u = bu[i]
-                vals[d1, u] = _step(vals[d, u], (byte_at(ba[i]) >> bs[i]) & 1)
-            lookups += nb
+                lookups += 1
+        for i in range(nb):
+            u = bu[i]
+            nval[u] = _step(cval[u], (byte_at(ba[i]) >> bs[i]) & 1)
+        # the child survives: the move for real
+        d1 = d + 1
+        top = log_top[d]
         hmax = 0
         nt = 0
         for h in range(H):
             u = h_uot[h, t]
-            s = sums[d, h] + vals[d1, u] - vals[d, u]
+            s = sums[d, h] + nval[u] - cval[u]
             sums[d1, h] = s
             if s > hmax:
                 hmax = s
@@ -1055,26 +1086,24 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
                 tight[d1, nt] = h
                 nt += 1
         ntight[d1] = nt
+        for i in range(t_nunits[t]):
+            u = t_units[t, i]
+            log_u[top] = u
+            log_v[top] = cval[u]
+            log_m[top] = cmask[u]
+            log_p[top] = cperm[u]
+            top += 1
+            cval[u] = nval[u]
+            cmask[u] = nmask[u]
+            cperm[u] = nperm[u]
+        log_top[d1] = top
+        board[b] = t
+        board[c] = 0
         path[d] = t
         d = d1
         blank_st[d] = c
         next_st[d] = 0
         fsm_st[d] = ns
-        if mode == 3 and nt > 0 and hmax > 0:
-            # prefetch the first lookup of each child: the unit of the partition asked first
-            hp = lastp if sums[d, lastp] == bound - d else tight[d, 0]
-            for e2 in range(nnbr[c]):
-                if fsm_next[ns, e2] < 0:
-                    continue
-                c2 = nbr[c, e2]
-                t2 = board[c2]
-                u = h_uot[hp, t2]
-                pos[t2] = c
-                pos[0] = c2
-                e = _entry_of(u, pos, scratch, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab)
-                pos[t2] = c2
-                pos[0] = c
-                prefetch(u_addr[u] + (e >> 3))
         if hmax == 0:
             if d == bound:
                 if found < out.shape[0]:
@@ -1090,6 +1119,17 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
             next_st[d] = nnbr[c]  # the goal is not expanded
             continue
         expanded += 1
+        if mode == 2 and nt > 0:
+            # the first lookup of each child, prefetched: the loads of the siblings overlap
+            hp = lastp if sums[d, lastp] == bound - d else tight[d, 0]
+            for e2 in range(nnbr[c]):
+                if fsm_next[ns, e2] < 0:
+                    continue
+                c2 = nbr[c, e2]
+                u = h_uot[hp, board[c2]]
+                m2, p2, x = _move_unit(u, cmask[u], cperm[u], u_cmap[u, c2], u_cmap[u, c], u_k, u_ibase,
+                                       u_fact, u_mbase, lo, hi, info, regtab, moved)
+                prefetch(u_addr[u] + (x >> 3))
     counters[0] += generated
     counters[1] += expanded
     counters[2] += lookups
@@ -1164,14 +1204,18 @@ def catalogue(name: str, progress=None, deadline: float = float("inf"), info: di
         dbs.append(np.asarray(database(k, prog, deadline, info=info)))
     ks = sorted({u.key.k for u in units})
     lo, hi = _rank_tables(n, max(ks))
-    infos, regs, base = [], [], {}
-    row = 0
+    infos, regs, base, moves, mbase = [], [], {}, [], {}
+    row = mrow = 0
     for k in ks:
         T = index_tables(n, k, cols)
         base[k] = row
         infos.append(T.info)
         regs.append(T.regtab)
         row += T.info.size
+        mv = _shift_tables(k).ravel()
+        mbase[k] = mrow
+        moves.append(mv)
+        mrow += mv.size
     U, H = len(units), len(uparts)
     kmax = max(ks)
     A = {
@@ -1183,6 +1227,8 @@ def catalogue(name: str, progress=None, deadline: float = float("inf"), info: di
         "u_cmap": np.array([list(u.cmap) for u in units], np.int64),
         "u_ibase": np.array([base[u.key.k] for u in units], np.int64),
         "u_fact": np.array([math.factorial(u.key.k) for u in units], np.int64),
+        "u_mbase": np.array([mbase[u.key.k] for u in units], np.int64),
+        "moved": np.concatenate(moves),
         "lo": lo, "hi": hi, "info": np.concatenate(infos), "regtab": np.concatenate(regs),
     }
     t_units = np.zeros((n, U), np.int64)
@@ -1228,8 +1274,8 @@ def run_search(cat: Catalogue, board, bound: int, find_first: bool, prev_blank: 
         out = np.zeros((capacity, max(bound, 1)), np.int8)
         found = int(search(board.copy(), bound, prev_blank, fsm0, find_first, deadline, out, counters, vals,
                            n, nbr, nnbr, fsm[0], A["u_addr"], A["u_k"], A["u_tiles"], A["u_cmap"],
-                           A["u_ibase"], A["u_fact"], A["lo"], A["hi"], A["info"], A["regtab"],
-                           A["t_units"], A["t_nunits"], A["h_units"], A["h_np"], A["h_uot"], MODE))
+                           A["u_ibase"], A["u_fact"], A["u_mbase"], A["lo"], A["hi"], A["info"], A["regtab"],
+                           A["moved"], A["t_units"], A["t_nunits"], A["h_units"], A["h_np"], A["h_uot"], MODE))
         expired = bool(counters[4])
         if found <= capacity or expired:
             sols = [tuple(int(x) for x in out[i, :bound]) for i in range(min(found, capacity))]
@@ -1329,7 +1375,7 @@ class ZProblem:
         from .fsm import loops
         if not fsm.startswith("loops-") or not fsm[6:].isdigit():
             raise ValueError(f"unknown move-pruning automaton {fsm}")
-        return loops(self.rows, self.cols, int(fsm[6:]))
+        return loops(self.rows, self.cols, int(fsm[6:]), cache_dir())
 
     def h(self, board) -> int:
         return self.cat.h(np.asarray(board, np.int64))
