@@ -83,10 +83,6 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fi
     """Build (or load) a board's additive pattern databases, with a progress bar, and show where
     they are cached. Example: puzzlesat sliding-pdb --board 5x5 --dual;
     puzzlesat sliding-pdb --catalogue zpdb-small (zero-aware, an estimate first)"""
-    import time
-
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
     if catalogue is not None:
         return _zpdb_catalogue(catalogue, rebuild, estimate)
     from ..native_search.sliding import pattern_db as P
@@ -103,34 +99,41 @@ def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fi
     from ..native_search.sliding.engines import fill_of
     keys = needed_keys(rows, cols, parts, rows * cols - 1, True, dual,
                        fill_of({"dual_fill": fill, "dual_fill_max": fill_max}))
+    _build_with_bar(keys, P.database, P.path, rebuild, "pattern database", "cells",
+                    f"pattern databases {rows}x{cols} {name}")
+
+
+def _build_with_bar(keys: list, database, path_of, rebuild: bool, what: str, cells: str, title: str) -> None:
+    """Build or read each database of `keys` by `database(key, progress, rebuild=, info=)` with a
+    progress bar per database, then list them (file, entries, size, built or read)."""
+    import time
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     info: dict = {}
     t0 = time.perf_counter()
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
-        tasks = [bar.add_task(f"pattern database {i + 1}/{len(keys)} cells {','.join(map(str, k.cells))}",
+        tasks = [bar.add_task(f"{what} {i + 1}/{len(keys)} {cells} {','.join(map(str, k.cells))}",
                               total=k.entries, what="") for i, k in enumerate(keys)]
         for i, k in enumerate(keys):
-            def prog(level, states, placements, _t=tasks[i]):
-                bar.update(_t, completed=min(states, placements), what=f"level {level}, {states:,} states")
-            P.database(k, prog, rebuild=rebuild, info=info)
+            def prog(level, states, _t=tasks[i], _n=k.entries, **total):  # placements= or entries=
+                bar.update(_t, completed=min(states, _n), what=f"level {level}, {states:,} states")
+            database(k, prog, rebuild=rebuild, info=info)
             bar.update(tasks[i], completed=k.entries)
     total = 0
-    click.echo(f"pattern databases {rows}x{cols} {name} ({time.perf_counter() - t0:.1f} s):")
+    click.echo(f"{title} ({time.perf_counter() - t0:.1f} s):")
     for k in keys:
         i = info[k.filename()]
         total += i["bytes"]
         how = f"built in {i['build_seconds']:.1f} s" if i["source"] == "built" else "read from the cache"
-        click.echo(f"  {P.path(k)}: {i['entries']:,} entries, {i['bytes'] / 1e6:.1f} MB, {how}")
+        click.echo(f"  {path_of(k)}: {i['entries']:,} entries, {i['bytes'] / 1e6:.1f} MB, {how}")
     click.echo(f"  total {total / 1e6:.1f} MB")
 
 
 def _zpdb_catalogue(name: str, rebuild: bool, only_estimate: bool) -> None:
     """`sliding-pdb --catalogue NAME`: the estimate, then each missing database built with a
     progress bar (a killed build resumes at the first missing database), then the summary."""
-    import time
-
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
     from ..native_search.sliding import zpdb as Z
     if name not in Z.CATALOGUES:
         raise InputError(f"catalogue '{name}': no such zero-aware catalogue (there: {', '.join(Z.CATALOGUES)})")
@@ -150,25 +153,8 @@ def _zpdb_catalogue(name: str, rebuild: bool, only_estimate: bool) -> None:
         click.echo("every database is in the cache")
     if only_estimate:
         return
-    info: dict = {}
-    t0 = time.perf_counter()
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),
-                  TimeElapsedColumn(), console=err, transient=True) as bar:
-        tasks = [bar.add_task(f"zero-aware database {i + 1}/{len(keys)} tiles {','.join(map(str, k.cells))}",
-                              total=k.entries, what="") for i, k in enumerate(keys)]
-        for i, k in enumerate(keys):
-            def prog(level, states, entries, _t=tasks[i]):
-                bar.update(_t, completed=min(states, entries), what=f"level {level}, {states:,} entries")
-            Z.database(k, prog, rebuild=rebuild, info=info)
-            bar.update(tasks[i], completed=k.entries)
-    total = 0
-    click.echo(f"zero-aware databases {name} ({time.perf_counter() - t0:.1f} s):")
-    for k in keys:
-        i = info[k.filename()]
-        total += i["bytes"]
-        how = f"built in {i['build_seconds']:.1f} s" if i["source"] == "built" else "read from the cache"
-        click.echo(f"  {Z.path(k)}: {i['entries']:,} entries, {i['bytes'] / 1e6:.1f} MB, {how}")
-    click.echo(f"  total {total / 1e6:.1f} MB")
+    _build_with_bar(keys, Z.database, Z.path, rebuild, "zero-aware database", "tiles",
+                    f"zero-aware databases {name}")
 
 
 @click.command("sliding")

@@ -132,3 +132,25 @@ def test_dask_split_time_limit_gives_a_lower_bound(client):
                                        split=split)
     assert st is Status.UNKNOWN and sols == [] and "time limit" in reason
     assert stats["h0"] <= stats["lower_bound"] <= 65 and stats["split"]["jobs"] > 0
+
+
+def test_zero_aware_catalogue_split_like_one_process(client):
+    """The zero-aware catalogue (zpdb-small4, its databases in the workers' cache) over the Dask
+    split: a count finds the same solutions with the same nodes generated and expanded as one
+    process; optimize with the loops-12 automaton proves the same optimum, each iteration but the
+    last generating the same nodes."""
+    from puzzlesat.puzzles.sliding import check
+    inst = catalogue()["15-easy-30"]()
+    spec = {**_spec(inst), "pdb": "zpdb-small4"}
+    one = I.deepen(inst, "auto", True, pdb="zpdb-small4")
+    st, sols, stats, _ = I.deepen(inst, "auto", True, pdb="zpdb-small4",
+                                  split=S.DaskSplit(client, spec, 0, 0))
+    assert one[0] is st is Status.OPTIMAL and sorted(one[1]) == sorted(sols)
+    assert (one[2]["nodes"], one[2]["expanded"]) == (stats["nodes"], stats["expanded"])
+    assert stats["split"]["jobs"] > 0 and all(check(inst, s) == 30 for s in sols)
+    fsm = {**spec, "fsm": "loops-12"}
+    a = I.deepen(inst, "auto", False, pdb="zpdb-small4", fsm="loops-12")
+    st, sols, stats, _ = I.deepen(inst, "auto", False, pdb="zpdb-small4", fsm="loops-12",
+                                  split=S.DaskSplit(client, fsm, 0, 0))
+    assert a[0] is st is Status.OPTIMAL and len(sols[0]) == len(a[1][0]) == 30 == check(inst, sols[0])
+    assert a[2]["iterations"][:-1] == stats["iterations"][:-1] and stats["split"]["jobs"] > 0

@@ -18,7 +18,7 @@ from puzzlesat.families.sliding import ZPDB_CHOICES
 from puzzlesat.native_search.sliding import fsm as F
 from puzzlesat.native_search.sliding import ida as I
 from puzzlesat.native_search.sliding import zpdb as Z
-from puzzlesat.native_search.sliding.tables import tables
+from puzzlesat.native_search.sliding.tables import sorted_tables, tables
 from puzzlesat.puzzles.sliding import Sliding, catalogue, check, generate, parse_inline
 
 FAM = family("sliding")
@@ -253,6 +253,29 @@ def test_cache_rebuilds_damaged_or_foreign_files(cache):
         assert f.read_bytes() == raw or Z.read(key) is not None
 
 
+def test_sliding_pdb_command_builds_a_catalogue(tmp_path):
+    """`puzzlesat sliding-pdb --catalogue zpdb-small3`: --estimate prints the cost and builds
+    nothing; then every database is built into the user cache and listed; a second run reads
+    them; an unknown catalogue: exit 2 with one line."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "puzzlesat", "sliding-pdb", *a], env=env,  # noqa: E731
+                                    capture_output=True, text=True, timeout=300)
+    folder = tmp_path / "puzzlesat" / "sliding"
+    est = run("--catalogue", "zpdb-small3", "--estimate")
+    assert est.returncode == 0 and "to build: 4 databases" in est.stdout and "min of CPU" in est.stdout
+    assert not list(folder.glob("zpdb-*"))
+    out = run("--catalogue", "zpdb-small3")
+    assert out.returncode == 0, out.stderr
+    assert len(list(folder.glob("zpdb-3x3-*.bits"))) == 4 == out.stdout.count("built in")
+    again = run("--catalogue", "zpdb-small3")
+    assert "every database is in the cache" in again.stdout and again.stdout.count("read from the cache") == 4
+    bad = run("--catalogue", "zpdb-huge")
+    assert bad.returncode == 2 and "no such zero-aware catalogue" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_rejected_pieces_have_smaller_equivalents():
     """Every rejected piece of the 3x4 board (at most 10 moves) leads where a shortlex-smaller
     path from the same cell leads (replayed on a board of distinct tiles), and no rejected piece
@@ -273,7 +296,7 @@ def test_rejected_pieces_have_smaller_equivalents():
         start = effect(path[:1])
         seen = {start: (path[0],)}
         layer = [start]
-        nbr, nnbr = F.sorted_neighbours(rows, cols)
+        nbr, nnbr = sorted_tables(rows, cols)
         while layer:
             nxt = []
             for s in layer:
@@ -300,7 +323,7 @@ def test_rejected_pieces_have_smaller_equivalents():
     goal = tuple(range(rows * cols))
     plain = {goal: 0}
     pruned = {goal: 0}
-    nbr, nnbr = F.sorted_neighbours(rows, cols)
+    nbr, nnbr = sorted_tables(rows, cols)
     for dist, use in ((plain, False), (pruned, True)):
         layer = [(goal, int(start[0]))]
         seen = {(goal, int(start[0]))}

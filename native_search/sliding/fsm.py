@@ -28,30 +28,10 @@ import numpy as np
 from numba import njit
 
 from ...core.files import write_atomic
+from .tables import sorted_tables
 
 FORMAT = "puzzlesat-sliding-fsm"
 VERSION = 1
-
-
-def sorted_neighbours(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """(nbr, nnbr): each cell's neighbours in increasing cell order (-1 padded)."""
-    n = rows * cols
-    nbr = np.full((n, 4), -1, np.int64)
-    nnbr = np.zeros(n, np.int64)
-    for c in range(n):
-        r, q = divmod(c, cols)
-        out = []
-        if r > 0:
-            out.append(c - cols)
-        if q > 0:
-            out.append(c - 1)
-        if q < cols - 1:
-            out.append(c + 1)
-        if r < rows - 1:
-            out.append(c + cols)
-        nbr[c, :len(out)] = out
-        nnbr[c] = len(out)
-    return nbr, nnbr
 
 
 @njit(cache=True)
@@ -201,7 +181,7 @@ def rejected(rows: int, cols: int, limit: int, max_nodes: int = 60_000_000) -> l
     n = rows * cols
     if n > 25:
         raise ValueError("move pruning automata: boards of at most 25 cells")
-    nbr, nnbr = sorted_neighbours(rows, cols)
+    nbr, nnbr = sorted_tables(rows, cols)
     out = []
     for s in range(n):
         pn, pc, parent, cell, overflow = _bfs_pieces(s, n, limit, nbr, nnbr, max_nodes)
@@ -221,7 +201,7 @@ def rejected(rows: int, cols: int, limit: int, max_nodes: int = 60_000_000) -> l
 def automaton(rows: int, cols: int, pieces: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
     """(nxt, start): the Aho-Corasick automaton rejecting every piece (see the module docstring)."""
     n = rows * cols
-    nbr, nnbr = sorted_neighbours(rows, cols)
+    nbr, nnbr = sorted_tables(rows, cols)
     # trie: node -> {cell: child}; node's blank cell
     children: list[dict] = []
     where: list[int] = []

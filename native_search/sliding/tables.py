@@ -26,6 +26,18 @@ def tables(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     return nbr, nnbr
 
 
+def sorted_tables(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """(nbr, nnbr) with each cell's neighbours in increasing cell order (up, left, right, down:
+    the blank's move order of Clausecker's 24-puzzle search, which the zero-aware catalogues and
+    their move-pruning automata use)."""
+    nbr, nnbr = tables(rows, cols)
+    out = nbr.copy()
+    for c in range(rows * cols):
+        k = int(nnbr[c])
+        out[c, :k] = np.sort(nbr[c, :k])
+    return out, nnbr
+
+
 @njit(cache=True)
 def popcount_table(bits):
     """t[x] = number of set bits of x, for x < 2**bits."""

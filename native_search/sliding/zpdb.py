@@ -55,7 +55,7 @@ from numba.extending import intrinsic
 
 from ...core.files import write_atomic
 from ..live import tick
-from .tables import tables
+from .tables import sorted_tables, tables
 
 VERSION = 1
 FSMS = ("simple", "loops-12", "loops-14", "loops-16")  # native:ida's `fsm` choices (see ZProblem)
@@ -1300,18 +1300,6 @@ def step_values(vals, board, b, c, n, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_f
         out[u] = _diff(u, vals[u], pos, scratch, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi,
                        info, regtab)
     return out
-
-
-def sorted_tables(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """(nbr, nnbr) with each cell's neighbours in increasing cell order (up, left, right, down:
-    the blank's move order of Clausecker's search, so the last iteration meets its first
-    solution where his does)."""
-    nbr, nnbr = tables(rows, cols)
-    out = nbr.copy()
-    for c in range(rows * cols):
-        k = int(nnbr[c])
-        out[c, :k] = np.sort(nbr[c, :k])
-    return out, nnbr
 
 
 def to_frame(rows: int, cols: int, start, goal):
