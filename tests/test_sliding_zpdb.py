@@ -237,6 +237,16 @@ def test_goal_mapped_from_another_corner(cache):
               time_limit=60)
 
 
+def test_time_limit_during_the_build_is_unknown(cache):
+    """A time limit that passes while the catalogue is built: UNKNOWN with the reason, and no
+    database file is left behind half-written."""
+    from puzzlesat.core.result import Context
+    inst = catalogue()["15-easy-30"]()
+    st, sols, stats, reason = I.deepen(inst, "auto", False, Context({}, time_limit=1e-3), pdb="zpdb-small4")
+    assert st is Status.UNKNOWN and sols == [] and "pattern database build" in reason
+    assert not [f for f in cache.iterdir() if f.name.startswith("zpdb-")]
+
+
 def test_cache_rebuilds_damaged_or_foreign_files(cache):
     """A truncated, damaged or other-version database file is rebuilt, never read; the rebuilt
     file is identical."""

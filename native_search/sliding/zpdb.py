@@ -55,6 +55,7 @@ from numba.extending import intrinsic
 
 from ...core.files import write_atomic
 from ..live import tick
+from .pattern_db import Expired  # noqa: F401 (the same exception for both kinds of database)
 from .tables import sorted_tables, tables
 
 VERSION = 1
@@ -514,10 +515,6 @@ def _bfs_level(dist, d, k, n, nbr, nnbr, lo, hi, info, regtab, qmap, qreg, fact,
     return added
 
 
-class Expired(Exception):
-    """The time limit passed during a database build."""
-
-
 def build_distances(key: Key, progress=None, deadline: float = float("inf")) -> np.ndarray:
     """The exact distances (one byte per entry) of `key`'s database by breadth-first search
     from the goal. progress(level=, states=, entries=) after each level; Expired past `deadline`."""
@@ -842,32 +839,6 @@ def _diff(u, old, pos, scratch, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_fact, l
     if ((up >> 1) & 1) == ((byte_at(u_addr[u] + (e >> 3)) >> (e & 7)) & 1):
         return up
     return old - 1
-
-
-@njit(cache=True, inline="always")
-def _entry_of(u, pos, scratch, u_k, u_tiles, u_cmap, u_ibase, u_fact, lo, hi, info, regtab):
-    """Unit u's entry for the tiles on `pos`."""
-    k = u_k[u]
-    m = 0
-    for j in range(k):
-        c = u_cmap[u, pos[u_tiles[u, j]]]
-        scratch[j] = c
-        m |= 1 << c
-    low = lo[m & 8191]
-    mr = (low >> 5) + hi[low & 31, m >> 13] + u_ibase[u]
-    inf = info[mr]
-    q = inf >> 1
-    if inf & 1:
-        q += regtab[mr, u_cmap[u, pos[0]]]
-    r = 0
-    for i in range(k):
-        ci = scratch[i]
-        dd = 0
-        for j in range(i + 1, k):
-            if scratch[j] < ci:
-                dd += 1
-        r = r * (k - i) + dd
-    return q * u_fact[u] + r
 
 
 @njit(cache=True, inline="always")
