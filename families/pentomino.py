@@ -24,7 +24,8 @@ def _part(v: int, engine: str) -> None:
 
 
 SYMMETRY_OPTIONS = (
-    Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits)",
+    Option("up_to_symmetry", False, "count tilings up to the board's symmetries (orbits); with "
+           "feasible (sat:/cpsat:, uncertified), look for one tiling of an orbit (symmetry breaking)",
            flag=True, identity=True),
     Option("symmetry", "all", "with up_to_symmetry, the group whose orbits are counted: all (the "
            "board's rotations, and its reflections when the piece set is closed under mirror "

@@ -84,3 +84,23 @@ def test_lab_core_and_ablate_commands():
     assert p.returncode == 2 and "no formulation hook" in p.stderr, p.stderr
     p = run("core", "maze/sample1", "-e", "cpsat:time", "--bound", "37")
     assert p.returncode == 2 and "no CNF" in p.stderr, p.stderr
+
+
+def test_tiling_search_ablates_its_symmetry_breaking():
+    """Looking for one tiling with up_to_symmetry: the breaking clauses keep a tiling of every
+    orbit, so they are optional for feasibility (not for an orbit count) and uncertified only."""
+    inst = ps.load("pentomino/3x20")
+    m = ps.model(inst, "sat", "feasible", up_to_symmetry=True)
+    assert m.formulation.optional == {"symmetry breaking": "symmetry breaking"}
+    assert ps.model(inst, "sat", "feasible").formulation.optional == {}
+    assert ps.model(inst, "sat", "feasible", up_to_symmetry=True,
+                    certify=True).formulation.optional == {}
+    for engine in ("sat", "cpsat"):
+        r = ps.solve(inst, engine, "feasible", up_to_symmetry=True)
+        assert r.status.value == "FEASIBLE" and r.checked == 1, (engine, r.reason)
+        assert r.params["symmetry_breaking_applied"] is True, engine
+    rep = ablate(family("pentomino"), inst, "sat:cover", task="feasible", repeat=1, time_limit=120,
+                 options={"up_to_symmetry": True})
+    assert rep["verdict"] == "AGREE", rep["reasons"]
+    assert [c["config"] for c in rep["configs"]] == ["sat:all groups", "sat:without symmetry breaking"]
+    assert rep["roles"] == {"symmetry breaking": "symmetry breaking"}

@@ -79,13 +79,16 @@ def cube_placements(inst: Tiling, breaking: bool, symmetry: str = "all") -> list
 
 def decision(inst: Tiling, task, options: dict, bound: int | None = None):
     """Formulation hook of sat:cover and cpsat:cover (export, stats, ext:dimacs, ps.model): the
-    exact cover, with the symmetry-breaking clauses (for the group `symmetry`) when counting up to
-    symmetry with `symmetry_breaking`; no bound (tilings have no objective)."""
+    exact cover, with the symmetry-breaking clauses (for the group `symmetry`) with `up_to_symmetry`
+    and `symmetry_breaking` when counting, or when looking for one tiling uncertified (the clauses
+    keep one tiling of every orbit, so feasibility is unchanged; a certified INFEASIBLE is proved
+    on the plain cover); no bound (tilings have no objective)."""
     from ...core.result import Task
 
     from .._ext import Decision
+    t = Task(task)
     breaking = bool(options.get("up_to_symmetry")) and bool(options.get("symmetry_breaking", True)) \
-        and Task(task) is Task.COUNT
+        and (t is Task.COUNT or (t is Task.FEASIBLE and not options.get("certify")))
     f = formulation(inst, breaking, options.get("symmetry", "all"))
     pls = placements(inst)
 

@@ -61,7 +61,10 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     symmetry_breaking, search, cubes, and the shared CP-SAT options)."""
     o = ctx.options
     up = o["up_to_symmetry"] and task is Task.COUNT
-    brk = up and o["symmetry_breaking"]
+    # one tiling wanted: the breaking clauses keep a tiling of every orbit (uncertified only: a
+    # certified INFEASIBLE is proved on the plain cover)
+    brk = bool(o["up_to_symmetry"] and o["symmetry_breaking"]
+               and (up or (task is Task.FEASIBLE and not o.get("certify"))))
     search, group = o["search"], o.get("symmetry", "all")
     if o.get("certify"):
         return _certified(inst, task, ctx, up, group)
@@ -75,8 +78,8 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
         p = _cpsat.params(o, **_extra(search))
         st, solver = _cpsat.solve(m, p, ctx)
         stats = {**_cpsat.model_size(m), "branches": solver.num_branches,
-                 "conflicts": solver.num_conflicts}
-        params: dict = {"cpsat": p}
+                 "conflicts": solver.num_conflicts, "breaking_constraints": added}
+        params: dict = {"cpsat": p, "symmetry_breaking_applied": brk, "search": search}
         if st in (Status.OPTIMAL, Status.FEASIBLE):
             sol = solution(i for i, v in enumerate(x) if solver.value(v))
             ctx.found(sol)

@@ -172,7 +172,10 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     symmetry_breaking, solver, encoding, blocking, phase, cubes, search)."""
     o = ctx.options
     up = o["up_to_symmetry"] and task is Task.COUNT
-    brk = up and o["symmetry_breaking"]
+    # one tiling wanted: the breaking clauses keep a tiling of every orbit (uncertified only: a
+    # certified INFEASIBLE is proved on the plain cover)
+    brk = bool(o["up_to_symmetry"] and o["symmetry_breaking"]
+               and (up or (task is Task.FEASIBLE and not o.get("certify"))))
     group = o.get("symmetry", "all")
     clauses, nvars, x, notes = build(inst, encoding=o["encoding"], breaking=brk, symmetry=group)
     pls = placements(inst)
