@@ -157,7 +157,8 @@ def ablation_md(paths: list[str]) -> str:
                 cpus = [r["stats"].get("cpu_seconds") or 0.0 for r in rep["runs"][c["config"]]]
                 ans = c["objective"] if c["count"] is None else c["count"]
                 variant = c["config"].split(":", 1)[1]
-                lines.append(f"| {rep['instance']} | {rep['ablated']} | {variant} | {c['status']} {ans} | "
+                answer = c["status"] if ans is None else f"{c['status']} {ans}"  # feasible: no number
+                lines.append(f"| {rep['instance']} | {rep['ablated']} | {variant} | {answer} | "
                              f"{statistics.median(cpus):.2f} ({min(cpus):.2f}–{max(cpus):.2f}) | "
                              f"{c['conflicts'] if c['conflicts'] is not None else ''} | "
                              f"{c['branches'] if c['branches'] is not None else ''} | {c['vars']} | "
