@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from ..core.inputs import open_regular
 from ..core.result import InputError
 
 MAX_VAR = (1 << 30) - 1          # literal codes fit an int32
@@ -116,15 +117,18 @@ def decode(codes, pivot: int = -1) -> list[int]:
 def sha256(path: str | Path) -> str:
     """Hex SHA-256 of a file's bytes."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open(open_regular(path), "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
 
 
 def _read(path: str | Path) -> np.ndarray:
+    """The file's bytes: a regular file only (a FIFO, device or socket is refused by name;
+    proofs have no size limit but the memory's)."""
     try:
-        return np.fromfile(path, dtype=np.uint8)
+        with open(open_regular(path), "rb") as f:
+            return np.fromfile(f, dtype=np.uint8)
     except OSError as e:
         raise InputError(f"cannot read file ({e.strerror})", file=path) from None
 

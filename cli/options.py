@@ -5,6 +5,8 @@ import math
 
 import click
 
+from ..core.limits import MAX_SECONDS
+
 DEFAULT_TIME_LIMIT = 60.0  # seconds per engine run on the command line (0 or none: no limit)
 
 
@@ -24,6 +26,9 @@ class Seconds(click.ParamType):
             return None
         if not math.isfinite(v) or v < 0:
             self.fail(f"{value!r} is not a positive finite number of seconds", param, ctx)
+        if v > MAX_SECONDS:
+            self.fail(f"{value!r} is more than the limit of {MAX_SECONDS:.0e} seconds (README, "
+                      "Limits; 0 or none: no limit)", param, ctx)
         return v
 
 

@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable
 
 from ..core.config import Config, parse as parse_config
 from ..core.family import Engine, Family
+from ..core.limits import MAX_MEMORY_MB, MAX_SECONDS
 from ..core.procs import default_memory_mb
 from ..core.result import InputError, PluginError, Task, one_line
 from ..families.registry import is_user_spec, spec_code
@@ -162,6 +163,9 @@ def check_time_limit(time_limit: Any) -> float | None:
         raise InputError(f"time limit {time_limit!r}: expected a number of seconds") from None
     if not math.isfinite(t) or t <= 0:
         raise InputError(f"time limit {time_limit!r}: expected a positive finite number of seconds")
+    if t > MAX_SECONDS:
+        raise InputError(f"time limit {time_limit!r}: more than the limit of {MAX_SECONDS:.0e} "
+                         "seconds (README, Limits; 0 or none: no limit)")
     return t
 
 
@@ -177,6 +181,9 @@ def check_memory_limit(memory_mb: Any) -> float | None:
         raise InputError(f"memory limit {memory_mb!r}: expected megabytes") from None
     if not math.isfinite(m) or m < 64:
         raise InputError(f"memory limit {memory_mb!r}: expected at least 64 (megabytes)")
+    if m > MAX_MEMORY_MB:
+        raise InputError(f"memory limit {memory_mb!r}: more than the limit of {MAX_MEMORY_MB:,} MB "
+                         "(README, Limits; none: no cap)")
     return m
 
 

@@ -151,19 +151,8 @@ MAX_CONFIG_FILE_BYTES = 1 << 20   # a configuration list file larger than this i
 def parse_file(path: str) -> list[tuple[Config, int]]:
     """The configurations in the file at `path` with their 1-based lines (`--configs @FILE`):
     one per line or comma separated, `#` comments; InputError naming the file and line."""
-    from pathlib import Path
-    p = Path(path)
-    try:
-        if p.is_dir():
-            raise InputError("is a directory, not a configuration list", file=path)
-        if p.stat().st_size > MAX_CONFIG_FILE_BYTES:
-            raise InputError(f"larger than {MAX_CONFIG_FILE_BYTES} bytes: not a configuration list",
-                             file=path)
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read configuration list ({e.strerror})", file=path) from None
-    except UnicodeDecodeError:
-        raise InputError("not a UTF-8 text file", file=path) from None
+    from .inputs import read_text
+    text = read_text(path, MAX_CONFIG_FILE_BYTES, "configuration list")  # regular files only
     out: list[tuple[Config, int]] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(text.splitlines(), 1):

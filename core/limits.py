@@ -17,6 +17,9 @@ SLIDING_MAX_CELLS = 36               # cells of a sliding-tile board (6x6)
 MAZE_MAX_NODES = 100_000             # intersections of a calculation maze (rows x cols)
 MAX_JOBS = 10_000                    # jobs a campaign spec expands to, unless --max-jobs says more
 MAX_GLOB = 10_000                    # files or catalogue names one `instances` glob matches
+MAX_GLOB_VISITS = 200_000            # directory entries one glob may look at while it matches
+MAX_SECONDS = 1e9                    # a time limit in seconds (31 years; past ~9.2e9 clocks overflow)
+MAX_MEMORY_MB = 1 << 30              # a memory limit in MB (1 PiB)
 MAX_CONFIGS = 1000                   # configurations in a spec or a configuration list
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.family import Family
-from ..core.inputs import Source, check_size, load_toml
+from ..core.inputs import Source, load_toml, parse_toml, read_text
 from ..core.limits import MAX_INPUT_BYTES, too_big
 from ..core.result import InputError
 from .registry import ambiguous, families, family, family_of_kind, route
@@ -110,14 +110,10 @@ def load_text(text: str, name: str = "<text>", admit: Admit | None = None,
               family: str | None = None) -> tuple[Family, Any]:
     """Parse an instance from TOML text (errors name `name` and the line); `family` reads it
     when its kind is ambiguous (or absent)."""
-    import tomllib
     if len(text) > MAX_INPUT_BYTES:
         raise InputError(too_big("TOML text", len(text), MAX_INPUT_BYTES, " characters"), file=name)
     src = Source(name=name, path=None, text=text)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"malformed TOML: {e}", file=name) from None
+    data = parse_toml(text, name)
     return _from_data(data, src, admit, _family(family))
 
 
@@ -149,13 +145,7 @@ def load_file(path: Path, admit: Admit | None = None, family: str | None = None)
 
 
 def _read(path: Path) -> str:
-    check_size(path)
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not a UTF-8 text file", file=path) from None
-    except OSError as e:
-        raise InputError(f"cannot read file ({e.strerror or e})", file=path) from None
+    return read_text(path)  # the one bounded reader: regular files only, within the limit
 
 
 def load_collection(path: Path, admit: Admit | None = None, fam: Family | None = None, *,
@@ -173,8 +163,9 @@ def load_collection(path: Path, admit: Admit | None = None, fam: Family | None =
         if only is not None:
             raise InputError(f"a TOML file holds one instance: #{only} names a line of a "
                              "collection file", file=path)
-        data = load_toml(path)
-        src = Source(name=given, path=path, text=path.read_text(encoding="utf-8"))
+        text = read_text(path)  # read once: what is parsed is what errors point into
+        data = load_toml(path, text)
+        src = Source(name=given, path=path, text=text)
         f, inst = _from_data(data, src, admit, fam)
         return [Loaded(f, inst, given)]
     if fam is None:

@@ -22,7 +22,7 @@ from typing import Callable
 
 from ..core.limits import MAZE_MAX_NODES, too_big
 from ..core.result import CheckError, InputError
-from ..core.inputs import Instance, Source, require, json_ints
+from ..core.inputs import Instance, Source, json_ints, read_text, require
 
 Node = int                 # intersection id y*W + x, 0 at the top left
 Op = tuple[str, int]       # ("+", k), ("-", k) or ("*", k), k >= 0
@@ -186,10 +186,7 @@ def load_text(path: Path | str, text: str | None = None) -> Maze:
     """A Maze from a reference-format file (its stem is the name)."""
     path = Path(path)
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise InputError(f"cannot read file ({e.strerror})", file=path) from None
+        text = read_text(path)  # the bounded reader: a regular file within the input limit
     return parse_text(text, path.stem, path)
 
 

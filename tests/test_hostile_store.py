@@ -52,11 +52,12 @@ def good_row(i: int = 0, **changes) -> dict:
     return row
 
 
-def make_store(path: Path, rows: list[dict], extra_sql: str = "") -> Path:
-    """A store with these rows, written with plain SQL (no type affinity: what a hand holds)."""
+def make_store(path: Path, rows: list[dict], extra_sql: str = "", typed: bool = False) -> Path:
+    """A store with these rows, written with plain SQL (no type affinity: what a hand holds;
+    `typed`: the column types puzzlesat declares, so that a writer accepts its schema)."""
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-    con.execute("CREATE TABLE runs (" + ", ".join(f"{c}" for c, _, _ in COLUMNS) + ")")
+    con.execute("CREATE TABLE runs (" + ", ".join(f"{c} {t}" if typed else c for c, t, _ in COLUMNS) + ")")
     con.executemany("INSERT INTO meta VALUES (?, ?)", [("campaign", "c"), ("schema_version", "1")])
     for r in rows:
         con.execute(f"INSERT INTO runs ({', '.join(NAMES)}) VALUES ({', '.join('?' * len(NAMES))})",
@@ -198,7 +199,16 @@ def test_peg_problems_store_with_hostile_rows(tmp_path, marker):
               dict(base[1], status="OPTIMAL", objective=1, solution=json.dumps({"jumps": "x" * 100})),
               dict(base[2], status="OPTIMAL", objective=2, solution=f'"{MARKER_MODULE}:run"'),
               dict(base[3], status="INFEASIBLE", objective=None, solution=None, reason="[red]")]
-    db = make_store(tmp_path / "p.db", forged)
+    untyped = make_store(tmp_path / "u.db", forged)  # not a schema puzzlesat writes: never written
+    con = sqlite3.connect(untyped)
+    con.execute("UPDATE meta SET value = ? WHERE key = 'campaign'", (f"peg-problems-{b.name}",))
+    con.commit()
+    con.close()
+    before = untyped.read_bytes()
+    with pytest.raises(InputError, match="schema is not one puzzlesat writes"):
+        list(run_problems(b, pairs, untyped, NoRun(), 60.0, 1024))
+    assert untyped.read_bytes() == before
+    db = make_store(tmp_path / "p.db", forged, typed=True)
     con = sqlite3.connect(db)
     con.execute("UPDATE meta SET value = ? WHERE key = 'campaign'", (f"peg-problems-{b.name}",))
     con.commit()
@@ -207,7 +217,7 @@ def test_peg_problems_store_with_hostile_rows(tmp_path, marker):
     got = list(run_problems(b, pairs, db, NoRun(), 60.0, 1024))
     assert [p.status for p in got[:3]] == [Status.ERROR] * 3  # no forged minimum passes the checker
     assert all("stored solution" in p.proof or "fails" in str(p.proof) for p in got[:3])
-    bad = make_store(tmp_path / "q.db", [dict(forged[0], status="PWNED"), *forged[1:]])
+    bad = make_store(tmp_path / "q.db", [dict(forged[0], status="PWNED"), *forged[1:]], typed=True)
     con = sqlite3.connect(bad)
     con.execute("UPDATE meta SET value = ? WHERE key = 'campaign'", (f"peg-problems-{b.name}",))
     con.commit()

@@ -66,13 +66,13 @@ def run_campaign(spec_path: str | Path, store_path: str | Path | None = None, *,
         spec.check_available()  # e.g. ext:dimacs's program on PATH; Dask workers check their own
     store_path = Path(store_path) if store_path else Path(spec_path).with_suffix(".db")
     Store.check(store_path, spec.name)
+    plan = spec.jobs()  # may fail (more jobs than allowed): before the store is created
     jobs = jobs or default_workers()
     ex = executor(kind, jobs, scheduler, tls, insecure)  # may fail (address, TLS, scheduler):
     # before the store is created
     store = None
     try:
-        store = Store.open_for_run(store_path, spec.name, spec.text)
-        plan = spec.jobs()
+        store = Store.open_for_run(store_path, spec.name, spec.text)  # one writer: locked
         have = store.finished_keys()
         todo = [j.payload() for j in plan if j.key not in have]
         store.set_meta("planned_jobs", len(plan))

@@ -29,17 +29,17 @@ from __future__ import annotations
 import dataclasses
 import enum
 import fnmatch
-import glob
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...core.result import InputError, Task
-from ...core.inputs import key_line, load_toml
-from ...core.limits import MAX_CONFIGS, MAX_GLOB, MAX_JOBS, too_big
+from ...core.inputs import bounded_glob, key_line, load_toml, read_text
+from ...core.limits import MAX_CONFIGS, MAX_GLOB, MAX_JOBS, MAX_MEMORY_MB, MAX_SECONDS, too_big
 
 from ...core.config import Config, parse
 from ...families.instances import load_instance, load_instances, load_text
@@ -249,8 +249,8 @@ def load_spec(path: str | Path, allow_code: bool = False, max_jobs: int | None =
     glob to more than MAX_GLOB instances, is refused before its instances are loaded."""
     max_jobs = MAX_JOBS if max_jobs is None else max_jobs
     path = Path(path)
-    data = load_toml(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)  # the bounded reader, once: what is parsed is what errors point into
+    data = load_toml(path, text)
 
     def err(msg: str, key: str, line_key: str | None = None) -> InputError:
         return InputError(msg, file=path, line=key_line(text, line_key or key.split(".")[-1]), field=key)
@@ -266,11 +266,13 @@ def load_spec(path: str | Path, allow_code: bool = False, max_jobs: int | None =
     except (ValueError, TypeError):
         raise err("expected one of " + ", ".join(t.value for t in Task), "task") from None
     time_limit = data.get("time_limit", 60)
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or time_limit <= 0:
-        raise err("expected a positive number of seconds", "time_limit")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
+            or not math.isfinite(time_limit) or not 0 < time_limit <= MAX_SECONDS:
+        raise err(f"expected a positive finite number of seconds, at most {MAX_SECONDS:.0e}",
+                  "time_limit")
     mem = data.get("memory_limit_mb", 4096)
-    if isinstance(mem, bool) or not isinstance(mem, int) or mem < 64:
-        raise err("expected an integer number of MB, at least 64", "memory_limit_mb")
+    if isinstance(mem, bool) or not isinstance(mem, int) or not 64 <= mem <= MAX_MEMORY_MB:
+        raise err(f"expected an integer number of MB, from 64 to {MAX_MEMORY_MB:,}", "memory_limit_mb")
     precheck = data.get("precheck", True)
     if not isinstance(precheck, bool):
         raise err("expected true or false", "precheck")
@@ -284,9 +286,10 @@ def load_spec(path: str | Path, allow_code: bool = False, max_jobs: int | None =
     if "seeds" in data:
         seeds = data["seeds"]
         if (not isinstance(seeds, list) or not seeds
-                or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)
+                or not all(isinstance(s, int) and not isinstance(s, bool) and -2 ** 31 <= s < 2 ** 31
+                           for s in seeds)
                 or len(set(seeds)) != len(seeds)):
-            raise err("expected a non-empty list of distinct integers", "seeds")
+            raise err("expected a non-empty list of distinct integers (32-bit)", "seeds")
         repeats: list[tuple[int, int | None]] = list(enumerate(seeds))
     else:
         n = data.get("repeat", 1)
@@ -429,10 +432,8 @@ def _expand(entry: str, base: Path) -> list[tuple[str, str]]:
             raise InputError(f"the glob matches more than {MAX_GLOB:,} catalogue names (README, Limits)")
     if not out:
         pat = entry if Path(entry).is_absolute() else str(base / entry)
-        found = list(itertools.islice(glob.iglob(pat, recursive=True), MAX_GLOB + 1))
-        if len(found) > MAX_GLOB:
-            raise InputError(f"the glob matches more than {MAX_GLOB:,} files (README, Limits)")
-        for f in sorted(found):
+        found = bounded_glob(pat, MAX_GLOB)  # bounded: matches and directory entries looked at
+        for f in found:
             label = f if Path(entry).is_absolute() else str(Path(f).relative_to(base))
             out.append((label, f))
     if not out:
