@@ -122,6 +122,10 @@ HOSTILE = {
     "blob where text goes": (dict(config=b"\x80\x04\x95pickle"), "column config"),
     "split part not an integer": (dict(options='{"parts": 2, "part": "x"}'), "column options"),
     "huge integer": (dict(count=2 ** 62, objective=-(2 ** 62)), None),
+    # the review's 23 GB: every report built set(range(parts)) for parts = 10^12
+    "parts 10^12": (dict(options='{"parts": 1000000000000, "part": 0}'), "column options"),
+    "parts 10^9, one part stored": (dict(options='{"parts": 1000000000, "part": 3}'), None),
+    "part beyond parts": (dict(options='{"parts": 2, "part": 5}'), "column options"),
 }
 
 
@@ -225,6 +229,20 @@ def test_peg_problems_store_with_hostile_rows(tmp_path, marker):
     TRIED["stores"] += 1
     with pytest.raises(InputError, match="column status"):
         list(run_problems(b, pairs, bad, NoRun(), 60.0, 1024))
+
+
+def test_a_part_counted_twice_with_two_counts_is_an_error_not_a_sum():
+    from puzzlesat.compare.campaign.report import merge_parts
+    base = dict(task="count", status="OPTIMAL", termination="done")
+    rs = [good_row(0, options='{"parts": 2, "part": 0}', count=5, **base),
+          good_row(1, options='{"parts": 2, "part": 0}', count=6, instance="s0", **base),
+          good_row(2, options='{"parts": 2, "part": 1}', count=1, instance="s0", **base)]
+    merged, _ = merge_parts(rs)
+    assert len(merged) == 1 and merged[0]["status"] == "ERROR" and merged[0]["count"] is None
+    assert "part 0 was counted twice" in merged[0]["reason"]
+    rs[1]["count"] = 5  # the same count twice: one part, counted once
+    merged, _ = merge_parts(rs)
+    assert (merged[0]["status"], merged[0]["count"]) == ("OPTIMAL", 6)
 
 
 def test_figures():

@@ -185,6 +185,22 @@ def test_a_store_written_by_0_3_resumes_and_reads(campaign, tmp_path):
     assert len(rows(db)) == 2
 
 
+def test_a_0_3_store_with_ext_dimacs_jobs_resumes_without_running_them(tmp_path):
+    """tests/data/store_0_3.db was written by 0.3's `campaign run` (f26e5e6) from the spec below:
+    its ext:dimacs job keyed its formulation hook as 'puzzlesat.models.peg_sat:decision', a module
+    since moved to models/peg/sat.py; a resume runs neither job again."""
+    sp = tmp_path / "spec.toml"
+    sp.write_text('name = "d03"\ninstances = ["peg/hoppers-first06"]\ntask = "optimize"\n'
+                  'time_limit = 30\n[configs]\nsat = "sat"\next = "ext:dimacs[cmd=true]"\n')
+    db = tmp_path / "v03.db"
+    db.write_bytes((ROOT / "tests" / "data" / "store_0_3.db").read_bytes())
+    before = rows(db)
+    assert {r["config"]: r["status"] for r in before} == {"sat": "OPTIMAL", "ext": "ERROR"}
+    p = cli("campaign", "run", str(sp), "--store", str(db), "--allow-code")
+    assert p.returncode == 0 and "2 already stored, 0 to run" in p.stderr, p.stderr
+    assert rows(db) == before
+
+
 def test_a_store_of_an_earlier_column_set_gains_the_new_columns(campaign, tmp_path):
     """0.1/0.2 stores lack over_limit, certificate and user_code: added, nothing else refused."""
     d, sp, clean = campaign

@@ -177,18 +177,23 @@ def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
     plain, groups = [], defaultdict(list)
     for r in rows:
         part, parts = _parts(r)
-        if parts > 1 and not r.get("parts_merged"):
+        if parts > 1 and r["task"] == "count" and not r.get("parts_merged"):
             groups[(r["instance"], r["task"], r["config"], r["repeat"], parts)].append(r)
         else:
             plain.append(r)
     merged, splits = [], []
     for (inst, task, config, repeat, parts), rs in groups.items():
         rs.sort(key=lambda r: _parts(r)[0])
-        ok = {_parts(r)[0] for r in rs if r["status"] == "OPTIMAL" and r["termination"] == "done"}
-        complete = ok == set(range(parts))
+        counted: dict[int, set] = defaultdict(set)  # part -> the exact counts stored for it
+        for r in rs:
+            if r["status"] == "OPTIMAL" and r["termination"] == "done" and r["count"] is not None:
+                counted[_parts(r)[0]].add(r["count"])
+        ok = {p for p, cs in counted.items() if 0 <= p < parts}
+        twice = sorted(p for p, cs in counted.items() if len(cs) > 1)  # two runs, two counts
+        complete = len(ok) == parts and not twice  # every part once: never sized by `parts`
         secs = [r["seconds"] or 0.0 for r in rs]
         row = dict(rs[0])
-        row.update(count=sum(r["count"] for r in rs) if complete else None,
+        row.update(count=sum(next(iter(counted[p])) for p in ok) if complete else None,
                    count_lower_bound=None, objective=None,
                    solutions_checked=sum(r["solutions_checked"] or 0 for r in rs),
                    seconds=round(sum(secs), 4),
@@ -199,7 +204,12 @@ def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                    stats=json.dumps({"parts": parts}), params=rs[0]["params"],
                    over_limit=int(any(map(over_limit, rs))), parts_merged=parts)
         errors = [r for r in rs if r["status"] == "ERROR"]
-        if complete:
+        if twice:
+            row.update(status="ERROR", termination="error",
+                       reason=f"part {twice[0]} was counted twice with different counts "
+                              f"({', '.join(map(str, sorted(counted[twice[0]])))})",
+                       stats=json.dumps({"parts": parts, "termination": "refuted"}))
+        elif complete:
             row.update(status="OPTIMAL", termination="done",
                        reason=f"sum of {parts} parts, each counted exactly")
         elif errors:

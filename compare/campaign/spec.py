@@ -197,19 +197,37 @@ def job_of(campaign: str, label: str, h: str, run: Run, rep: int, seed: int | No
     after 0.2 (`Option.since`) at its default is left out, so a store written before it resumes."""
     later = {o.name: o.default for o in run.engine.options if o.since}
     opts = {k: v for k, v in run.options.items() if not (k in later and v == later[k])}
+    keyed = dict(opts)
+    if isinstance(keyed.get("formulation"), str):  # a hook keyed by its 0.3 name: old stores resume
+        keyed["formulation"] = HOOKS_0_3.get(keyed["formulation"], keyed["formulation"])
     return make_job(campaign, label, h, run.family.name, run.label, run.spec, run.engine.name,
                     opts, str(run.task), rep, seed, float(run.time_limit), memory_limit_mb,
-                    run.precheck, instance_toml, source or label, run.user_code)
+                    run.precheck, instance_toml, source or label, run.user_code, key_opts=keyed)
+
+
+# The formulation hooks' module paths before the family wings (0.3): a job's key names a hook
+# by its 0.3 path, so the jobs of stores written by 0.3 (ext:dimacs's `formulation` option) are
+# not run again after the modules moved. A hook added later is keyed by its own path.
+HOOKS_0_3 = {
+    "puzzlesat.models.peg.sat:decision": "puzzlesat.models.peg_sat:decision",
+    "puzzlesat.models.peg.resource:decision": "puzzlesat.models.peg_resource:decision",
+    "puzzlesat.models.pentomino.cover:decision": "puzzlesat.models._tiling:decision",
+    "puzzlesat.models.sliding.time_indexed:decision": "puzzlesat.models.sliding_time:decision",
+    "puzzlesat.models.maze.segments:hook": "puzzlesat.models.maze_segments:hook",
+    "puzzlesat.models.maze.time_indexed:hook": "puzzlesat.models.maze_time:hook",
+}
 
 
 def make_job(campaign: str, label: str, h: str, family: str, config: str, config_spec: str,
              engine: str, opts: dict[str, Any], task: str, rep: int, seed: int | None,
              time_limit: float, memory_limit_mb: int, precheck: bool, instance_toml: str,
-             source: str = "", user_code: str | None = None) -> Job:
+             source: str = "", user_code: str | None = None,
+             key_opts: dict[str, Any] | None = None) -> Job:
     """A Job, keyed by the sha256 of everything that decides its result (its identity in the
-    store: the same job is never run twice into one store)."""
-    ident = [label, h, config, engine, opts, task, rep, seed, time_limit, memory_limit_mb,
-             precheck]
+    store: the same job is never run twice into one store); `key_opts` (default `opts`) are the
+    options as keyed."""
+    ident = [label, h, config, engine, opts if key_opts is None else key_opts, task, rep, seed,
+             time_limit, memory_limit_mb, precheck]
     key = hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
     return Job(key[:32], campaign, label, h, family, config, config_spec, engine,
                json.dumps(opts, sort_keys=True, default=str), task, rep, seed, time_limit,
