@@ -7,8 +7,9 @@
     python bench/lab.py all
 
 Each run is checked by the family checker and cross-validated per instance (the verdict is
-printed); a run stopped by its limit is UNKNOWN, never a number. Times are wall seconds of one
-run on a shared machine: read them as orders of magnitude.
+printed); a run stopped by its limit is UNKNOWN, never a number. Times are engine seconds
+(Result.seconds: the engine's own work, wall clock; the worker's start-up and the checking apart)
+of one run on a shared machine: read them as orders of magnitude.
 """
 from __future__ import annotations
 

@@ -342,6 +342,7 @@ def solve(instance, engine, picture, allow_code, family_name, task, time_limit, 
         if r.solutions:
             out.print(_render_solution(fam, inst, r.solutions[0]), markup=False)
         out.print(f"params: {json.dumps(r.params, default=str)}", markup=False)
+        out.print(times_text(r), markup=False)
         if r.certificate:
             c = r.certificate
             line = f"certificate: {c.get('verdict')}"
@@ -405,6 +406,20 @@ def collection_summary(name: str, label: str, results: list[Result]) -> str:
     return (f"{name}: {len(results)} instances, {label}: "
             + ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
             + f"; {sum(secs):.3f} s in all (median {mid:.3f} s, max {max(secs, default=0.0):.3f} s)")
+
+
+def times_text(r: Result) -> str:
+    """Where a run's time went: the engine's own work (the table's time), its worker's start-up,
+    the checking, and numba's JIT inside the call where there was any."""
+    parts = [f"engine {r.seconds:.3f} s"]
+    jit = r.stats.get("jit_seconds")
+    if isinstance(jit, (int, float)) and jit >= 0.0005:
+        parts[0] += f" (+ {jit:.3f} s numba JIT in the call, not counted)"
+    if r.startup_seconds is not None:
+        parts.append(f"start-up {r.startup_seconds:.3f} s (worker fork, imports, kernels)")
+    if r.check_seconds is not None:
+        parts.append(f"checking {r.check_seconds:.3f} s")
+    return "times: " + "; ".join(parts)
 
 
 def _render_solution(fam: Family, inst, sol) -> str:

@@ -18,7 +18,8 @@ Vocabulary:
     best            per instance, the configuration with the smallest median time among those whose
                     every run finished (marked `*`); none when the verdict is DISAGREE
     seconds         engine seconds (Result.seconds): the engine's own work, its worker's start-up
-                    (`startup_seconds`) and the runner's checking (`check_seconds`) apart
+                    (`startup_seconds`, its median in the table's `start-up s`) and the runner's
+                    checking (`check_seconds`) apart
 
 Every run goes through the runner, so every solution is checked by the family's checker.
 """
@@ -59,6 +60,7 @@ class ConfigRow:
                 "over_limit": sum(bool(r["over_limit"]) for r in self.runs),
                 "wrong": sum(bool(r.get("wrong")) for r in self.runs),
                 "median_seconds": round(statistics.median(secs), 4),
+                "startup_seconds": _fmedian(r.get("startup_seconds") for r in self.runs),
                 "min_seconds": round(min(secs), 4), "max_seconds": round(max(secs), 4),
                 "vars": last["vars"], "clauses": last["clauses"], "constraints": last["constraints"],
                 "conflicts": _median(r["conflicts"] for r in self.runs),
@@ -160,7 +162,8 @@ class LabReport(dict):
 
 LAB_COLUMNS = [Column("config"), Column("engine"), Column("status", "status"), Column("obj", "int"),
                Column("count", "int"), Column("vars", "int"), Column("clauses/cons", "int"),
-               Column("median s", "seconds"), Column("spread s"), Column("conflicts", "int"),
+               Column("median s", "seconds"), Column("spread s"), Column("start-up s", "seconds"),
+               Column("conflicts", "int"),
                Column("decisions/branches", "int"), Column("solved", "int"),
                Column("runs", "int", only=("csv",)), Column("over_limit", "int", only=("csv",)),
                Column("wrong", "int", only=("csv",)),
@@ -202,6 +205,7 @@ def lab_table(rep: dict[str, Any]) -> Table:
         t.add(cell(s["config"]), cell(s["engine"]), cell(s["status"], "status", status, wrong=bool(wrong)),
               n(s["objective"]), n(s["count"]), n(s["vars"]), n(size),
               cell(s["median_seconds"], "seconds", best=s["best"]), cell(spread),
+              cell(s.get("startup_seconds"), "seconds"),
               n(s["conflicts"]), n(effort),
               cell(solved, "int", None if solved is None else f"{solved}/{s['runs']}"),
               n(s["runs"]), n(late), n(wrong),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import threading
 import os
+import pickle
 import signal
 import time
 import traceback
@@ -71,9 +72,10 @@ def solve(fam: Family, inst: Any, engine: str | Engine | Config | Callable, task
 
 def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate: bool = True) -> Result:
     """Run `run`'s engine on its instance (a forked worker under the hard limits, unless
-    `isolate` is False) and return the checked Result. A plug-in's code that raises where its
-    contract allows no exception (its checker, solution_key, invariant: a PluginError) makes
-    the result ERROR with that one-line reason."""
+    `isolate` is False) and return the checked Result: `seconds` the engine's own work,
+    `startup_seconds` its worker's start-up, `check_seconds` the checking (core/result.py). A
+    plug-in's code that raises where its contract allows no exception (its checker,
+    solution_key, invariant: a PluginError) makes the result ERROR with that one-line reason."""
     t0 = time.perf_counter()
     try:
         return _execute(run, progress, isolate)
@@ -89,10 +91,11 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
     config = run.config
     name = getattr(inst, "name", "?")
     if isolate:
-        _load_kernels()  # before the clock starts: loading is not this run's time
+        _load_kernels()  # kernels earlier workers used: inherited by this one at its fork
     t0 = time.perf_counter()
     reason = fam.infeasible_reason(inst) if run.precheck else None
     if reason is not None:
+        seconds = time.perf_counter() - t0
         cert, status = None, Status.INFEASIBLE
         if opts.get("certify") or run.extra.get("certify_refused"):
             cert = invariant_certificate(fam, inst, reason)
@@ -100,43 +103,58 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
                 status, reason = Status.ERROR, "certificate REJECTED: " + str(cert["reason"])
         return Result(name, fam.name, eng.name, task, status, None,
                       0 if task is Task.COUNT and status is Status.INFEASIBLE else None, [],
-                      time.perf_counter() - t0, params,
+                      seconds, params,
                       {"termination": "refuted"} if status is Status.ERROR else {}, reason, 0,
-                      config, 0, cert, fam, inst)
+                      config, 0, cert, fam, inst, None, round(time.perf_counter() - t0 - seconds, 4))
     tally = (_StreamCount(fam, inst, eng.identity(opts))
              if task is Task.COUNT and fam.streamed_count else None)
     if isolate:
-        out, streamed = _run_isolated(eng, inst, task, opts, run.time_limit, progress,
-                                      run.memory_limit_mb, tally)
+        out, streamed, clock = _run_isolated(eng, inst, task, opts, run.time_limit, progress,
+                                             run.memory_limit_mb, tally)
     else:
         streamed = []
         sink = (lambda s: tally.extend([s])) if tally else streamed.append
+        t_load = time.perf_counter()
+        loaded = _load(eng)
+        started = time.perf_counter()
         ctx = Context(opts, run.time_limit, progress, sink)
-        out = _call(eng, inst, task, ctx)
+        out, clock = _call(eng, inst, task, ctx, fn=loaded)
+        clock.update(startup=started - t_load, started=started)
+    t_check = time.perf_counter()
     if out.status is Status.ERROR and not (isinstance(out.reason, str) and out.reason.strip()):
         out = replace(out, reason=f"engine {eng.name} reported ERROR without a reason")
     stats = dict(out.stats) if isinstance(out.stats, dict) else {}
     params.update(stats.pop("params", {}))  # engines written before 0.3 put them in stats
     params.update(out.params if isinstance(out.params, dict) else {})
+    stats.pop("engine_seconds", None)  # an engine's own figure of that name is Result.seconds now
+    for k in ("cpu_seconds", "jit_seconds"):
+        if clock.get(k) is not None:
+            stats[k] = round(clock[k], 4)
+    if clock.get("imports_in_call"):
+        stats["imports_in_call"] = clock["imports_in_call"]
+    seconds = max(0.0, clock["call"] - (clock.get("jit_seconds") or 0.0))
     if tally is not None and not out.solutions:
-        res = _tallied(fam, inst, eng, task, out, tally, time.perf_counter() - t0, params, stats)
+        res = _tallied(fam, inst, eng, task, out, tally, seconds, params, stats)
     else:
         if tally is not None:
             streamed = tally.kept  # the engine returned its solutions after all: check those
-        res = _checked(fam, inst, eng, task, out, streamed, time.perf_counter() - t0, params, stats)
+        res = _checked(fam, inst, eng, task, out, streamed, seconds, params, stats)
     res.config, res.fam, res.inst = config, fam, inst
+    res.startup_seconds = None if clock.get("startup") is None else round(clock["startup"], 4)
     if run.extra.get("certify_refused"):
         res.certificate = {"verdict": "NOT-CERTIFIABLE", "reason": run.extra["certify_refused"]}
     elif opts.get("certify"):
         limits = None
         if isolate:  # the check shares the run's limits: what is left of its hard time limit
-            hard = None if run.time_limit is None else t0 + run.time_limit + grace(run.time_limit)
+            hard = None if run.time_limit is None else (
+                clock["started"] + run.time_limit + grace(run.time_limit))
             limits = CheckLimits(hard, run.memory_limit_mb)
         res.certificate = check_certificate(out.certificate, res, eng.identity(opts), limits)
         if res.certificate.get("verdict") == "REJECTED":
             res.status = Status.ERROR
             res.reason = "certificate REJECTED: " + str(res.certificate.get("reason"))
             res.stats["termination"] = "refuted"
+    res.check_seconds = round(time.perf_counter() - t_check, 4)
     return res
 
 
@@ -337,20 +355,72 @@ def _memory_outcome(what: str) -> Outcome:
     return Outcome(Status.UNKNOWN, reason=f"memory: {what} (memory limit)", stats={"termination": "memory"})
 
 
-def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False,
-          fn: Any = None) -> Outcome:
-    """The engine's outcome, with its own wall and CPU seconds (engine_seconds, cpu_seconds).
-    `capped`: a memory limit holds, so a failure that names an allocation (MemoryError, a
-    library that cannot be mapped) is that limit (UNKNOWN 'memory'), never ERROR."""
+def _load(eng: Engine) -> "Callable | _LoadFailure":
+    """The engine's run function with everything it declares loaded (its module, `preload`
+    modules, their cached numba kernels: procs.prepare), or why it cannot be."""
     try:
-        fn = fn or eng.function()  # imported before the clock starts
+        fn = eng.function()
+        procs.prepare(_module_of(eng.target, fn), eng.preload)
+        return fn
     except InputError:
         raise
-    except Exception as e:
-        if capped and (isinstance(e, MemoryError) or any(m in str(e) for m in procs.MEMORY_SIGNS)):
-            return _memory_outcome(f"the engine could not be loaded within the limit ({e})")
-        return Outcome(Status.ERROR, reason=f"engine could not be loaded ({eng.target if isinstance(eng.target, str) else eng.name}): "
-                       + one_line(e))
+    except Exception as e:  # reported by _call as the engine's failure
+        what = eng.target if isinstance(eng.target, str) else eng.name
+        return _LoadFailure(f"engine could not be loaded ({what}): " + one_line(e),
+                            isinstance(e, MemoryError) or any(m in str(e) for m in procs.MEMORY_SIGNS),
+                            str(e))
+
+
+@dataclass(frozen=True)
+class _LoadFailure:
+    """Why an engine could not be loaded: the one-line reason, and whether it names an allocation."""
+
+    reason: str
+    memory: bool
+    text: str
+
+
+def _new_imports(before: set[str], after: set[str]) -> list[str]:
+    """What a call imported: puzzlesat's modules by name, other packages by their top-level name
+    when the package itself is new (a submodule of a package loaded before is left out)."""
+    tops = {m.partition(".")[0] for m in before}
+    out = set()
+    for m in after - before:
+        top = m.partition(".")[0]
+        if top == "puzzlesat":
+            out.add(m)
+        elif top not in tops and not top.startswith("_"):
+            out.add(top)
+    return sorted(out)
+
+
+def _module_of(target: Any, fn: Any) -> str | None:
+    """The module of an engine's run function, if it can be named (and so imported) again."""
+    import sys
+    if isinstance(target, str) and ":" in target:
+        return target.rpartition(":")[0]
+    name = getattr(fn, "__module__", None)
+    return name if name in sys.modules else None
+
+
+def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False,
+          fn: "Callable | _LoadFailure | None" = None, jit: list[float] | None = None) -> tuple[Outcome, dict]:
+    """The engine's outcome and its clock: {"call": wall seconds of the call, "cpu_seconds",
+    "jit_seconds" (with `jit`, the numba time inside the call), "imports_in_call" (modules the
+    call imported itself: not declared in `preload`)}. `fn`: the loaded run function (`_load`;
+    a _LoadFailure says why it could not be loaded). `capped`: a memory limit holds, so a failure that
+    names an allocation (MemoryError, a library that cannot be mapped) is that limit (UNKNOWN
+    'memory'), never ERROR."""
+    import sys
+    if fn is None:
+        fn = _load(eng)
+    if isinstance(fn, _LoadFailure):
+        clock = {"call": 0.0}
+        if capped and fn.memory:
+            return _memory_outcome(f"the engine could not be loaded within the limit ({fn.text})"), clock
+        return Outcome(Status.ERROR, reason=fn.reason), clock
+    before = set(sys.modules)
+    j0 = jit[0] if jit is not None else 0.0
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         out = fn(inst, task, ctx)
@@ -364,6 +434,9 @@ def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False
             out = _memory_outcome(f"an allocation failed ({type(e).__name__}: {e})")
         else:
             out = Outcome(Status.ERROR, reason="engine raised: " + text)
+    clock = {"call": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
+             "jit_seconds": None if jit is None else jit[0] - j0,
+             "imports_in_call": _new_imports(before, set(sys.modules))}
     if not isinstance(out, Outcome):
         out = Outcome(Status.ERROR, reason=f"engine returned {type(out).__name__}, not an Outcome "
                       "(puzzlesat.engine.Outcome)")
@@ -378,9 +451,7 @@ def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False
         out = replace(out, stats={})
     if not isinstance(out.params, dict):
         out = replace(out, params={})
-    out.stats.setdefault("engine_seconds", round(time.perf_counter() - t0, 4))
-    out.stats.setdefault("cpu_seconds", round(time.process_time() - c0, 4))
-    return out
+    return out, clock
 
 
 class _FoundStream:
@@ -442,39 +513,42 @@ class _StreamCount:
 def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None,
            memory_mb: float | None, parent: int) -> None:
     procs.become_worker(None, parent)
-    try:  # the engine's code is loaded before the memory cap: the cap is for its search
-        fn = eng.function()
-    except Exception:
-        fn = None  # _call reports it
+    try:
+        fn = _load(eng)  # before the memory cap (the cap is for the search) and before the clock
+    except InputError as e:
+        conn.send(("input_error", e))
+        conn.close()
+        return
     procs.limit_memory(memory_mb)
+    conn.send(("ready", None))
     stream = _FoundStream(conn)
     ctx = Context(opts, time_limit, lambda f: conn.send(("progress", f)), stream)
     jit = _jit_clock()
     try:
-        out = _call(eng, inst, task, ctx, memory_mb is not None, fn)
-        if jit is not None:
-            out.stats["jit_seconds"] = round(jit[0], 4)
+        out, clock = _call(eng, inst, task, ctx, memory_mb is not None, fn, jit)
         stream.flush()
-        try:  # the kernels this run loaded, for the parent to hand on to its next worker
-            conn.send(("kernels", procs.loaded_kernels()))
+        try:  # the kernels this run loaded, for the parent to hand on to its next worker: sent
+            # pickled, so that a parent that forks no other worker never unpickles (imports) numba
+            conn.send(("kernels", pickle.dumps(procs.loaded_kernels())))
         except Exception:  # noqa: BLE001 - an optimisation only
             pass
-        conn.send(("done", out))
+        conn.send(("done", (out, clock)))
     except InputError as e:
         conn.send(("input_error", e))
     except MemoryError:
-        conn.send(("done", Outcome(Status.UNKNOWN, reason="memory: the engine ran out of memory",
-                                   stats={"termination": "memory"})))
+        conn.send(("done", (Outcome(Status.UNKNOWN, reason="memory: the engine ran out of memory",
+                                    stats={"termination": "memory"}), {})))
     except Exception as e:  # e.g. an outcome or solution that cannot be pickled
-        conn.send(("done", Outcome(Status.ERROR, reason=f"engine result could not be sent back: {e!r}")))
+        conn.send(("done", (Outcome(Status.ERROR, reason=f"engine result could not be sent back: {e!r}"), {})))
     conn.close()
 
 
 def _jit_clock() -> list[float] | None:
     """In a worker (never in the caller's process: it patches numba's dispatcher class): from
     now on, the seconds spent loading numba kernels from the cache or compiling them, in [0]
-    (None without numba loaded). A fresh process's first run of a native engine spends most of
-    its `seconds` there; the runner records it as `stats.jit_seconds`."""
+    (None without numba loaded). Started after the engine's kernels were loaded from numba's
+    cache (`_load`), it measures what the call itself compiles or loads: the runner records it as
+    `stats.jit_seconds` and leaves it out of the engine's `seconds`."""
     import sys
     if "numba" not in sys.modules:
         return None
@@ -495,7 +569,7 @@ def _jit_clock() -> list[float] | None:
     return spent
 
 
-_KERNELS: list = []  # numba kernels earlier workers held, not yet loaded here
+_KERNELS: list[bytes] = []  # numba kernels earlier workers held (pickled), not yet loaded here
 _KERNELS_LOCK = threading.Lock()
 
 
@@ -504,30 +578,46 @@ def _load_kernels() -> None:
     with _KERNELS_LOCK:
         todo = _KERNELS[:]
         _KERNELS.clear()
-    if todo:
-        procs.load_kernels(todo)
+    for blob in todo:
+        try:
+            procs.load_kernels(pickle.loads(blob))
+        except Exception:  # noqa: BLE001 - an optimisation only
+            continue
     procs.index_kernels()  # the worker forked next looks for new kernels only where they can be
 
 
+STARTUP_LIMIT = 60.0  # seconds a worker may take to start (fork, imports, kernels) on top of the hard limit
+
+
 def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
-                  tally=None) -> tuple[Outcome, list]:
+                  tally=None) -> tuple[Outcome, list, dict]:
+    """(outcome, streamed solutions, clock) of the engine run in a forked worker: clock holds
+    "startup" (fork to the worker's "ready": its imports and kernels), "started" (when the
+    engine's clock started, time.perf_counter), "call" (the engine's wall seconds, to the kill
+    if killed) and the worker's "cpu_seconds", "jit_seconds", "imports_in_call". The hard limit
+    (time limit + grace) runs from "started"; before it, the worker's start-up may take
+    STARTUP_LIMIT seconds more."""
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, eng, inst, task, opts, time_limit, memory_mb,
                                             os.getpid()))
     # not a daemon: an engine may run engines itself (ps.solve inside an engine); the worker
     # still never outlives us (its death signal) and is always killed or joined below
+    t_fork = time.perf_counter()
     with procs.forking():
         proc.start()
     child.close()
-    hard = None if time_limit is None else time.monotonic() + time_limit + grace(time_limit)
+    lim = None if time_limit is None else time_limit + grace(time_limit)
+    hard = None if lim is None else t_fork + STARTUP_LIMIT + lim
+    started: float | None = None
     streamed: list = []
     out: Outcome | None = None
+    clock: dict[str, Any] = {}
     why = None  # why the parent killed the worker
     peak_vm = 0.0
     try:
         while out is None:
-            wait = 0.25 if hard is None else max(0.0, min(0.25, hard - time.monotonic()))
+            wait = 0.25 if hard is None else max(0.0, min(0.25, hard - time.perf_counter()))
             if parent.poll(wait):
                 try:
                     kind, payload = parent.recv()
@@ -537,16 +627,19 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
                     progress(payload)
                 elif kind == "found":
                     (tally or streamed).extend(payload)
+                elif kind == "ready":
+                    started = time.perf_counter()
+                    hard = None if lim is None else started + lim
                 elif kind == "done":
-                    out = payload
+                    out, clock = payload
                 elif kind == "kernels":
                     with _KERNELS_LOCK:
-                        _KERNELS.extend(payload)
+                        _KERNELS.append(payload)
                 elif kind == "input_error":
                     raise payload
             elif not proc.is_alive() and not parent.poll(0):
                 break
-            elif hard is not None and time.monotonic() >= hard:
+            elif hard is not None and time.perf_counter() >= hard:
                 why = "time"
                 break
             if memory_mb is not None:
@@ -555,29 +648,39 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
         procs.kill_group(proc.pid)
         raise
     finally:
+        end = time.perf_counter()
         if out is None and proc.is_alive():
             procs.kill_group(proc.pid)
         proc.join(5)
         parent.close()
-    if out is None:
-        code = proc.exitcode
-        if why == "time":
-            return Outcome(Status.UNKNOWN, reason="hard time limit: engine killed",
-                           stats={"killed": True, "termination": "time"}), streamed
-        if memory_mb is not None and peak_vm >= 0.9 * memory_mb:
-            return Outcome(Status.UNKNOWN, reason=f"memory: the engine died near its memory limit "
-                           f"({peak_vm:.0f} of {memory_mb:.0f} MB, exit code {code})",
-                           stats={"termination": "memory"}), streamed
-        if code is not None and code < 0:
-            try:
-                sig = signal.Signals(-code).name
-            except ValueError:
-                sig = f"signal {-code}"
-            return Outcome(Status.UNKNOWN, reason=f"engine process killed by {sig} (not by puzzlesat)",
-                           stats={"killed": True, "termination": "killed"}), streamed
-        return Outcome(Status.ERROR, reason=f"engine process died (exit code {code})",
-                       stats={"termination": "error"}), streamed
-    return out, streamed
+    clock = dict(clock)
+    clock["startup"] = (started if started is not None else end) - t_fork
+    clock["started"] = started if started is not None else end
+    if out is not None:
+        clock.setdefault("call", end - clock["started"])
+        return out, streamed, clock
+    clock["call"] = end - clock["started"]
+    code = proc.exitcode
+    if why == "time":
+        if started is None:
+            return Outcome(Status.UNKNOWN, reason=f"hard time limit: the engine's worker was still "
+                           f"starting (imports, kernels) after {end - t_fork:.1f} s: killed",
+                           stats={"killed": True, "termination": "time"}), streamed, clock
+        return Outcome(Status.UNKNOWN, reason="hard time limit: engine killed",
+                       stats={"killed": True, "termination": "time"}), streamed, clock
+    if memory_mb is not None and peak_vm >= 0.9 * memory_mb:
+        return Outcome(Status.UNKNOWN, reason=f"memory: the engine died near its memory limit "
+                       f"({peak_vm:.0f} of {memory_mb:.0f} MB, exit code {code})",
+                       stats={"termination": "memory"}), streamed, clock
+    if code is not None and code < 0:
+        try:
+            sig = signal.Signals(-code).name
+        except ValueError:
+            sig = f"signal {-code}"
+        return Outcome(Status.UNKNOWN, reason=f"engine process killed by {sig} (not by puzzlesat)",
+                       stats={"killed": True, "termination": "killed"}), streamed, clock
+    return Outcome(Status.ERROR, reason=f"engine process died (exit code {code})",
+                   stats={"termination": "error"}), streamed, clock
 
 
 def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params, stats) -> Result:

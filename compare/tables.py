@@ -307,6 +307,8 @@ def note_text(r: Any, width: int = 160) -> str:
 
 RESULT_COLUMNS = [Column("engine"), Column("status"), Column("objective", "int"), Column("count", "int"),
                   Column("checked", "int"), Column("time (s)", "seconds"),
+                  Column("startup_seconds", "seconds", only=("csv",)),
+                  Column("check_seconds", "seconds", only=("csv",)),
                   Column("over_limit", "int", only=("csv",)), Column("wrong", "int", only=("csv",)),
                   Column("model / search size"), Column("note")]
 
@@ -324,7 +326,7 @@ def results_table(title: str, results: list, key: dict[str, str] | None = None,
     says `(over limit)` in its status, one whose answer the cross-check refuted (`wrong`, per
     result: why, or None) says `(wrong)` and its reason in the note; with `best`, the fastest
     result that finished within its limit, and is not wrong, is marked best. Times are engine
-    seconds (Result.seconds: start-up and checking apart)."""
+    seconds (Result.seconds); CSV adds the start-up and checking seconds apart."""
     certs = any(getattr(r, "certificate", None) for r in results)  # runs asked to certify
     cols = list(RESULT_COLUMNS)
     if certs:
@@ -345,8 +347,14 @@ def results_table(title: str, results: list, key: dict[str, str] | None = None,
               cell(r.count, "int", None if r.count is None else str(r.count)),
               cell(r.checked, "int", checked), *cert,
               cell(round(r.seconds, 4), "seconds", best=r is fastest),
+              cell(_round(getattr(r, "startup_seconds", None)), "seconds"),
+              cell(_round(getattr(r, "check_seconds", None)), "seconds"),
               cell(int(late), "int"), cell(int(bool(w)), "int"), cell(size_text(r.stats)), cell(note))
     return t
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
 
 
 def run_params(results: list, task: Any = None) -> dict[str, Any]:

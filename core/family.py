@@ -171,6 +171,12 @@ class Engine:
     engine's formulation hook, 'module:function' with signature (instance, task, options, bound)
     -> models._ext.Decision: what `export`, `stats`, `lab` sizes, `ext:dimacs` and
     `puzzlesat.model` read. A family whose `sat…` engine has one gets an `ext:dimacs` engine.
+
+    `preload`: modules the run function imports when it runs (a search it calls lazily, a solver
+    library): the runner imports them in the engine's worker, and loads the numba kernels they
+    and the target's module define from numba's cache, before the engine's clock starts — so
+    `Result.seconds` is the engine's own work and `startup_seconds` the loading. A run that still
+    imports a module says so in `stats["imports_in_call"]`.
     """
 
     name: str
@@ -184,6 +190,7 @@ class Engine:
     free_options: bool = False
     formulation: str | None = None
     code: str = ""
+    preload: tuple[str, ...] = ()
 
     def function(self) -> Callable:
         """The engine's run function (imported on first use)."""

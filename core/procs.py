@@ -24,7 +24,7 @@ import shlex
 import shutil
 import signal
 import threading
-from typing import Any
+from typing import Any, Iterable
 
 from .result import InputError
 
@@ -275,6 +275,67 @@ def loaded_kernels() -> list[tuple[str, str, list]]:
             if sigs:
                 out.append((name, attr, list(sigs)))
     return out
+
+
+def prepare(module: str | None, preload: Iterable[str] = ()) -> int:
+    """What an engine needs, loaded before its clock starts: its `module` and the `preload`
+    modules imported, and from numba's on-disk cache every compiled signature of the kernels
+    defined by them and by the loaded modules of `module`'s own package (the rest of its search:
+    a wing such as native_search/sliding; `load_cached_kernels`). Returns how many signatures
+    were loaded; an import error raises."""
+    import importlib
+    import sys
+    names = [m for m in dict.fromkeys((module, *preload)) if m]
+    for name in names:
+        importlib.import_module(name)
+    package = module.rpartition(".")[0] if module else ""
+    if package:
+        names += [m for m in list(sys.modules) if m.startswith(package + ".") and m not in names]
+    return load_cached_kernels(names)
+
+
+def load_cached_kernels(modules: Iterable[str]) -> int:
+    """Load into this process, from numba's cache, the compiled signatures of the kernels that
+    `modules` (already imported) define — every signature the cache holds for this machine and
+    the kernel's current source — and return how many. Nothing is compiled that the cache does
+    not hold: a kernel first called with new types compiles in its caller (JIT). Reads numba's
+    cache index (numba.core.caching: an internal of numba 0.59-0.61, unchanged since 0.49); any
+    failure only leaves the loading to the kernel's first call."""
+    import sys
+    if "numba" not in sys.modules:
+        return 0
+    try:
+        from numba.core.registry import CPUDispatcher, cpu_target
+    except Exception:  # noqa: BLE001 - an optimisation only
+        return 0
+    kernels = []
+    for name in modules:
+        mod = sys.modules.get(name)
+        for obj in list(getattr(mod, "__dict__", {}).values()):
+            if isinstance(obj, CPUDispatcher) and getattr(obj.py_func, "__module__", None) == name:
+                kernels.append(obj)
+    if not kernels:
+        return 0
+    n = 0
+    try:
+        context = cpu_target.target_context
+        context.refresh()  # numba's lowering registries: the first kernel's big cost, paid here
+        codegen = context.codegen()
+        magic = codegen.magic_tuple()
+    except Exception:  # noqa: BLE001 - an optimisation only
+        return 0
+    for disp in kernels:
+        try:
+            cache = disp._cache
+            for key in list(cache._cache_file._load_index()):
+                sig = key[0]
+                if key[1] != magic or sig in disp.overloads or cache._index_key(sig, codegen) != key:
+                    continue  # another machine's, loaded already, or of another source
+                disp.compile(sig)
+                n += 1
+        except Exception:  # noqa: BLE001 - an optimisation only: the first call loads it
+            continue
+    return n
 
 
 def load_kernels(kernels: list[tuple[str, str, list]]) -> None:

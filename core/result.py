@@ -15,6 +15,25 @@ what the runner reports, and the two errors every layer raises.
 A Result travels as one record (`to_record` / `from_record`): the CLI's JSON, the campaign
 store, the lab and the benchmarks all write and read that one form. Nothing here imports a
 solver, a search, or anything else of puzzlesat.
+
+Times (the one place they are defined; every table, report and benchmark reads these):
+
+    seconds          engine seconds: the engine's own work, wall clock, from the call of its run
+                     function to its return (or to the kill at the hard limit), in its worker.
+                     Everything the engine needs is loaded before the clock starts — its module,
+                     the modules it declares (`Engine.preload`: its solver library, the searches
+                     it calls) and their numba kernels from numba's cache — and a kernel compiled
+                     or loaded inside the call is `stats["jit_seconds"]`, taken out of `seconds`.
+                     The time limit is the engine's: its deadline starts with this clock.
+    startup_seconds  the worker's fork, imports and kernel loading, before the engine's clock
+                     (None where no worker ran: the precheck answered, or a record from before 0.4)
+    check_seconds    the runner's checks after the engine returned: every solution through the
+                     family's checker, every claim against them, proofs of a certificate
+    stats            `cpu_seconds`: CPU seconds of the engine's call (its worker process, JIT
+                     included); `jit_seconds`: numba compiling or loading kernels inside the call
+
+Records written before 0.4 hold in `seconds` the runner's wall: fork, imports and checking
+included (and `stats["engine_seconds"]`, the call alone, JIT included).
 """
 from __future__ import annotations
 
@@ -176,8 +195,8 @@ _REFUTATION = re.compile(r"(solution \d+ (fails the checker|repeats an earlier o
 
 # the fields of a record, in order (the CLI's `solve --json`, the campaign store, lab, bench)
 RECORD_FIELDS = ("instance", "family", "engine", "config", "task", "status", "objective", "count",
-                 "solutions", "solutions_checked", "solutions_failed", "seconds", "over_limit",
-                 "params", "stats", "reason", "certificate")
+                 "solutions", "solutions_checked", "solutions_failed", "seconds", "startup_seconds",
+                 "check_seconds", "over_limit", "params", "stats", "reason", "certificate")
 
 
 @dataclass
@@ -187,6 +206,8 @@ class Result:
     `solutions` passed the family's checker (`checked` of them were checked, `failed` did not
     pass and made the result ERROR). `family` is the family's name; `fam` and `inst` (not part of
     the record) let `to_record` write solutions in the family's JSON form and `_repr_svg_` draw.
+    `seconds` is the engine's own work; `startup_seconds` and `check_seconds` are apart (the
+    module docstring defines the three).
     """
 
     instance: str
@@ -207,6 +228,8 @@ class Result:
     certificate: dict[str, Any] | None = None  # the checked certificate (runs with certify=True)
     fam: Any = field(default=None, repr=False, compare=False)
     inst: Any = field(default=None, repr=False, compare=False)
+    startup_seconds: float | None = None  # the worker's fork, imports, kernel loading
+    check_seconds: float | None = None    # the runner's checks after the engine returned
 
     @property
     def certified(self) -> bool:
@@ -239,10 +262,13 @@ class Result:
         return self.status in (Status.OPTIMAL, Status.INFEASIBLE)
 
     def over_limit(self) -> bool:
-        """True when the run took longer than its time limit (it ran into the grace period: a
-        solver that ignores interrupts). Benchmark tables count such a run as unsolved."""
+        """True when the engine's call took longer than its time limit (it ran into the grace
+        period: a solver that ignores interrupts), JIT inside the call included. Benchmark
+        tables count such a run as unsolved."""
         t = self.params.get("time_limit")
-        return t is not None and self.seconds > float(t)
+        jit = self.stats.get("jit_seconds") if isinstance(self.stats, dict) else None
+        jit = float(jit) if isinstance(jit, (int, float)) and not isinstance(jit, bool) else 0.0
+        return t is not None and self.seconds + jit > float(t)
 
     def to_outcome(self) -> Outcome:
         """This result as an engine's Outcome (e.g. for an engine that wraps another)."""
@@ -259,7 +285,8 @@ class Result:
                 "config": self.label, "task": str(self.task), "status": str(self.status),
                 "objective": self.objective, "count": self.count, "solutions": list(sols),
                 "solutions_checked": self.checked, "solutions_failed": self.failed,
-                "seconds": round(self.seconds, 4), "over_limit": self.over_limit(),
+                "seconds": round(self.seconds, 4), "startup_seconds": _round(self.startup_seconds),
+                "check_seconds": _round(self.check_seconds), "over_limit": self.over_limit(),
                 "params": self.params, "stats": self.stats, "reason": self.reason,
                 "certificate": self.certificate}
 
@@ -283,7 +310,8 @@ class Result:
                    dict(rec.get("stats") or {}), rec.get("reason"),
                    int(rec.get("solutions_checked") or 0),
                    rec["config"] if rec.get("config") != rec["engine"] else None,
-                   int(rec.get("solutions_failed") or 0), rec.get("certificate"), fam, inst)
+                   int(rec.get("solutions_failed") or 0), rec.get("certificate"), fam, inst,
+                   _float(rec.get("startup_seconds")), _float(rec.get("check_seconds")))
 
     def _repr_html_(self) -> str:
         """Jupyter: the result as a small HTML table (every text escaped, no script), with the
@@ -293,7 +321,9 @@ class Result:
         status = str(self.status) + (" (over limit)" if self.over_limit() else "")
         cells = (("instance", f"{self.family}/{self.instance}"), ("engine", self.label), ("task", str(self.task)),
                  ("status", status), ("objective", self.objective), ("count", self.count),
-                 ("checked", self.checked), ("seconds", f"{self.seconds:.3f}"), ("reason", self.reason))
+                 ("checked", self.checked), ("seconds", f"{self.seconds:.3f}"),
+                 ("start-up s", "" if self.startup_seconds is None else f"{self.startup_seconds:.3f}"),
+                 ("reason", self.reason))
         row = "".join(f'<td style="border:1px solid #ccc;padding:2px 6px">{e("" if v is None else str(v))}</td>'
                       for _, v in cells)
         head = "".join(f'<th style="border:1px solid #ccc;padding:2px 6px">{k}</th>' for k, _ in cells)
@@ -312,6 +342,14 @@ class Result:
         if self.inst is None or self.fam is None:
             return None
         return self.fam.svg(self.inst, self.solutions[0] if self.solutions else None)
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+def _float(x: Any) -> float | None:
+    return None if x is None else float(x)
 
 
 __all__ = ["Status", "Task", "Outcome", "Context", "Result", "InputError", "CheckError",

@@ -64,6 +64,7 @@ FAMILY = Family(
                description="breadth-first search by moves over symmetry-reduced bitboard layers"),
         Engine("native:auto", "puzzlesat.native_search.peg.iddfs:run_auto", ALL, aliases=("native",),
                validate=BITBOARD,
+               preload=("puzzlesat.native_search.peg.bfs",),
                description="native:bfs for optimize/feasible, native:iddfs for count (by measurement: "
                            "iddfs does not finish the English central game)"),
         Engine("cpsat:time", "puzzlesat.models.peg.cpsat:run", ALL, aliases=("cpsat",),
@@ -82,10 +83,12 @@ FAMILY = Family(
                options=(*CPSAT_OPTIONS, INVARIANTS,
                         DESCEND, *SEARCH, *CPSAT_CERTIFY_OPTIONS),
                description="the time model plus the corner lower bound as a resource count on every state",
+               preload=("puzzlesat.models.peg.cpsat",),
                formulation="puzzlesat.models.peg.resource:decision"),
         Engine("sat:resource", "puzzlesat.models.peg.resource:run_sat", ALL,
                options=(*SAT_OPTIONS, INVARIANTS), validate="puzzlesat.models.peg.sat:validate",
                description="the resource formulation as CNF (at-most-K in the chosen encoding)",
+               preload=("puzzlesat.models.peg.sat",),
                formulation="puzzlesat.models.peg.resource:decision"),
         *(Engine(f"{be}:{name}", f"puzzlesat.models.peg.{name}:run_{be}", ALL,
                  options=(*(CPSAT_OPTIONS + (DESCEND, *SEARCH, *CPSAT_CERTIFY_OPTIONS) if be == "cpsat"
@@ -93,7 +96,8 @@ FAMILY = Family(
                           *MERSON_OPTIONS, *(ORDER_OPTIONS if name == "ordered" else ())),
                  validate="puzzlesat.models.peg.merson:validate", description=text + (
                      "" if be == "cpsat" else " (CNF; at-most-K in the chosen encoding)"),
-                 formulation=f"puzzlesat.models.peg.{name}:decision")
+                 formulation=f"puzzlesat.models.peg.{name}:decision",
+                 preload=(f"puzzlesat.models.peg.{be}",))
           for name, text in (
               ("merson", "the time model plus Merson-region resource counts (board-derived) on every state"),
               ("ordered", "peg:merson plus commuting jumps in line order (symmetry breaking valid for "

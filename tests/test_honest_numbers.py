@@ -170,3 +170,71 @@ def test_every_error_the_product_builds_carries_a_reason():
     found = list(_error_constructions())
     assert len(found) >= 8  # the runner's own, the engines', the examples'
     assert [(str(f), n) for f, n, given in found if not given] == []
+
+
+# ---- engine time: the engine's own work, start-up and checking apart ----------------------------
+SLOW_IMPORT = """
+import time
+time.sleep({sleep})  # a heavy solver library's import
+from puzzlesat.engine import Outcome, Status
+
+
+def run(inst, task, ctx):
+    return Outcome(Status.UNKNOWN, reason="nothing searched")
+
+
+def lazy(inst, task, ctx):
+    import json_lazy_helper  # noqa: F401  (imported in the call: not declared in preload)
+    return Outcome(Status.UNKNOWN, reason="nothing searched")
+"""
+
+
+def test_engine_seconds_leave_out_the_workers_imports_and_the_limit_starts_with_the_engine(tmp_path, monkeypatch):
+    """The engine's module takes 1.2 s to import, in its worker only (the parent never imports
+    it): that is start-up, not engine time, and does not eat the 1 s time limit. (Before 0.4
+    `seconds` ran from the fork: 1.2 s, over the limit, unsolved.)"""
+    (tmp_path / "slow_target.py").write_text(SLOW_IMPORT.format(sleep=1.2))
+    (tmp_path / "json_lazy_helper.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    eng = Engine("fake:slow", "slow_target:run", (Task.OPTIMIZE,))
+    r = solve(FAM, HOP, eng, "optimize", time_limit=1.0)
+    assert r.reason == "nothing searched" and "slow_target" not in __import__("sys").modules
+    assert r.seconds < 0.5 and r.startup_seconds >= 1.2, (r.seconds, r.startup_seconds)
+    assert not r.over_limit() and r.check_seconds is not None
+    rec = r.to_record()
+    assert rec["seconds"] < 0.5 and rec["startup_seconds"] >= 1.2 and rec["check_seconds"] >= 0
+    back = Result.from_record(rec)
+    assert (back.startup_seconds, back.check_seconds) == (rec["startup_seconds"], rec["check_seconds"])
+    r = solve(FAM, HOP, Engine("fake:lazy", "slow_target:lazy", (Task.OPTIMIZE,)), "optimize")
+    assert r.stats["imports_in_call"] == ["json_lazy_helper"]  # say what the clock saw imported
+    r = solve(FAM, HOP, Engine("fake:lazy", "slow_target:lazy", (Task.OPTIMIZE,),
+                               preload=("json_lazy_helper",)), "optimize")
+    assert "imports_in_call" not in r.stats
+
+
+def test_a_native_run_imports_no_solver_library_and_its_parent_no_numba():
+    """`puzzlesat solve peg/hoppers` (native): neither the CLI process nor its engine worker
+    imports OR-tools or python-sat, and the CLI process does not import numba either (a worker's
+    kernel list comes back pickled and is read only before another fork). In a fresh interpreter."""
+    import json
+    import subprocess
+    import sys
+    code = """if True:
+        import contextlib, importlib, io, json, sys
+        from puzzlesat.compare import runner
+        call = runner._call
+        def spy(*a, **k):  # runs in the engine's worker: what it has imported, into the result
+            out, clock = call(*a, **k)
+            out.stats["worker_has"] = sorted(m for m in ("ortools", "pysat", "numba") if m in sys.modules)
+            return out, clock
+        runner._call = spy
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.suppress(SystemExit):
+            importlib.import_module("puzzlesat.cli.main").main(["solve", "peg/hoppers", "--json"])
+        rec = json.loads(buf.getvalue())
+        print(json.dumps([rec["objective"], rec["stats"]["worker_has"],
+                          sorted(m for m in ("ortools", "pysat", "numba") if m in sys.modules)]))
+    """
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == [7, ["numba"], []]

@@ -93,6 +93,7 @@ RESOLVERS = {
     ("puzzlesat.core.family", "resolve"): "an engine's 'module:function' target, when it runs; a family's commands (`commands=`, `generate=`: families/registry.py family_commands)",
     ("puzzlesat.core.family", "Family.module"): "a family's puzzle module (`puzzle=`), on first use",
     ("puzzlesat.core.procs", "load_kernels"): "the numba kernels a worker reported it holds",
+    ("puzzlesat.core.procs", "prepare"): "an engine's module and its `preload` modules, in its worker",
     ("puzzlesat.families.registry", "_builtin"): "the built-in families' modules (families/*.py)",
     ("puzzlesat.families.registry", "_spec_function"): "a user's engine 'module:function' (--allow-code)",
     ("puzzlesat.models._ext", "call_hook"): "the formulation hook ext:dimacs and export call",

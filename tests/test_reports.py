@@ -218,6 +218,30 @@ def test_a_refuted_answer_is_wrong_never_solved_in_every_format_and_plot(liar, t
     assert scatter_svg(store.rows(), store.meta(), "native", "liar").count("/ unsolved</title>") == 2
 
 
+def test_the_store_keeps_start_up_and_checking_apart_and_reads_a_store_from_before(liar, tmp_path):
+    """Every job stores its engine seconds with its start-up and checking seconds beside them; a
+    store written before 0.4 (no such columns: its seconds include start-up) is still read, and
+    the report says how many of its finished jobs hold such seconds."""
+    d, db = liar
+    got = rows(db)
+    assert all(r["startup_seconds"] > 0 and r["check_seconds"] >= 0 for r in got)
+    assert all(r["seconds"] < r["wall_seconds"] for r in got)
+    old = tmp_path / "old.db"
+    src = sqlite3.connect(db)
+    src.backup(dst := sqlite3.connect(old))
+    src.close()
+    for col in ("startup_seconds", "check_seconds"):
+        dst.execute(f"ALTER TABLE runs DROP COLUMN {col}")
+    dst.commit()
+    dst.close()
+    p = cli("campaign", "report", "--store", str(old), "--json")
+    assert p.returncode == 1 and json.loads(p.stdout)["before_engine_time"] == 4  # every job finished
+    p = cli("campaign", "report", "--store", str(old), "--format", "markdown")
+    assert "4 finished jobs were stored before 0.4" in p.stdout
+    p = cli("campaign", "report", "--store", str(db), "--format", "markdown")
+    assert "stored before 0.4" not in p.stdout
+
+
 # ---- the HTML page in a real browser ----------------------------------------------------------------
 def test_campaign_html_report_in_headless_chromium(late, tmp_path):
     pytest.importorskip("websocket", reason="websocket-client (the test extra) drives Chromium")

@@ -168,7 +168,8 @@ def _outcome(result: dict | None, why: str, exit_code: int, stderr_tail: str, wa
     out = {"status": result["status"], "objective": result["objective"], "count": result["count"],
            "count_lower_bound": stats.get("count_lower_bound"),
            "solutions_checked": result["solutions_checked"], "seconds": round(result["seconds"], 4),
-           "over_limit": int(result["seconds"] > job["time_limit"]),
+           "startup_seconds": result.get("startup_seconds"), "check_seconds": result.get("check_seconds"),
+           "over_limit": int(result.get("over_limit", result["seconds"] > job["time_limit"])),
            "reason": result["reason"], "stats": json.dumps(stats, sort_keys=True, default=str),
            "params": json.dumps(result.get("params") or {}, sort_keys=True, default=str),
            "solution": (json.dumps(result["solutions"][0], default=str) if result.get("solutions")

@@ -197,6 +197,10 @@ def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                    count_lower_bound=None, objective=None,
                    solutions_checked=sum(r["solutions_checked"] or 0 for r in rs),
                    seconds=round(sum(secs), 4),
+                   startup_seconds=(None if any(r.get("startup_seconds") is None for r in rs)
+                                    else round(sum(r["startup_seconds"] for r in rs), 4)),
+                   check_seconds=(None if any(r.get("check_seconds") is None for r in rs)
+                                  else round(sum(r["check_seconds"] for r in rs), 4)),
                    wall_seconds=round(sum(r["wall_seconds"] or 0.0 for r in rs), 4),
                    cpu_seconds=round(sum(r["cpu_seconds"] or 0.0 for r in rs), 4),
                    started=min((r["started"] or "") for r in rs),

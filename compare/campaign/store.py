@@ -66,10 +66,16 @@ COLUMNS = (
     ("count", "INTEGER", "exact count (task count, status OPTIMAL; else NULL)"),
     ("count_lower_bound", "INTEGER", "distinct checked solutions of a count cut short"),
     ("solutions_checked", "INTEGER", "solutions that went through the family's checker"),
-    ("seconds", "REAL", "the runner's wall seconds (as `solve` reports); the kill time if killed"),
-    ("over_limit", "INTEGER", "1 if the job ended after its time limit (seconds > time_limit: a "
-                              "solver that ignores interrupts ran into the grace period); such a "
-                              "job counts as unsolved in reports, whatever its status"),
+    ("seconds", "REAL", "engine seconds: the engine's own work (Result.seconds; start-up and "
+                        "checking apart); the job's wall if its process was killed. Stores by 0.3: "
+                        "the runner's wall seconds, start-up included (startup_seconds NULL)"),
+    ("startup_seconds", "REAL", "the engine worker's start-up: fork, imports, kernel loading "
+                                "(NULL: a store by 0.3, or no worker ran)"),
+    ("check_seconds", "REAL", "the runner's checking of the solutions and claims after the engine"),
+    ("over_limit", "INTEGER", "1 if the job's engine ended after its time limit (its call, JIT "
+                              "included, took longer: a solver that ignores interrupts ran into "
+                              "the grace period); such a job counts as unsolved in reports, "
+                              "whatever its status"),
     ("wall_seconds", "REAL", "wall seconds of the whole job process (start-up and checking included)"),
     ("cpu_seconds", "REAL", "CPU seconds (user + system) of the job process and its engine worker"),
     ("peak_memory_mb", "REAL", "peak resident memory (max over the job's processes), MB"),
