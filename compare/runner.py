@@ -614,7 +614,7 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
     out: Outcome | None = None
     clock: dict[str, Any] = {}
     why = None  # why the parent killed the worker
-    peak_vm = 0.0
+    peak_vm = base_vm = 0.0
     try:
         while out is None:
             wait = 0.25 if hard is None else max(0.0, min(0.25, hard - time.perf_counter()))
@@ -630,6 +630,8 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
                 elif kind == "ready":
                     started = time.perf_counter()
                     hard = None if lim is None else started + lim
+                    if memory_mb is not None:  # what it inherited and loaded: not the engine's
+                        base_vm = procs.vm_size_mb(proc.pid) or 0.0
                 elif kind == "done":
                     out, clock = payload
                 elif kind == "kernels":
@@ -668,7 +670,7 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
                            stats={"killed": True, "termination": "time"}), streamed, clock
         return Outcome(Status.UNKNOWN, reason="hard time limit: engine killed",
                        stats={"killed": True, "termination": "time"}), streamed, clock
-    if memory_mb is not None and peak_vm >= 0.9 * memory_mb:
+    if memory_mb is not None and peak_vm >= 0.9 * memory_mb and peak_vm > base_vm + 0.02 * memory_mb:
         return Outcome(Status.UNKNOWN, reason=f"memory: the engine died near its memory limit "
                        f"({peak_vm:.0f} of {memory_mb:.0f} MB, exit code {code})",
                        stats={"termination": "memory"}), streamed, clock
