@@ -19,7 +19,7 @@ import signal
 import time
 import traceback
 from array import array
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from ..core import procs
@@ -106,8 +106,9 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
                       seconds, params,
                       {"termination": "refuted"} if status is Status.ERROR else {}, reason, 0,
                       config, 0, cert, fam, inst, None, round(time.perf_counter() - t0 - seconds, 4))
+    forked = isolate and fam.user  # a plug-in's checker runs in a killable process
     tally = (_StreamCount(fam, inst, eng.identity(opts))
-             if task is Task.COUNT and fam.streamed_count else None)
+             if task is Task.COUNT and fam.streamed_count and not forked else None)
     if isolate:
         out, streamed, clock = _run_isolated(eng, inst, task, opts, run.time_limit, progress,
                                              run.memory_limit_mb, tally)
@@ -120,7 +121,8 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
         ctx = Context(opts, run.time_limit, progress, sink)
         out, clock = _call(eng, inst, task, ctx, fn=loaded)
         clock.update(startup=started - t_load, started=started)
-    t_check = time.perf_counter()
+    t_check = time.perf_counter()  # checking has its own bound: as long as the run's time limit
+    deadline = None if run.time_limit is None else t_check + run.time_limit
     if out.status is Status.ERROR and not (isinstance(out.reason, str) and out.reason.strip()):
         out = replace(out, reason=f"engine {eng.name} reported ERROR without a reason")
     stats = dict(out.stats) if isinstance(out.stats, dict) else {}
@@ -138,17 +140,17 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
     else:
         if tally is not None:
             streamed = tally.kept  # the engine returned its solutions after all: check those
-        res = _checked(fam, inst, eng, task, out, streamed, seconds, params, stats)
+        elif fam.streamed_count and task is Task.COUNT and not out.solutions:
+            out = replace(out, solutions=tuple(streamed))  # a plug-in's streamed count: check them all
+        res = _checked(fam, inst, eng, task, out, streamed, seconds, params, stats, deadline, forked)
     res.config, res.fam, res.inst = config, fam, inst
     res.startup_seconds = None if clock.get("startup") is None else round(clock["startup"], 4)
     if run.extra.get("certify_refused"):
         res.certificate = {"verdict": "NOT-CERTIFIABLE", "reason": run.extra["certify_refused"]}
     elif opts.get("certify"):
         limits = None
-        if isolate:  # the check shares the run's limits: what is left of its hard time limit
-            hard = None if run.time_limit is None else (
-                clock["started"] + run.time_limit + grace(run.time_limit))
-            limits = CheckLimits(hard, run.memory_limit_mb)
+        if isolate:  # the proofs share the checking's own bound, and the run's memory cap
+            limits = CheckLimits(deadline, run.memory_limit_mb)
         res.certificate = check_certificate(out.certificate, res, eng.identity(opts), limits)
         if res.certificate.get("verdict") == "REJECTED":
             res.status = Status.ERROR
@@ -176,7 +178,8 @@ def invariant_certificate(fam: Family, inst: Any, reason: str) -> dict:
 
 @dataclass(frozen=True)
 class CheckLimits:
-    """The limits the proof check runs under: `deadline` (time.perf_counter() value; None: none)
+    """The limits the proof check runs under: `deadline` (time.perf_counter() value; None: none;
+    the checking's own bound, shared with the solutions' check)
     and the worker's address-space cap in MB (None: none)."""
 
     deadline: float | None
@@ -277,7 +280,7 @@ def _check_isolated(proofs: list, limits: CheckLimits) -> tuple[list[dict], str 
     """The proofs checked one by one in a forked worker (own process group, memory cap), killed
     at `limits.deadline`: (the entries of the proofs checked, None or why checking stopped)."""
     if limits.deadline is not None and time.perf_counter() >= limits.deadline:
-        return [], "time limit (none of the run's time was left)"
+        return [], "time limit (checking's own limit was spent on the solutions)"
     from ..certify.check import preload
     preload()  # the kernels loaded here once: every forked checker inherits them
     ctx = mp.get_context("fork")
@@ -685,26 +688,137 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
                    stats={"termination": "error"}), streamed, clock
 
 
-def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params, stats) -> Result:
-    """Check every solution and every claim about them; an inconsistent claim becomes ERROR."""
+@dataclass
+class _Checks:
+    """What checking a list of solutions found: `done` of `total` went through the checker (a
+    limit may stop it early: `stopped` says why), `passed` (decoded, in order) with their
+    objective `values`, `problems` (failed checks, repeats), `distinct` keys among the passed."""
+
+    total: int
+    done: int = 0
+    passed: list = field(default_factory=list)
+    values: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+    distinct: int = 0
+    stopped: str | None = None
+
+
+def _check_solutions(fam: Family, inst: Any, ident: dict, sols: list, deadline: float | None,
+                     emit: Callable[[list, int], None] | None = None) -> _Checks:
+    """Every solution through the family's checker (decoded from JSON first), repeats found by
+    `solution_key`, until `deadline` (time.perf_counter; None: none) — tested between solutions.
+    `emit(entries, distinct)` gets each solution's entry (index, decoded solution or None, value,
+    problem or None) in batches (a forked checker streams them to its parent)."""
+    c = _Checks(len(sols))
+    keys: set = set()
+    batch: list = []
+    last = time.perf_counter()
+    for i, s in enumerate(sols):
+        if deadline is not None and time.perf_counter() >= deadline:
+            c.stopped = "time"
+            break
+        entry = None
+        try:
+            s = fam.solution_from_json(inst, s)
+            v = fam.check(inst, s)
+        except CheckError as e:
+            c.problems.append(f"solution {i} fails the checker: {e}")
+            entry = (i, None, None, c.problems[-1])
+        else:
+            c.passed.append(s)
+            c.values.append(v)
+            k = fam.solution_key(inst, s, **ident)
+            problem = None
+            if k in keys:
+                problem = f"solution {i} repeats an earlier one"
+                c.problems.append(problem)
+            keys.add(k)
+            entry = (i, s, v, problem)
+        c.done += 1
+        c.distinct = len(keys)
+        if emit is not None:
+            batch.append(entry)
+            if len(batch) >= 256 or time.perf_counter() - last >= 0.1:
+                emit(batch, c.distinct)
+                batch, last = [], time.perf_counter()
+    if emit is not None and batch:
+        emit(batch, c.distinct)
+    return c
+
+
+def _solutions_child(conn, fam: Family, inst: Any, ident: dict, sols: list, parent: int) -> None:
+    procs.become_worker(None, parent)
+    try:
+        _check_solutions(fam, inst, ident, sols, None, lambda b, d: conn.send(("checked", (b, d))))
+        conn.send(("done", None))
+    except BaseException as e:  # noqa: BLE001 - a plug-in's checker failing: reported, not raised
+        conn.send(("failed", str(e) if isinstance(e, PluginError) else f"{type(e).__name__}: {e}"))
+    conn.close()
+
+
+def _check_forked(fam: Family, inst: Any, ident: dict, sols: list, deadline: float | None) -> _Checks:
+    """`_check_solutions` in a forked process (own process group) killed at `deadline`: a
+    plug-in family's checker, which may hang or crash, never holds up or breaks the run."""
+    c = _Checks(len(sols))
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_solutions_child, args=(child, fam, inst, ident, sols, os.getpid()))
+    with procs.forking():
+        proc.start()
+    child.close()
+    try:
+        while True:
+            wait = 0.25 if deadline is None else max(0.0, min(0.25, deadline - time.perf_counter()))
+            if parent.poll(wait):
+                try:
+                    kind, payload = parent.recv()
+                except (EOFError, OSError):
+                    c.stopped = f"the checking process died (exit code {proc.exitcode})"
+                    break
+                if kind == "checked":
+                    entries, c.distinct = payload
+                    for _, sol, value, problem in entries:
+                        c.done += 1
+                        if sol is not None:
+                            c.passed.append(sol)
+                            c.values.append(value)
+                        if problem is not None:
+                            c.problems.append(problem)
+                    continue
+                if kind == "failed":
+                    c.stopped = payload
+                break
+            if not proc.is_alive() and not parent.poll(0):
+                c.stopped = f"the checking process died (exit code {proc.exitcode})"
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                c.stopped = "time"
+                break
+    finally:
+        if proc.is_alive():
+            procs.kill_group(proc.pid)
+        proc.join(5)
+        parent.close()
+    return c
+
+
+def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params, stats,
+             deadline: float | None = None, forked: bool = False) -> Result:
+    """Check every solution and every claim about them; an inconsistent claim becomes ERROR.
+    Checking stops at `deadline`: the answer then rests on unchecked solutions, so the result
+    is UNKNOWN, with the solutions that were checked (`forked`: in a killable process)."""
     status, objective, count, reason = out.status, out.objective, out.count, out.reason
     sols = list(out.solutions or ())
     if status in (Status.UNKNOWN, Status.ERROR) and not sols:
         sols = list(streamed)  # the run was cut short: keep what it had found
     ident = eng.identity(params)
-    values, keys, problems, passed = [], set(), [], []
-    for i, s in enumerate(sols):
-        try:
-            sols[i] = s = fam.solution_from_json(inst, s)
-            values.append(fam.check(inst, s))
-        except CheckError as e:
-            problems.append(f"solution {i} fails the checker: {e}")
-            continue
-        passed.append(s)
-        k = fam.solution_key(inst, s, **ident)
-        if k in keys:
-            problems.append(f"solution {i} repeats an earlier one")
-        keys.add(k)
+    c = (_check_forked if forked and sols else _check_solutions)(fam, inst, ident, sols, deadline)
+    values, problems = c.values, list(c.problems)
+    if c.stopped is not None and c.stopped != "time":  # the checker itself failed: no verdict
+        return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, Status.ERROR, None, None,
+                      [], seconds, params, {**stats, "termination": "error"},
+                      f"checking failed after {c.done:,} of {c.total:,} solutions: {c.stopped}",
+                      len(c.passed), None, c.done - len(c.passed))
     sense = fam.sense
     if status is Status.INFEASIBLE and sols:
         problems.append("claims INFEASIBLE but returned a solution")
@@ -712,8 +826,21 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
         problems.append(f"claims {status} without a solution")
     if task is Task.COUNT and status is Status.OPTIMAL and count != len(sols):
         problems.append(f"claims count {count} but returned {len(sols)} solutions")
-    failed = len(sols) - len(passed)
-    sols = passed  # only solutions that passed the checker are reported
+    failed = c.done - len(c.passed)
+    sols = c.passed  # only solutions that passed the checker are reported
+    if c.stopped == "time" and not problems:  # an answer on unchecked solutions is no answer
+        limit = params.get("time_limit")
+        status, objective, count = Status.UNKNOWN, None, None
+        reason = (f"checking stopped at its time limit ({limit:g} s, the run's): checked "
+                  f"{c.done:,} of {c.total:,} solutions; the engine's answer ({out.status}"
+                  + (f", count {out.count}" if out.count is not None else "")
+                  + (f", objective {out.objective}" if out.objective is not None else "")
+                  + ") rests on solutions not checked, and is not accepted")
+        stats = {**stats, "termination": "time", "check_stopped": True}
+        if task is Task.COUNT and c.distinct:
+            stats["count_lower_bound"] = c.distinct
+        return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, status, None, None,
+                      sols, seconds, params, stats, reason, len(sols), None, failed)
     if sense is not None and values and not problems:
         best = min(values) if sense == "min" else max(values)
         if status is Status.OPTIMAL and task is not Task.FEASIBLE:
@@ -730,7 +857,7 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
         status = Status.FEASIBLE  # a checked solution exists; optimality was not proved
     if task is Task.COUNT and status is not Status.OPTIMAL:
         if sols:
-            stats = {**stats, "count_lower_bound": len(keys)}
+            stats = {**stats, "count_lower_bound": c.distinct}
         count = 0 if status is Status.INFEASIBLE else None
     if problems:
         status = Status.ERROR

@@ -28,7 +28,8 @@ Times (the one place they are defined; every table, report and benchmark reads t
     startup_seconds  the worker's fork, imports and kernel loading, before the engine's clock
                      (None where no worker ran: the precheck answered, or a record from before 0.4)
     check_seconds    the runner's checks after the engine returned: every solution through the
-                     family's checker, every claim against them, proofs of a certificate
+                     family's checker, every claim against them, proofs of a certificate; bounded
+                     by the run's time limit of its own (past it: UNKNOWN, saying what was checked)
     stats            `cpu_seconds`: CPU seconds of the engine's call (its worker process, JIT
                      included); `jit_seconds`: numba compiling or loading kernels inside the call
 

@@ -238,3 +238,77 @@ def test_a_native_run_imports_no_solver_library_and_its_parent_no_numba():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == [7, ["numba"], []]
+
+
+# ---- checking has its own bound -----------------------------------------------------------------
+def test_checking_stops_at_its_own_limit_and_the_answer_is_unknown_with_what_was_checked(monkeypatch):
+    """A count of 18 whose checking takes 0.15 s a solution (a slow checker) under a 0.3 s time
+    limit: checking stops at its own limit (the run's), and the count — resting on solutions not
+    checked — is UNKNOWN, with the checked ones as its lower bound. (Before 0.4: OPTIMAL 18 after
+    2.7 s of checking, unbounded.)"""
+    import time as _time
+    from puzzlesat.puzzles import peg as peg_puzzle
+
+    def gives_all(inst, task, ctx):
+        return Outcome(Status.OPTIMAL, 7, len(GOOD), GOOD)
+    check = peg_puzzle.check
+
+    def slow(inst, sol):
+        _time.sleep(0.15)
+        return check(inst, sol)
+    monkeypatch.setattr(peg_puzzle, "check", slow)
+    t0 = _time.perf_counter()
+    r = solve(FAM, HOP, gives_all, "count", time_limit=0.3)
+    took = _time.perf_counter() - t0
+    assert r.status is Status.UNKNOWN and r.count is None, (r.status, r.reason)
+    k = r.checked
+    assert 1 <= k < 18 and r.stats["count_lower_bound"] == k and r.failed == 0
+    assert f"checked {k:,} of 18 solutions" in r.reason and r.stats["termination"] == "time"
+    assert took < 0.3 + 0.15 * 18  # not every solution was checked
+    assert r.check_seconds < 1.0
+
+
+def test_a_plug_in_checker_that_hangs_is_stopped_at_the_check_limit(tmp_path):
+    """A plug-in family whose checker hangs on every solution: checked in a forked process,
+    killed at the check's limit (the run's 1 s): UNKNOWN with nothing checked; a checker that
+    raises is ERROR with its reason, never a traceback."""
+    import dataclasses
+    import sys
+    import time as _time
+    import types
+    import puzzlesat as ps
+    from puzzlesat.families.registry import family as family_named
+    sys.path.insert(0, str(ROOT / "examples" / "nqueens"))
+    try:
+        from puzzlesat_nqueens import FAMILY as QUEENS, puzzle
+    finally:
+        sys.path.remove(str(ROOT / "examples" / "nqueens"))
+    inst = puzzle.catalogue()["queens-6"]()
+    sols = solve(QUEENS, inst, "native", "count", isolate=False).solutions
+    assert len(sols) == 4  # 6-queens: 4 solutions
+
+    def gives(inst, task, ctx):
+        return Outcome(Status.OPTIMAL, None, len(sols), tuple(sols))
+
+    def hangs(inst, sol):
+        _time.sleep(3600)
+
+    def raises(inst, sol):
+        raise ZeroDivisionError("in the plug-in's checker")
+    for name, check in (("hangsq", hangs), ("raisesq", raises)):
+        members = {k: getattr(puzzle, k) for k in dir(puzzle) if not k.startswith("_")}
+        fam = dataclasses.replace(QUEENS, name=name,
+                                  puzzle=types.SimpleNamespace(**{**members, "check": check}))
+        ps.register_family(fam)
+        try:
+            t0 = _time.perf_counter()
+            r = solve(family_named(name), inst, gives, "count", time_limit=1.0)
+            took = _time.perf_counter() - t0
+        finally:
+            ps.unregister_family(name)
+        if check is hangs:
+            assert r.status is Status.UNKNOWN and "checked 0 of 4 solutions" in r.reason, r.reason
+            assert took < 30 and r.check_seconds < 10
+        else:
+            assert r.status is Status.ERROR and not r.refuted
+            assert "ZeroDivisionError: in the plug-in's checker" in r.reason
