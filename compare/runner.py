@@ -701,6 +701,7 @@ class _Checks:
     problems: list = field(default_factory=list)
     distinct: int = 0
     stopped: str | None = None
+    plugin_error: bool = False  # `stopped` is a plug-in's PluginError, naming it (its whole reason)
 
 
 def _check_solutions(fam: Family, inst: Any, ident: dict, sols: list, deadline: float | None,
@@ -752,7 +753,7 @@ def _solutions_child(conn, fam: Family, inst: Any, ident: dict, sols: list, pare
         _check_solutions(fam, inst, ident, sols, None, lambda b, d: conn.send(("checked", (b, d))))
         conn.send(("done", None))
     except BaseException as e:  # noqa: BLE001 - a plug-in's checker failing: reported, not raised
-        conn.send(("failed", str(e) if isinstance(e, PluginError) else f"{type(e).__name__}: {e}"))
+        conn.send(("failed", (str(e), True) if isinstance(e, PluginError) else (f"{type(e).__name__}: {e}", False)))
     conn.close()
 
 
@@ -785,8 +786,8 @@ def _check_forked(fam: Family, inst: Any, ident: dict, sols: list, deadline: flo
                         if problem is not None:
                             c.problems.append(problem)
                     continue
-                if kind == "failed":
-                    c.stopped = payload
+                if kind == "failed":  # the checker raised: (why, whether a PluginError said it)
+                    c.stopped, c.plugin_error = payload
                 break
             if not proc.is_alive() and not parent.poll(0):
                 c.stopped = f"the checking process died (exit code {proc.exitcode})"
@@ -817,7 +818,9 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
     if c.stopped is not None and c.stopped != "time":  # the checker itself failed: no verdict
         return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, Status.ERROR, None, None,
                       [], seconds, params, {**stats, "termination": "error"},
-                      f"checking failed after {c.done:,} of {c.total:,} solutions: {c.stopped}",
+                      (f"{c.stopped} (checking stopped after {c.done:,} of {c.total:,} solutions)"
+                       if c.plugin_error else
+                       f"checking failed after {c.done:,} of {c.total:,} solutions: {c.stopped}"),
                       len(c.passed), None, c.done - len(c.passed))
     sense = fam.sense
     if status is Status.INFEASIBLE and sols:
