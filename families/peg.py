@@ -6,7 +6,7 @@ from ..core.result import Task
 from .options import CPSAT_CERTIFY_OPTIONS, CPSAT_OPTIONS, SAT_OPTIONS
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
-BITBOARD = "puzzlesat.native_search.peg.bfs:validate"  # the native engines: at most 64 holes
+BITBOARD = "puzzlesat.native_search.peg.bitboard:validate"  # the native engines: at most 64 holes
 INVARIANTS = Option("invariants", True, "add the board's GF(2) position-class parities on every "
                     "intermediate state (redundant, prunes)")
 

@@ -997,16 +997,6 @@ OPTION_DEFAULTS = {"exhaust": False, "direction": "forward", "symmetry": True, "
                    "disk_limit_mb": 0}
 
 
-def validate(inst: PegInstance, options: dict) -> None:
-    """Refuse (InputError) a board of more than PEG_BITBOARD_HOLES holes: the native engines hold
-    a position in one 64-bit word (larger boards: `puzzlesat peg problems BOARD --upper-bound`,
-    native_search/peg/wide.py, and the CP-SAT / SAT models)."""
-    if inst.board.n > PEG_BITBOARD_HOLES:
-        raise InputError(f"board {inst.board.name} has {inst.board.n} holes: the native peg engines "
-                         f"hold a position in one 64-bit word (at most {PEG_BITBOARD_HOLES} holes); "
-                         "use a cpsat:/sat: engine, or `puzzlesat peg problems BOARD --upper-bound`")
-
-
 def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
     """Engine `native:bfs`: the optimum and one optimal jump sequence (task feasible: the same)."""
     opts = {**OPTION_DEFAULTS, **ctx.options}
