@@ -42,7 +42,7 @@ solution (CP-SAT with one worker: with more it silently drops solutions).
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from .core.family import Option, UserEngine
 from .families.options import (CPSAT_OPTIONS, SAT_ENCODINGS, SAT_NON_INCREMENTAL, SAT_OPTIONS,
@@ -51,17 +51,21 @@ from .models._ext import Decision
 from .models.formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation, Linear, Xor, to_cnf, to_cpsat)
 from .core.result import CheckError, Context, InputError, Outcome, Status, Task
 
+if TYPE_CHECKING:  # OR-tools is imported when a CP-SAT engine runs (by models/, the one layer
+    from .models._cpsat import cp_model  # that imports solver libraries), not with this module
+
 CPSAT_DEFAULTS = {"num_workers": 1, "linearization_level": 0, "random_seed": 0}
 
 
-def cpsat_solve(model, ctx: Context, **params: Any):
+def cpsat_solve(model: cp_model.CpModel, ctx: Context,
+                **params: Any) -> tuple[Status, cp_model.CpSolver]:
     """Solve a CpModel within ctx's time limit: (Status, CpSolver). Parameters default to
     CPSAT_DEFAULTS (measured best on these models) and are recorded by the caller."""
     from .models import _cpsat
     return _cpsat.solve(model, {**CPSAT_DEFAULTS, **params}, ctx)
 
 
-def cpsat_enumerate(model, variables: Sequence, ctx: Context, limit: int | None = None,
+def cpsat_enumerate(model: cp_model.CpModel, variables: Sequence[cp_model.IntVar], ctx: Context, limit: int | None = None,
                     stats: dict[str, Any] | None = None,
                     **params: Any) -> tuple[Status, list[tuple[int, ...]]]:
     """Every distinct value tuple of `variables` over the model's solutions, one worker.

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-import puzzlesat as ps
 from puzzlesat.compare.lab import lab_instance
 from puzzlesat.families.instances import load_instance
 

@@ -53,8 +53,8 @@ def table(name: str, opts: dict) -> list:
     t0, (c0, _) = time.perf_counter(), usage()
     rows = []
     print(f"\n{name} ({b.n} holes)", flush=True)
-    say = (lambda line: print(f"    [{time.perf_counter() - t0:7.1f} s] {line}"[:200],
-                              file=sys.stderr, flush=True))
+    def say(line: str) -> None:
+        print(f"    [{time.perf_counter() - t0:7.1f} s] {line}"[:200], file=sys.stderr, flush=True)
     for r in problems(b, progress=say, **opts):
         rows.append(r)
         print(f"  {hole_label(b, r.vacate):>4} -> {hole_label(b, r.finish):>4}: {r.moves_text():>10}  "
@@ -127,8 +127,9 @@ def plan(n: int, steps: str, opts: dict, json_dir: str | None) -> None:
     print(f"\ntriangle{n} ({b.n} holes), one vacancy orbit at a time", flush=True)
     for v in reps:
         s0, (d0, _) = time.perf_counter(), usage()
-        say = (lambda line: print(f"    [{time.perf_counter() - s0:7.1f} s] {line}"[:200],
-                                  file=sys.stderr, flush=True))
+        def say(line: str, s0: float = s0) -> None:
+            print(f"    [{time.perf_counter() - s0:7.1f} s] {line}"[:200], file=sys.stderr,
+                  flush=True)
         o = {**opts, "forward_depth": depth[v]}
         if v in auto:
             o["backward_depth"] = None

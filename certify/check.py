@@ -112,6 +112,7 @@ def certify(cnf: str | Path, proof: str | Path, *, format: str = "auto",
     seconds = time.process_time() - t0
     files = {"cnf": str(cnf), "proof": str(proof)}
     if lrat is not None and verdict is Verdict.VERIFIED:
+        assert emitted is not None, "a DRAT/DRUP check asked to emit LRAT returns it"
         lrat = _write(Path(lrat), emitted)
         files["lrat"] = str(lrat)
         t1 = time.process_time()

@@ -11,6 +11,7 @@ import io
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
@@ -92,7 +93,7 @@ def run(spec_path, store_path, jobs, executor, scheduler, tls_ca_file, tls_cert,
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("failures {task.fields[failures]}"), TimeElapsedColumn(), TextColumn("ETA"),
                TimeRemainingColumn())
-    state = {"failures": 0, "plan": None}
+    state: dict[str, Any] = {"failures": 0, "plan": None}
     with Progress(*columns, console=err, disable=not err.is_terminal) as bar:
         def on_start(p):
             state["plan"] = p

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -25,7 +26,8 @@ class _Live:
     the elapsed time, redrawn twice a second even when the engine reports nothing."""
 
     def __init__(self, label: str):
-        self.label, self.fields, self.t0 = label, {}, time.monotonic()
+        self.label, self.t0 = label, time.monotonic()
+        self.fields: dict[str, Any] = {}
         self.status = err.status(escape(f"{label} …"))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._tick, daemon=True)
@@ -84,11 +86,11 @@ def rich_table(t: TableModel) -> Table:
     for row in t.rows:
         cells = []
         for i in idx:
-            c = row[i]
-            text = escape(c.shown())
-            if c.color:
-                text = f"[{c.color}]{text}[/]"
-            if c.best and text:
+            cell = row[i]
+            text = escape(cell.shown())
+            if cell.color:
+                text = f"[{cell.color}]{text}[/]"
+            if cell.best and text:
                 text = f"[bold]{text}[/]"
             cells.append(text)
         rt.add_row(*cells)

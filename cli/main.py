@@ -18,10 +18,10 @@ from typing import Any
 import click
 from rich.table import Table
 
-from .. import compare as api_compare
 from ..compare import api
 from ..compare.crossval import Comparison, Verdict, assess
 from ..compare.plan import plan
+from ..compare.tables import Table as TableModel
 from ..core import __version__
 from ..core.config import parse_pairs
 from ..core.family import Family
@@ -452,7 +452,7 @@ def compare(instances, engine_list, jobs, fmt, allow_code, family_name, task, ti
     """
     fmt = output_format(fmt, as_json)
     as_json = fmt == "json"
-    tables = []  # csv, markdown, latex: written at the end (what finished, when interrupted)
+    tables: list[TableModel] = []  # csv, markdown, latex: written at the end (what finished, when interrupted)
     loaded = [(got.family, got.instance) for i in instances  # all input errors before any work
               for got in load_instances(i, family=family_name)]  # a collection: each instance
     opts = _options(option_pairs)
@@ -476,7 +476,7 @@ def compare(instances, engine_list, jobs, fmt, allow_code, family_name, task, ti
                         return None
                     live.engine(name)
                     return live.update
-                c = api_compare(inst, cfgs, ftask, time_limit=time_limit, precheck=not no_precheck,
+                c = api.compare(inst, cfgs, ftask, time_limit=time_limit, precheck=not no_precheck,
                                 memory_limit_mb=_memory(memory_limit), on_result=done.append,
                                 progress_for=progress_for if jobs == 1 else None, jobs=jobs,
                                 **opts)

@@ -216,23 +216,24 @@ def assess(results: list[Result], sense: str | None, task: Task) -> Assessment:
     if found and infeasible:
         reasons.append(f"{', '.join(r.label for _, r in infeasible)} say INFEASIBLE but "
                        f"{', '.join(r.label for r in found)} found checked solutions")
-        for i, r in infeasible:
+        for i, _ in infeasible:
             wrong[i] = f"claimed INFEASIBLE, but {found[0].label} found a checked solution"
     if task is not Task.FEASIBLE:
         proved = [(i, r) for i, r in answers if r.status is Status.OPTIMAL]
         if sense is not None:
-            checked = [r for r in found if r.objective is not None]
-            best = (min if sense == "min" else max)(checked, key=lambda r: r.objective, default=None)
+            checked = [(r.objective, r) for r in found if r.objective is not None]
+            best_value, best = (min if sense == "min" else max)(
+                checked, key=lambda vr: vr[0], default=(None, None))
             objs = {r.objective for _, r in proved}
             if len(objs) > 1:
                 reasons.append("optima differ: " + ", ".join(f"{r.label}={r.objective}" for _, r in proved))
             for i, r in proved:
-                if best is not None and r.objective is not None and (
-                        r.objective > best.objective if sense == "min" else r.objective < best.objective):
+                if best is not None and best_value is not None and r.objective is not None and (
+                        r.objective > best_value if sense == "min" else r.objective < best_value):
                     wrong[i] = (f"claimed optimum {r.objective}, but {best.label} found a checked "
-                                f"solution of {best.objective}")
-            if len(objs) == 1:
-                opt = next(iter(objs))
+                                f"solution of {best_value}")
+            opt = next(iter(objs)) if len(objs) == 1 else None
+            if opt is not None:
                 for _, r in answers:
                     if r.status is Status.FEASIBLE and r.objective is not None and (
                             r.objective < opt if sense == "min" else r.objective > opt):

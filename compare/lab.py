@@ -114,13 +114,14 @@ def lab_runs(runs: list[Run], *, repeat: int = 1, seeds: list[int] | None = None
     first = runs[0]
     units: list[tuple[int, Run, int | None, int]] = []  # (row, run, seed recorded, repeat)
     rows = []
+    seed_list: list[int | None] = list(seeds) if seeds else [None]
     for k, run in enumerate(runs):
         seeded = run.engine.option("seed") is not None and not re.search(r"[\[,]seed=", run.spec)
         rows.append(ConfigRow(run.label, run.spec, run.engine.name))
-        for seed in (seeds or [None]):
+        for seed in seed_list:
             for i in range(repeat):
-                r = run.with_options(seed=seed) if seeded and seed is not None else run
-                units.append((k, r, seed if seeded else None, i))
+                unit = run.with_options(seed=seed) if seeded and seed is not None else run
+                units.append((k, unit, seed if seeded else None, i))
     results = run_all([u[1] for u in units], jobs=jobs, on_each=None if on_run is None else (
         lambda j, r: on_run(units[j][1], record(r, units[j][2], units[j][3]))))
     named = []

@@ -295,8 +295,8 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
     identity = {o.name for e in fam.all_engines() for o in e.options if o.identity}
     for (e, c), shared in zip(pairs, per):
         for key in identity & (set(shared) | set(c.opts)):
-            o = e.option(key)
-            if o is None or not o.identity:
+            opt = e.option(key)
+            if opt is None or not opt.identity:
                 raise InputError(f"engine {e.name} does not declare option '{key}', which decides "
                                  "which solutions count as different: it would answer another "
                                  "question (declare the option in the engine, or leave it out)")

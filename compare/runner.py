@@ -568,7 +568,7 @@ def _jit_clock() -> list[float] | None:
             depth[0] -= 1
             if depth[0] == 0:  # nested compiles are inside the outer one's time
                 spent[0] += time.perf_counter() - t
-    Dispatcher.compile = timed
+    Dispatcher.compile = timed  # type: ignore[method-assign]  # the worker times numba's compiles by wrapping the method
     return spent
 
 

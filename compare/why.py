@@ -90,7 +90,8 @@ def ablation_runs(fam: Family, inst: Any, config: str | Config, task: Task | str
         raise InputError(f"lab ablate: the formulation of {eng.name} on {getattr(inst, 'name', '?')} "
                          "marks no optional group (Formulation.mark): nothing to drop")
     from ..models.why import ablation_engine
-    variants = [("all groups", ())] + [(f"without {g}", (g,)) for g in roles]
+    variants: list[tuple[str, tuple[str, ...]]] = [("all groups", ())]
+    variants += [(f"without {g}", (g,)) for g in roles]
     if len(roles) > 1:
         variants.append(("without all optional", tuple(roles)))
     hook_opt = Option("formulation", eng.formulation)

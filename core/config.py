@@ -122,7 +122,9 @@ def parse_many(text: str) -> list[Config]:
 
     Names must be distinct (an unnamed config is named by its spec).
     """
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1

@@ -46,7 +46,7 @@ class Puzzle(Protocol):
     def catalogue(self) -> Mapping[str, Callable[[], Any]]:
         """The built-in instances by short name (each a function that builds one)."""
 
-    def from_toml(self, data: dict, src: Any) -> Any:
+    def from_toml(self, data: dict[str, Any], src: Any) -> Any:
         """The instance a TOML table describes; InputError naming the field (`src.error(...)`)."""
 
     def check(self, instance: Any, solution: Any) -> int | None:
@@ -54,14 +54,14 @@ class Puzzle(Protocol):
         recomputed from the solution (None where there is no objective). Shares no code with
         any engine."""
 
-    def solution_json(self, instance: Any, solution: Any) -> dict:
+    def solution_json(self, instance: Any, solution: Any) -> dict[str, Any]:
         """The solution as a JSON-able dict (what `solve --json` prints)."""
 
-    def solution_from_json(self, instance: Any, data: dict) -> Any:
+    def solution_from_json(self, instance: Any, data: dict[str, Any]) -> Any:
         """The solution a JSON dict describes (the inverse of solution_json); CheckError when
         malformed (a user engine's bad answer is a failed solution, not a crash)."""
 
-    def describe(self, instance: Any) -> dict:
+    def describe(self, instance: Any) -> dict[str, Any]:
         """A JSON-able summary of the instance ({"name": ..., ...}) for `show`, `list`, reports."""
 
     # optional members (the Family record supplies the defaults):
@@ -89,12 +89,13 @@ OPTIONAL = ("solution_key", "render", "svg", "infeasible_reason", "check_infeasi
             "COLLECTIONS", "INSTANCE_TYPES", "to_toml")
 
 
-def resolve(target: str | Callable) -> Callable:
+def resolve(target: str | Callable[..., Any]) -> Callable[..., Any]:
     """The function a 'module:function' target names (imported now), or the callable itself."""
     if callable(target):
         return target
-    mod, _, fn = target.rpartition(":")
-    return getattr(importlib.import_module(mod), fn)
+    mod, _, name = target.rpartition(":")
+    fn: Callable[..., Any] = getattr(importlib.import_module(mod), name)
+    return fn
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class Option:
     name: str
     default: Any
     help: str = ""
-    choices: tuple | None = None
+    choices: tuple[Any, ...] | None = None
     check: Callable[[Any, str], None] | None = None
     flag: bool = False
     identity: bool = False
@@ -180,24 +181,27 @@ class Engine:
     """
 
     name: str
-    target: str | Callable
+    target: str | Callable[..., Any]
     tasks: tuple[Task, ...]
     options: tuple[Option, ...] = ()
     description: str = ""
     aliases: tuple[str, ...] = ()
-    validate: str | Callable | None = None
+    validate: str | Callable[..., Any] | None = None
     user: bool = False
     free_options: bool = False
     formulation: str | None = None
     code: str = ""
     preload: tuple[str, ...] = ()
 
-    def function(self) -> Callable:
+    def function(self) -> Callable[..., Any]:
         """The engine's run function (imported on first use)."""
         return resolve(self.target)
 
-    def validator(self) -> Callable:
-        """The engine's validation function (imported on first use)."""
+    def validator(self) -> Callable[..., Any]:
+        """The engine's validation function (imported on first use); callers look at
+        `validate` first (an engine without one has nothing to call)."""
+        if self.validate is None:
+            raise LookupError(f"engine {self.name} has no validate function")
         return resolve(self.validate)
 
     def option(self, name: str) -> Option | None:
@@ -216,9 +220,10 @@ class Engine:
             if k not in known:
                 raise InputError(f"unknown option '{k}' for engine {self.name}; known: "
                                  + (", ".join(sorted(known)) or "none"))
-            out[k] = known[k].parse(v, self.name)
-            if known[k].available is not None:
-                known[k].available(out[k], self.name)
+            opt = known[k]
+            out[k] = opt.parse(v, self.name)
+            if opt.available is not None:
+                opt.available(out[k], self.name)
         for o in self.options:
             if o.check is not None and o.name not in (given or {}):
                 o.check(out[o.name], self.name)
@@ -261,7 +266,8 @@ class Family:
     # Every call into the puzzle goes through `_call`: for a plug-in family (user=True) an
     # exception the contract does not allow becomes one PluginError naming the family, the member
     # and what it raised; a built-in family's exceptions propagate as they are (our own bugs).
-    def _call(self, what: str, fn: Callable, *args: Any, allowed: tuple = (), **kw: Any) -> Any:
+    def _call(self, what: str, fn: Callable[..., Any], *args: Any,
+              allowed: tuple[type[BaseException], ...] = (), **kw: Any) -> Any:
         if not self.user:
             return fn(*args, **kw)
         try:
@@ -289,21 +295,25 @@ class Family:
 
     @property
     def kind(self) -> str:
-        return self._member("KIND")
+        kind: str = self._member("KIND")  # a string: check_family checks it
+        return kind
 
     @property
     def sense(self) -> str | None:
-        return self._member("SENSE")
+        sense: str | None = self._member("SENSE")  # "min", "max" or None: check_family checks it
+        return sense
 
     @property
-    def suffixes(self) -> Mapping[str, Callable]:
+    def suffixes(self) -> Mapping[str, Callable[..., Any]]:
         """The puzzle's other single-instance file formats: {suffix: parse(path, text)}."""
-        return self._member("SUFFIXES") or {}
+        table: Mapping[str, Callable[..., Any]] = self._member("SUFFIXES") or {}
+        return table
 
     @property
-    def collections(self) -> Mapping[str, Callable]:
+    def collections(self) -> Mapping[str, Callable[..., Any]]:
         """The puzzle's collection formats, one instance a line: {suffix: parse(line, src)}."""
-        return self._member("COLLECTIONS") or {}
+        table: Mapping[str, Callable[..., Any]] = self._member("COLLECTIONS") or {}
+        return table
 
     def catalogue(self) -> Mapping[str, Callable[[], Any]]:
         """The built-in instances by short name, each a function building it (the instances
@@ -317,7 +327,7 @@ class Family:
         build.__doc__ = getattr(make, "__doc__", None)
         return build
 
-    def from_toml(self, data: dict, src: Any) -> Any:
+    def from_toml(self, data: dict[str, Any], src: Any) -> Any:
         return record(self._call("from_toml", self.module.from_toml, data, src, allowed=(InputError,)),
                       self)
 
@@ -333,10 +343,14 @@ class Family:
         return None if got is None else record(got, self)
 
     def check(self, instance: Any, solution: Any) -> int | None:
-        return self._call("check", self.module.check, instance, solution, allowed=(CheckError,))
+        value: int | None = self._call("check", self.module.check, instance, solution,
+                                       allowed=(CheckError,))
+        return value
 
-    def solution_json(self, instance: Any, solution: Any) -> dict:
-        return self._call("solution_json", self.module.solution_json, instance, solution)
+    def solution_json(self, instance: Any, solution: Any) -> dict[str, Any]:
+        data: dict[str, Any] = self._call("solution_json", self.module.solution_json, instance,
+                                          solution)
+        return data
 
     def solution_from_json(self, instance: Any, data: Any) -> Any:
         """`data` in the family's own solution type: a JSON dict is converted (CheckError when
@@ -353,16 +367,19 @@ class Family:
     def solution_key(self, instance: Any, solution: Any, **identity: Any) -> Hashable:
         fn = self._member("solution_key")
         if fn is not None:
-            return self._call("solution_key", fn, instance, solution, **identity)
+            key: Hashable = self._call("solution_key", fn, instance, solution, **identity)
+            return key
         return json.dumps(self.solution_json(instance, solution), sort_keys=True, default=str)
 
-    def describe(self, instance: Any) -> dict:
-        return self._call("describe", self.module.describe, instance)
+    def describe(self, instance: Any) -> dict[str, Any]:
+        summary: dict[str, Any] = self._call("describe", self.module.describe, instance)
+        return summary
 
     def render(self, instance: Any, solution: Any = None) -> str:
         fn = self._member("render")
         if fn is not None:
-            return self._call("render", fn, instance, solution)
+            text: str = self._call("render", fn, instance, solution)
+            return text
         d = self.describe(instance)
         text = "\n".join(f"{k}: {v}" for k, v in d.items())
         if solution is not None:
@@ -378,12 +395,14 @@ class Family:
         fn = self._member("svg")
         if fn is None:
             raise InputError(f"family {self.name} draws no pictures (its puzzle has no svg)")
-        return self._call("svg", fn, instance, solution)
+        svg: str = self._call("svg", fn, instance, solution)
+        return svg
 
     def to_toml(self, instance: Any) -> str | None:
         """The instance as TOML text its `from_toml` reads back (None: the puzzle gives none)."""
         fn = self._member("to_toml")
-        return self._call("to_toml", fn, instance) if fn is not None else None
+        toml: str | None = self._call("to_toml", fn, instance) if fn is not None else None
+        return toml
 
     def infeasible_reason(self, instance: Any) -> str | None:
         fn = self._member("infeasible_reason")
@@ -490,11 +509,11 @@ class UserEngine:
 
     family: str
     name: str
-    fn: Callable | str
+    fn: Callable[..., Any] | str
     tasks: tuple[str, ...] | None = None
     options: dict[str, Any] | tuple[Option, ...] = ()
     description: str = ""
-    validate: Callable | str | None = None
+    validate: Callable[..., Any] | str | None = None
 
 
 def check_family(fam: Family) -> list[str]:
@@ -543,16 +562,16 @@ def check_family(fam: Family) -> list[str]:
     if mod.SENSE is None and Task.OPTIMIZE in fam.tasks:
         problems.append(f"family {fam.name}: task optimize needs a SENSE")
     names: set[str] = set()
-    for e in fam.engines:
-        if not isinstance(e, Engine):
-            problems.append(f"family {fam.name}: engine {e!r} is not an Engine")
+    for eng in fam.engines:
+        if not isinstance(eng, Engine):
+            problems.append(f"family {fam.name}: engine {eng!r} is not an Engine")
             continue
-        for n in (e.name, *e.aliases):
+        for n in (eng.name, *eng.aliases):
             if n in names:
                 problems.append(f"family {fam.name}: engine name '{n}' used twice")
             names.add(n)
-        if not set(e.tasks) <= set(fam.tasks):
-            problems.append(f"family {fam.name}: engine {e.name} does tasks the family does not have")
+        if not set(eng.tasks) <= set(fam.tasks):
+            problems.append(f"family {fam.name}: engine {eng.name} does tasks the family does not have")
     return problems
 
 

@@ -19,6 +19,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from types import EllipsisType
 from typing import Any
 
 from .limits import MAX_GLOB, MAX_GLOB_VISITS, MAX_INPUT_BYTES, too_big
@@ -226,7 +227,7 @@ class Source:
         return InputError(message, file=self.path or self.name, line=line, field=field)
 
 
-def require(data: dict, key: str, types: type | tuple, src: Source, *, default: Any = ...) -> Any:
+def require(data: dict[str, Any], key: str, types: type | tuple[type, ...], src: Source, *, default: Any = ...) -> Any:
     """`data[key]` checked against `types`; a missing or mistyped key raises src.error."""
     if key not in data:
         if default is ...:
@@ -240,17 +241,18 @@ def require(data: dict, key: str, types: type | tuple, src: Source, *, default: 
     return v
 
 
-def int_list(data: dict, key: str, src: Source, *, default: Any = ...) -> tuple[int, ...]:
+def int_list(data: dict[str, Any], key: str, src: Source, *,
+             default: tuple[int, ...] | EllipsisType = ...) -> tuple[int, ...]:
     """A list of integers under `key` (InputError otherwise)."""
     v = require(data, key, list, src, default=default)
-    if v is default and default is not ...:
-        return v
+    if v is default and isinstance(default, tuple):
+        return default
     if not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
         raise src.error("expected a list of integers", field=key)
     return tuple(v)
 
 
-def _tname(types: type | tuple) -> str:
+def _tname(types: type | tuple[type, ...]) -> str:
     ts = types if isinstance(types, tuple) else (types,)
     names = {int: "an integer", str: "a string", list: "a list", dict: "a table", bool: "a boolean"}
     return " or ".join(names.get(t, t.__name__) for t in ts)

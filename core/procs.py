@@ -24,7 +24,7 @@ import shlex
 import shutil
 import signal
 import threading
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from .result import InputError
 
@@ -42,7 +42,7 @@ def die_with_parent(sig: int = signal.SIGKILL, parent: int | None = None) -> boo
     request took effect), send `sig` to ourselves at once."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        ok = libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+        ok = bool(libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0)
     except (OSError, AttributeError):
         ok = False
     if parent is not None and os.getppid() != parent:
@@ -62,7 +62,7 @@ def limit_memory(megabytes: float | None) -> None:
 
 
 @contextlib.contextmanager
-def forking():
+def forking() -> Iterator[None]:
     """Fork inside this block (a child leaves it only by exiting, or with the block's end):
     - numba's compiler lock is held across the fork, so no other thread of ours holds it then: a
       child that inherited it locked would hang at its first kernel compile or cache load (the
@@ -74,7 +74,7 @@ def forking():
       the parent takes its objects back (`gc.unfreeze`) on leaving."""
     global _HELD
     import sys
-    lock = None
+    lock: Any = None  # numba's compiler lock (numba has no type information)
     if "numba" in sys.modules:
         from numba.core.compiler_lock import global_compiler_lock
         lock = global_compiler_lock
@@ -127,8 +127,11 @@ def preexec_for_child() -> None:
     os.setsid()
 
 
-def kill_group(pid: int) -> None:
-    """SIGKILL the process group led by `pid` (the worker and whatever it started)."""
+def kill_group(pid: int | None) -> None:
+    """SIGKILL the process group led by `pid` (the worker and whatever it started); None (a
+    process object never started) has nothing to kill."""
+    if pid is None:
+        return
     for fn, target in ((os.killpg, pid), (os.kill, pid)):
         try:
             fn(target, signal.SIGKILL)
@@ -137,8 +140,11 @@ def kill_group(pid: int) -> None:
             continue
 
 
-def vm_size_mb(pid: int) -> float | None:
-    """The process's current virtual size in MB (Linux /proc), or None."""
+def vm_size_mb(pid: int | None) -> float | None:
+    """The process's current virtual size in MB (Linux /proc), or None (also for None: a process
+    object never started)."""
+    if pid is None:
+        return None
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
@@ -254,7 +260,7 @@ def index_kernels() -> None:
         _KERNEL_INDEX.add(name)
 
 
-def loaded_kernels() -> list[tuple[str, str, list]]:
+def loaded_kernels() -> list[tuple[str, str, list[Any]]]:
     """(module, name, signatures) of every numba kernel this process holds compiled (nothing
     without numba loaded)."""
     import sys
@@ -338,7 +344,7 @@ def load_cached_kernels(modules: Iterable[str]) -> int:
     return n
 
 
-def load_kernels(kernels: list[tuple[str, str, list]]) -> None:
+def load_kernels(kernels: list[tuple[str, str, list[Any]]]) -> None:
     """Load into this process the kernels a worker reported (cached by it; any failure only means
     the next worker loads them itself)."""
     import importlib

@@ -41,6 +41,7 @@ from __future__ import annotations
 import enum
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,7 +140,7 @@ class Outcome:
     status: Status
     objective: int | None = None
     count: int | None = None
-    solutions: tuple = ()
+    solutions: tuple[Any, ...] = ()
     stats: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
@@ -154,7 +155,8 @@ class Context:
     """
 
     def __init__(self, options: dict[str, Any] | None = None, time_limit: float | None = None,
-                 progress=None, found=None):
+                 progress: Callable[[dict[str, Any]], None] | None = None,
+                 found: Callable[[Any], None] | None = None) -> None:
         self.options = dict(options or {})
         self.time_limit = time_limit
         self.start = time.monotonic()
@@ -218,7 +220,7 @@ class Result:
     status: Status
     objective: int | None
     count: int | None
-    solutions: list
+    solutions: list[Any]
     seconds: float
     params: dict[str, Any]
     stats: dict[str, Any] = field(default_factory=dict)
@@ -235,7 +237,7 @@ class Result:
     @property
     def certified(self) -> bool:
         """True when the answer's every proof was checked VERIFIED (`certificate`)."""
-        return bool(self.certificate) and self.certificate.get("verdict") == "VERIFIED"
+        return self.certificate is not None and self.certificate.get("verdict") == "VERIFIED"
 
     @property
     def refuted(self) -> bool:
@@ -248,7 +250,7 @@ class Result:
             return False
         term = self.stats.get("termination")
         if term is not None:
-            return term == "refuted"
+            return bool(term == "refuted")
         return bool(_REFUTATION.match(self.reason or ""))
 
     @property
@@ -342,7 +344,8 @@ class Result:
         """Jupyter: the instance with the first solution drawn."""
         if self.inst is None or self.fam is None:
             return None
-        return self.fam.svg(self.inst, self.solutions[0] if self.solutions else None)
+        svg: str | None = self.fam.svg(self.inst, self.solutions[0] if self.solutions else None)
+        return svg
 
 
 def _round(x: float | None) -> float | None:

@@ -59,7 +59,9 @@ def run(inst, task, ctx):
     for K in range(max(1, start_lower_bound(inst)), J + 1):   # ascending: the first hit is minimal
         m, x = model(inst, K)
         flat = [(v, l) for xk in x for xs in xk for l, v in enumerate(xs)]  # slot order
-        decode = lambda vals: {"jumps": [list(lines[l]) for (_, l), b in zip(flat, vals) if b]}  # noqa
+
+        def decode(vals, flat=flat):  # the jumps whose variables are true, in slot order
+            return {"jumps": [list(lines[l]) for (_, l), b in zip(flat, vals) if b]}
         st, solver = cpsat_solve(m, ctx, **params)
         stats["calls"].append({"moves_eq": K, "status": str(st)})
         if st in (Status.UNKNOWN, Status.ERROR):

@@ -57,7 +57,9 @@ def run(inst, task, ctx):
     while True:
         m, mv = model(inst, T)
         flat = [(t, k, v) for t, row in enumerate(mv) for k, v in enumerate(row)]
-        decode = lambda vals: {"moves": [k for (_, k, _), b in zip(flat, vals) if b]}  # noqa: E731
+
+        def decode(vals, flat=flat):  # the moves whose variables are true, in step order
+            return {"moves": [k for (_, k, _), b in zip(flat, vals) if b]}
         st, solver = cpsat_solve(m, ctx)
         stats["horizons"].append({"moves": T, "status": str(st)})
         if st in (Status.UNKNOWN, Status.ERROR):

@@ -448,6 +448,8 @@ def _load_file(path: str) -> ModuleType:
             raise InputError(f"engine file not found: {path}")
         name = "puzzlesat_user_" + re.sub(r"\W", "_", p.stem)
         spec = importlib.util.spec_from_file_location(name, p)
+        if spec is None or spec.loader is None:  # a suffix Python does not import (.txt)
+            raise InputError(f"engine file {path}: not a Python module (a .py file)")
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         try:

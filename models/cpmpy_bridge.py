@@ -19,7 +19,6 @@ every engine, enforced by the runner's kill of the worker.
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any, Hashable
 
 from ..core.result import Context, InputError, Outcome, Status, Task

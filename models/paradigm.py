@@ -129,7 +129,6 @@ def run(inst: Any, task: Task, ctx: Context, backend: Backend, drop: tuple[str, 
                        out.reason, params=params)
 
     best: int | None = None
-    best_sol: Any = None
     if d0.objective is not None and backend.objective:
         dfree = call_hook(hook, inst, Task.FEASIBLE, opts, None)
         if dfree.bound is not None:  # the hook has no unbounded form: bound mode
@@ -156,7 +155,7 @@ def run(inst: Any, task: Task, ctx: Context, backend: Backend, drop: tuple[str, 
             return finish(Outcome(Status.FEASIBLE, value, None, (sol,), {}, why))
         if task is Task.OPTIMIZE:
             return finish(Outcome(Status.OPTIMAL, value, None, (sol,), {}))
-        best, best_sol = value, sol
+        best = value
     else:  # bound mode
         def decide(bound):
             d = call_hook(hook, inst, task, opts, bound)
@@ -173,7 +172,7 @@ def run(inst: Any, task: Task, ctx: Context, backend: Backend, drop: tuple[str, 
                     return finish(out if task is not Task.COUNT else
                                   Outcome(out.status if out.status is not Status.OPTIMAL else
                                           Status.UNKNOWN, stats={}, reason=out.reason))
-                best, best_sol = out.objective, out.solutions[0]
+                best = out.objective
         except _Failed as e:
             return finish(Outcome(Status.ERROR, stats={}, reason=str(e)))
 

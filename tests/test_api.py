@@ -161,6 +161,9 @@ def test_engine_from_a_file_on_the_command_line(tmp_path):
     assert p.returncode == 2 and p.stderr.startswith("puzzlesat: error:") and "Traceback" not in p.stderr
     p = cli("solve", "peg/hoppers", "-e", "nofile.py:run", cwd=tmp_path)
     assert p.returncode == 2 and "engine file not found" in p.stderr
+    (tmp_path / "my_model").write_text(ENGINE_FILE)  # a path without .py: no module spec
+    p = cli("solve", "peg/hoppers", "-e", "./my_model:run", cwd=tmp_path)
+    assert p.returncode == 2 and "not a Python module" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_entry_point_plugin(tmp_path):

@@ -38,7 +38,8 @@ PYSAT = ("cadical195", "glucose4", "lingeling")
 
 def php(n: int) -> tuple[int, list[list[int]]]:
     """Pigeonhole PHP(n+1, n): pigeon i in hole j is variable i*n + j + 1."""
-    v = lambda i, j: i * n + j + 1
+    def v(i: int, j: int) -> int:
+        return i * n + j + 1
     cls = [[v(i, j) for j in range(n)] for i in range(n + 1)]
     cls += [[-v(i, j), -v(k, j)] for j in range(n) for i in range(n + 1) for k in range(i + 1, n + 1)]
     return n * (n + 1), cls
@@ -561,10 +562,15 @@ def test_cpsat_lrat_kernels_on_hand_made_files(tmp_path):
     grow), and a tiny output buffer (it grows and is flushed): the kernels write what the
     reference (ortools' own parser) writes; a truncated file is refused."""
     from puzzlesat.models.cpsat_lrat import Converter, Steps
-    lit = lambda d: 2 * (abs(d) - 1) + (d < 0)   # DIMACS -> CP-SAT literal index
+    def lit(d):  # DIMACS -> CP-SAT literal index
+        return 2 * (abs(d) - 1) + (d < 0)
     clauses = [[1, 2], [-1, 2], [1, -2], [-1, -2, 3]]
-    step = lambda kind, body: _pb_field(kind, body)
-    imp = lambda cid, lits: step(1, _pb_field(2, [lit(x) for x in lits]) + _pb_field(1, cid))
+
+    def step(kind, body):
+        return _pb_field(kind, body)
+
+    def imp(cid, lits):
+        return step(1, _pb_field(2, [lit(x) for x in lits]) + _pb_field(1, cid))
     rat = _pb_field(2, [7, 8]) + _pb_field(1, 3)      # unit ids before the resolvant
     f0 = [imp(1, [2, 1]), imp(2, [2, -1]), imp(3, [-2, 1]), imp(4, [5, 6]),
           step(2, _pb_field(4, rat) + _pb_field(3, [1, 2], packed=False) + _pb_field(1, 5)

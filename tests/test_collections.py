@@ -16,7 +16,6 @@ import pytest
 import helpers
 
 import puzzlesat as ps
-from puzzlesat.families import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 QLINES = '''

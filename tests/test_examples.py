@@ -94,7 +94,9 @@ def test_pentomino_cells_brute_force(board, pieces):
         toml = f'kind = "pentomino"\nboard = """\n{board}\n"""\n' + "".join(
             f'[pieces.{n}]\nshape = """\n{s}\n"""\ncount = {k}\n' for n, (s, k) in pieces.items())
     cells = {(r, c) for r, ln in enumerate(board.split("\n")) for c, ch in enumerate(ln) if ch == "."}
-    shape = lambda s: {(r, c) for r, ln in enumerate(s.split("\n")) for c, ch in enumerate(ln) if ch == "#"}  # noqa
+
+    def shape(s):
+        return {(r, c) for r, ln in enumerate(s.split("\n")) for c, ch in enumerate(ln) if ch == "#"}
     want = brute_tilings(cells, [(n, shape(s), k) for n, (s, k) in pieces.items()])
     row = agree(ps.load(toml), "pentomino_cells", "count")
     assert row["count"] == want > 0

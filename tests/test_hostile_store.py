@@ -120,6 +120,7 @@ HOSTILE = {
     "negative time": (dict(time_limit=-1.0), "column time_limit"),
     "infinite seconds": (dict(seconds=float("inf")), "column seconds"),
     "blob where text goes": (dict(config=b"\x80\x04\x95pickle"), "column config"),
+    "long blob where text goes": (dict(engine=b"\x80\x04\x95" * 40), "column engine"),
     "split part not an integer": (dict(options='{"parts": 2, "part": "x"}'), "column options"),
     "huge integer": (dict(count=2 ** 62, objective=-(2 ** 62)), None),
     # the review's 23 GB: every report built set(range(parts)) for parts = 10^12

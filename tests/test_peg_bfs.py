@@ -366,7 +366,7 @@ def test_bounded_expansion_keeps_every_prefix_within_the_bound():
     ps = [int(sum(1 << h for h in range(sp.n) if rng.random() < 0.5)) for _ in range(40)]
     ps += [sp.full ^ 1, sp.full ^ (1 << 14)]
     for hmax in (2, 4, 6):
-        want = _oracle(sp, ps, False, lambda q: int(bd.of([q])[0]) <= hmax)
+        want = _oracle(sp, ps, False, lambda q, hmax=hmax: int(bd.of([q])[0]) <= hmax)
         assert _expanded(sp, ps, False, bd, hmax)[0] == want
 
 
@@ -378,7 +378,7 @@ def test_state_table_and_buffer_restarts_neither_lose_nor_double_count(monkeypat
     for backward in (False, True):
         want = _expanded(sp, ps, backward)
         small = native_bfs._state_table
-        monkeypatch.setattr(native_bfs, "_state_table", lambda size=4: small(size))  # 4, 16, 64, ...
+        monkeypatch.setattr(native_bfs, "_state_table", lambda size=4, small=small: small(size))  # 4, 16, 64, ...
         monkeypatch.setattr(native_bfs, "CHUNK", 8)  # the successor buffer overflows too
         got = _expanded(sp, ps, backward)
         monkeypatch.undo()

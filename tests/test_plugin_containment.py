@@ -299,7 +299,7 @@ def test_the_command_line_prints_one_line_and_exits_2(badq, member, args, tmp_pa
     p = helpers.cli(*args, cwd=tmp_path)
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     [line] = p.stderr.splitlines()
-    assert line.startswith("puzzlesat: error: ") and f"badq" in line and f"{member} raised" in line
+    assert line.startswith("puzzlesat: error: ") and "badq" in line and f"{member} raised" in line
 
 
 def test_a_built_in_familys_exceptions_stay_bugs(monkeypatch):

@@ -88,6 +88,7 @@ def execute(job: dict[str, Any], cancel: threading.Event | None = None,
             proc = subprocess.Popen([sys.executable, "-m", "puzzlesat.compare.campaign.job", str(res_path)],
                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errf,
                                     start_new_session=True, env=env)
+            assert proc.stdin is not None  # stdin=PIPE
             try:
                 proc.stdin.write(json.dumps(job).encode())
                 proc.stdin.close()
@@ -203,4 +204,6 @@ def execute_on_worker(job: dict[str, Any]) -> dict[str, Any]:
         where = get_worker().address
     except (ImportError, ValueError):
         where = None
-    return execute(job, worker=where)
+    rec = execute(job, worker=where)
+    assert rec is not None, "without a cancel event a job always ends in a record"
+    return rec

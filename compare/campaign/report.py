@@ -235,7 +235,7 @@ def merge_parts(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
     return plain + merged, splits
 
 
-def report(rows: list[dict[str, Any]], meta: dict[str, str]) -> dict[str, Any]:
+def report(rows: list[dict[str, Any]], meta: dict[str, str]) -> CampaignReport:
     """The JSON report: {"campaign", "jobs", "configs": {...}, "instances": [...], "splits":
     [...]} — a split count's parts counted as one job of its configuration (`merge_parts`)."""
     merged, splits = merge_parts(mark_wrong(rows))

@@ -138,7 +138,7 @@ class Spec:
         when the spec gives none and its families' first tasks differ)."""
         return task_text(self.tasks(), self.task is None)
 
-    def parts(self, eng) -> list[dict[str, str]]:
+    def parts(self, eng) -> list[dict[str, int]]:
         """The option sets that split one job of engine `eng`: one per part, or [{}] unsplit."""
         names = {o.name for o in eng.options}
         if self.split == 1 or not set(SPLIT_OPTIONS) <= names:
@@ -195,6 +195,7 @@ def job_of(campaign: str, label: str, h: str, run: Run, rep: int, seed: int | No
            memory_limit_mb: int, instance_toml: str, source: str = "") -> Job:
     """The Job of a planned run (one repeat) in a campaign; keyed by `make_job`. An option added
     after 0.2 (`Option.since`) at its default is left out, so a store written before it resumes."""
+    assert run.time_limit is not None, "a campaign plans every run with its time limit"
     later = {o.name: o.default for o in run.engine.options if o.since}
     opts = {k: v for k, v in run.options.items() if not (k in later and v == later[k])}
     keyed = dict(opts)

@@ -121,7 +121,7 @@ def check_row(row: dict[str, Any], where: str, path: Path | str) -> dict[str, An
     InputError naming the store, the row (`where`) and the column. Unknown columns are dropped
     (but the optional text columns of OPTIONAL_TEXT, kept when present and text); missing ones
     read as NULL."""
-    out = {c: row.get(c) for c in NAMES}
+    out: dict[str, Any] = {c: row.get(c) for c in NAMES}
     for col in OPTIONAL_TEXT:
         v = row.get(col)
         if col in row and (v is None or (isinstance(v, str) and len(v) <= MAX_TEXT)):
@@ -129,7 +129,11 @@ def check_row(row: dict[str, Any], where: str, path: Path | str) -> dict[str, An
 
     def bad(col: str, what: str) -> InputError:
         v = out.get(col)
-        shown = repr(v if not isinstance(v, (str, bytes)) or len(v) <= 60 else v[:60] + "...")
+        if isinstance(v, str) and len(v) > 60:
+            v = v[:60] + "..."
+        elif isinstance(v, bytes) and len(v) > 60:  # a BLOB where text goes
+            v = v[:60] + b"..."
+        shown = repr(v)
         return InputError(f"{where}: column {col} holds {shown}: {what} (not a store puzzlesat "
                           "wrote, or edited by hand)", file=path)
     for col, sql, _ in COLUMNS:

@@ -39,7 +39,8 @@ class _Frame:
     def __init__(self, xlo: float, xhi: float, ylo: float, yhi: float, ylog: bool, title: str,
                  xlabel: str, ylabel: str, width: int = W, right: int = RIGHT):
         self.xlo, self.xhi, self.ylo, self.yhi, self.ylog = xlo, xhi, ylo, yhi, ylog
-        self.w, self.parts = width, []
+        self.w = width
+        self.parts: list[str] = []
         self.pw, self.ph = width - LEFT - right, H - TOP - BOTTOM
         p = self.parts
         p.append(f'<text x="{LEFT}" y="18" font-size="13" font-weight="bold">{escape(title)}</text>')

@@ -175,7 +175,7 @@ def _count(build, m: Maze, best: int, ctx: Context, stats: dict, params: dict, *
     walks = []
     for tup in projs:
         vals = dict(zip((v.index for v in proj), tup))
-        walks += mod.walks(lambda var: vals[var.index])
+        walks += mod.walks(lambda var, vals=vals: vals[var.index])
     stats["projected_solutions"] = len(projs)
     if st is Status.OPTIMAL:
         return Outcome(Status.OPTIMAL, objective=best, count=len(walks), solutions=tuple(walks),

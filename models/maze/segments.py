@@ -62,7 +62,7 @@ def formulation(m: Maze, segments: int = 0) -> Formulation:
     f.add("start and goal", Clause(((P(0, fp.v0), True),)), Clause(((Q(J - 1, m.goal), True),)))
     f.add("each addition once", *(AtMostOne(tuple(y(j, e) for j in range(J))) for e in adds))
     by_mul = {e: [] for e in muls}
-    for i, (a, b, e) in enumerate(marcs):
+    for i, (_, _, e) in enumerate(marcs):
         by_mul[e].append(i)
     f.add("each multiplication once",
           *(AtMostOne(tuple(mx(j, i) for j in range(1, J) for i in idx)) for idx in by_mul.values()))
@@ -71,7 +71,7 @@ def formulation(m: Maze, segments: int = 0) -> Formulation:
               Linear(tuple((1, mx(j, i)) for i in range(len(marcs))) + ((-1, slot(j)),), 0, 0))
         if j > 1:
             f.add("used slots first", Clause(((slot(j), False), (slot(j - 1), True))))
-        for i, (a, b, e) in enumerate(marcs):
+        for i, (a, b, _) in enumerate(marcs):
             f.add("multiplication joins segments", Clause(((mx(j, i), False), (Q(j - 1, a), True))),
                   Clause(((mx(j, i), False), (P(j, b), True))))
         for v in range(n):
@@ -109,7 +109,7 @@ def formulation(m: Maze, segments: int = 0) -> Formulation:
             f.add("score", Linear(((1, S),) + A, fp.s0, fp.s0))
         else:
             T = f.int_var(("T", j), fp.low, fp.high)
-            for i, (a, b, e) in enumerate(marcs):
+            for i, (_, _, e) in enumerate(marcs):
                 f.add("score", Linear(((1, T), (-m.ops[e][1], ("S", j - 1))), 0, 0, ((mx(j, i), True),)))
             f.add("score", Linear(((1, T), (-1, ("S", j - 1))), 0, 0, ((slot(j), False),)),
                   Linear(((1, S), (-1, T)) + A, 0, 0))
@@ -177,7 +177,7 @@ class SegmentModel:
         walk = list(self.maze.walked)
         for j in range(self.J):
             if j > 0:
-                for i, (a, b, e) in enumerate(self.marcs):
+                for i, (a, b, _) in enumerate(self.marcs):
                     if value(self.mx[j][i]):
                         assert walk[-1] == a
                         walk.append(b)

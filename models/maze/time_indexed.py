@@ -43,7 +43,7 @@ def formulation(m: Maze, steps: int = 0) -> Formulation:
     f.add("one position per step", *(ExactlyOne(tuple(pos(t, v) for v in range(n))) for t in range(T + 1)))
     f.add("goal", Clause(((pos(T, m.goal), True),)))
     out = {v: [] for v in range(n)}
-    for i, (a, b, e) in enumerate(arcs):
+    for i, (a, _, _) in enumerate(arcs):
         out[a].append(i)
     for t in range(T):
         f.add("one arc per active step",
@@ -65,7 +65,7 @@ def formulation(m: Maze, steps: int = 0) -> Formulation:
         f.add("stopped: score stays", Linear(((1, ("s", t + 1)), (-1, ("s", t))), 0, 0,
                                              ((act(t), False),)))
     by_edge = {e: [] for e in fp.edges}
-    for i, (a, b, e) in enumerate(arcs):
+    for i, (_, _, e) in enumerate(arcs):
         by_edge[e].append(i)
     f.add("each edge once", *(AtMostOne(tuple(x(t, i) for t in range(T) for i in idx))
                                for idx in by_edge.values()))
@@ -101,7 +101,7 @@ class TimeModel:
     def decode(self, value: Callable) -> Walk:
         walk = list(self.maze.walked)
         for t in range(self.T):
-            for i, (a, b, e) in enumerate(self.arcs):
+            for i, (_, b, _) in enumerate(self.arcs):
                 if value(self.x[t][i]):
                     walk.append(b)
         return tuple(walk)

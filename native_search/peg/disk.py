@@ -135,7 +135,7 @@ class Store:
             for part in self.dir.glob("part-*"):  # range files of a layer finished since
                 if part.name[len("part-"):] in self.manifest["layers"]:
                     shutil.rmtree(part, ignore_errors=True)
-            for name, meta in self.manifest["layers"].items():
+            for meta in self.manifest["layers"].values():
                 self.disk += ITEM * meta["size"]
             self.peak_disk = self.disk
             self._write_manifest()

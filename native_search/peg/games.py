@@ -473,7 +473,7 @@ def expand_on_disk(sp: Space, keys, counts, backward: bool, store: "_Store", nam
     m = 0
     try:
         with open(tk, "wb") as ok, open(tc, "wb") as oc:
-            for r, (fk, fc) in enumerate(files):
+            for fk, fc in files:
                 check_time(deadline, f"the sums of layer {name}")
                 size = fk.stat().st_size // 8
                 if size == 0:

@@ -195,7 +195,7 @@ def draw_cells(c: Canvas, frame: Frame, board: Iterable[Sequence[int]],
         for x in cells3:
             by_layer[x[0]].append(x)
         ink = "#ffffff" if dark else INK
-        for l, part in sorted(by_layer.items()):
+        for _, part in sorted(by_layer.items()):
             comps = _components(part)
             for a, b in zip(comps, comps[1:]):   # one piece, apart in this layer: linked
                 joins.append((name, min(((p, q) for p in a for q in b), key=lambda pq: (

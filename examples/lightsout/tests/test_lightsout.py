@@ -4,7 +4,6 @@ the checker) on tiny boards, on hypothesis-generated random boards where all eng
 on bad input, and puzzlesat's conformance kit."""
 from __future__ import annotations
 
-import itertools
 import json
 import random
 
@@ -237,7 +236,7 @@ def test_xor_cutting_encoding_is_exact():
             for parity in (0, 1):
                 top = [k]
 
-                def new_var():
+                def new_var(top=top):
                     top[0] += 1
                     return top[0]
                 cls = models.xor_clauses(list(range(1, k + 1)), parity, new_var, cut)

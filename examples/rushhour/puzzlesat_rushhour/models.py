@@ -76,7 +76,6 @@ def build(inst: RushHour, T: int, cuts: bool = True) -> tuple[Formulation, dict]
     unit = inst.metric == "steps"
     n_cells = inst.rows * inst.cols
     walls = set(inst.walls)
-    red = inst.vehicles[0]
     f = Formulation(f"rushhour:time:{inst.metric}", SOURCE)
     X: set = set()
     for vi, v in enumerate(inst.vehicles):

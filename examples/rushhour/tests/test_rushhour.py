@@ -57,7 +57,7 @@ def oracle(inst: RushHour, max_cost: int) -> tuple[int | None, int]:
     for depth in range(max_cost + 1):
         found = set()
 
-        def grow(seq):
+        def grow(seq, depth=depth, found=found):
             if len(seq) == depth:
                 try:
                     check(inst, seq)
