@@ -48,12 +48,12 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .compare.api import compare, load
 from .compare.campaign.spec import content_hash
 from .core.family import Family, check_family
-from .core.result import CheckError, InputError, PluginError, Status, Task
+from .core.result import CheckError, InputError, PluginError, Result, Status, Task
 from .families.instances import load_instances, load_text
 from .families.registry import families, family_of, register_family, unregister_family
 
@@ -127,8 +127,9 @@ class _Kit:
     def fail(self, text: str) -> None:
         self.problems.append(text)
 
-    def run(self, instances, engines, tasks, time_limit, per_solution, per_instance, bad_toml,
-            files) -> Conformance:
+    def run(self, instances: Iterable[Any] | None, engines: Iterable[str] | None,
+            tasks: Iterable[Task | str] | None, time_limit: float | None, per_solution: int,
+            per_instance: int, bad_toml: dict[str, str], files: list[str | Path]) -> Conformance:
         fam = self.fam
         for p in check_family(fam):
             self.fail(p)
@@ -143,7 +144,7 @@ class _Kit:
             label = getattr(inst, "name", repr(inst))
             self._record(inst, label)
             self._toml_round_trip(inst, label)
-            results = []
+            results: list[Result] = []
             for t in [t for t in todo if t in fam.tasks]:
                 able = [n for n in names if t in fam.engine(n).tasks]
                 if not able:
@@ -168,7 +169,7 @@ class _Kit:
         return self.report
 
     # ---- instances -------------------------------------------------------------------------
-    def _instances(self, instances) -> list[Any]:
+    def _instances(self, instances: Iterable[Any] | None) -> list[Any]:
         fam = self.fam
         if instances is None:
             cat = fam.catalogue()
@@ -209,7 +210,7 @@ class _Kit:
             if pic is not None and not (isinstance(pic, str) and pic.lstrip().startswith("<svg")):
                 self.fail(f"{label}: svg does not give SVG text")
 
-    def _plain(self, label: str, what: str, fn, *args) -> Any:
+    def _plain(self, label: str, what: str, fn: Callable[..., Any], *args: Any) -> Any:
         try:
             return fn(*args)
         except Exception as e:  # noqa: BLE001 - the kit reports, the author fixes
@@ -232,9 +233,11 @@ class _Kit:
             self.fail(f"{label}: to_toml round trip changes the content hash")
 
     # ---- solutions -------------------------------------------------------------------------
-    def _solutions(self, inst, label, results, per_solution, per_instance) -> None:
+    def _solutions(self, inst: Any, label: str, results: list[Result], per_solution: int,
+                   per_instance: int) -> None:
         fam = self.fam
-        sols, best, enumerated = [], None, None
+        sols: list[Any] = []
+        best, enumerated = None, None
         for r in results:
             if r.status not in (Status.OPTIMAL, Status.FEASIBLE):
                 continue
@@ -276,7 +279,7 @@ class _Kit:
             self.fail(f"{label}: the checker rejected none of the mutated solutions "
                       f"({self.report.mutations} tried): does it check anything?")
 
-    def _mutant(self, inst, label, data, best, enumerated) -> int:
+    def _mutant(self, inst: Any, label: str, data: Any, best: Any, enumerated: Any) -> int:
         """1 if the mutation was rejected, 0 if accepted (and verified: else a problem)."""
         fam, mod = self.fam, self.fam.module
         self.report.mutations += 1
@@ -328,7 +331,7 @@ class _Kit:
                     data[key] = bad
                 self._load_table(data, f"{label}: {key} = {_toml_value(bad)}")
 
-    def _load_table(self, data: dict, what: str) -> None:
+    def _load_table(self, data: dict[str, Any], what: str) -> None:
         text = "".join(f"{k} = {_toml_value(v)}\n" for k, v in data.items())
         self.report.bad_inputs += 1
         try:
@@ -423,7 +426,7 @@ def mutations(data: Any, limit: int, rng: random.Random) -> list[Any]:
     return [out[k] for k in keys[:limit]]
 
 
-def _nodes(v: Any, path: tuple) -> Iterable[tuple[tuple, Any]]:
+def _nodes(v: Any, path: tuple[Any, ...]) -> Iterable[tuple[tuple[Any, ...], Any]]:
     yield path, v
     if isinstance(v, dict):
         for k in v:
@@ -456,7 +459,7 @@ def _edits(v: Any) -> list[Any]:
     return []
 
 
-def _replace(data: Any, path: tuple, new: Any) -> Any:
+def _replace(data: Any, path: tuple[Any, ...], new: Any) -> Any:
     if not path:
         return copy.deepcopy(new)
     data = copy.copy(data)

@@ -193,7 +193,7 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
             click.echo(f"refused: the layers of K = {e.estimate.K} do not fit (figures above); "
                        "--force searches anyway (it stops with the proved bound when the disk "
                        "runs out)", err=True)
-            raise SystemExit(1)
+            raise SystemExit(1) from None
         finally:
             if pool is not None:
                 pool.executor.close()
