@@ -100,7 +100,7 @@ def test_catalogues_cover_every_tile_once_and_share_databases():
     """Each partition holds every tile once; symmetric patterns read one database (zpdb-small: 28
     patterns, 14 databases of 181,008,000 entries = 22.6 MB each at one bit)."""
     assert set(ZPDB_CHOICES) == set(Z.CATALOGUES)
-    for name, (rows, cols, parts) in Z.CATALOGUES.items():
+    for rows, cols, parts in Z.CATALOGUES.values():
         for p in parts:
             assert sorted(t for pat in p for t in pat) == list(range(1, rows * cols))
     units, parts = Z.catalogue_units("zpdb-small")
