@@ -17,6 +17,7 @@ import re
 import stat
 import sys
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import EllipsisType
@@ -48,7 +49,7 @@ def _kind(mode: int) -> str | None:
     return next((what for test, what in KINDS if test(mode)), "not a regular file")
 
 
-def open_regular(path: str | os.PathLike, what: str = "file") -> int:
+def open_regular(path: str | os.PathLike[str], what: str = "file") -> int:
     """A read-only descriptor of the regular file at `path` (symlinks resolved first; opened
     without blocking, so a FIFO cannot hang the reader, and checked again once open); InputError
     naming the path and what it is otherwise (a FIFO, a device, a socket, a folder, missing)."""
@@ -71,7 +72,7 @@ def open_regular(path: str | os.PathLike, what: str = "file") -> int:
     return fd
 
 
-def read_bytes(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES, what: str = "file") -> bytes:
+def read_bytes(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES, what: str = "file") -> bytes:
     """The bytes of the regular file at `path` (`open_regular`), at most `limit`: a file with
     more is refused after reading `limit` + 1 bytes (whatever its size claims)."""
     fd = open_regular(path, what)
@@ -86,7 +87,7 @@ def read_bytes(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES, what: str 
     return data
 
 
-def read_text(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES, what: str = "file") -> str:
+def read_text(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES, what: str = "file") -> str:
     """`read_bytes` decoded as UTF-8 (InputError naming the file otherwise)."""
     try:
         return read_bytes(path, limit, what).decode("utf-8")
@@ -116,7 +117,7 @@ def bounded_glob(pattern: str, max_matches: int = MAX_GLOB, max_visits: int = MA
             raise InputError(f"the glob {pattern!r} looks at more than {max_visits:,} directory "
                              "entries (README, Limits): give a narrower pattern")
 
-    def entries(d: str):
+    def entries(d: str) -> Iterator[os.DirEntry[str]]:
         try:
             with os.scandir(d or ".") as it:
                 for e in it:

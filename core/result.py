@@ -39,6 +39,7 @@ included (and `stats["engine_seconds"]`, the call alone, JIT included).
 from __future__ import annotations
 
 import enum
+import os
 import re
 import time
 from collections.abc import Callable
@@ -74,7 +75,7 @@ class Task(str, enum.Enum):
 class InputError(Exception):
     """Bad input from a user: a message naming the file, line and field that is wrong."""
 
-    def __init__(self, message: str, *, file: str | Path | None = None,
+    def __init__(self, message: str, *, file: str | os.PathLike[str] | None = None,
                  line: int | None = None, field: str | None = None):
         self.message, self.file, self.line, self.field = message, file, line, field
         super().__init__(str(self))
@@ -101,7 +102,7 @@ class PluginError(InputError):
     where. An InputError, so the command line prints it as one line and exits with status 2; in
     a run, the runner makes it the ERROR result's reason."""
 
-    def __init__(self, message: str, *, plugin: str = "", file: str | Path | None = None,
+    def __init__(self, message: str, *, plugin: str = "", file: str | os.PathLike[str] | None = None,
                  line: int | None = None, field: str | None = None):
         self.plugin = plugin
         super().__init__(message, file=file, line=line, field=field)

@@ -141,6 +141,7 @@ def test_hostile_row_is_refused_in_one_line_or_shown_as_text(case, tmp_path, mar
 @pytest.mark.parametrize("sql, refused", [
     ("DROP TABLE runs; CREATE VIEW runs AS SELECT * FROM meta;", "not a puzzlesat campaign store"),
     ("DROP TABLE meta;", "not a puzzlesat campaign store"),
+    ("INSERT INTO meta VALUES ('spec', x'" + "80" * 100 + "');", "table meta: entry 'spec'"),
     ("CREATE TRIGGER t AFTER INSERT ON meta BEGIN DELETE FROM runs; END;", None),
     ("CREATE TABLE extra (x); INSERT INTO meta VALUES ('spec', '[configs]\nx = \"ext:dimacs[cmd=rm -rf /]\"');",
      None),

@@ -128,14 +128,8 @@ def check_row(row: dict[str, Any], where: str, path: Path | str) -> dict[str, An
             out[col] = v
 
     def bad(col: str, what: str) -> InputError:
-        v = out.get(col)
-        if isinstance(v, str) and len(v) > 60:
-            v = v[:60] + "..."
-        elif isinstance(v, bytes) and len(v) > 60:  # a BLOB where text goes
-            v = v[:60] + b"..."
-        shown = repr(v)
-        return InputError(f"{where}: column {col} holds {shown}: {what} (not a store puzzlesat "
-                          "wrote, or edited by hand)", file=path)
+        return InputError(f"{where}: column {col} holds {_shown(out.get(col))}: {what} (not a "
+                          "store puzzlesat wrote, or edited by hand)", file=path)
     for col, sql, _ in COLUMNS:
         v = out[col]
         if v is None:
@@ -281,34 +275,43 @@ def schema_problems(con: sqlite3.Connection) -> list[str]:
     return problems
 
 
+def _shown(v: Any) -> str:
+    """A stored value as an error message shows it: its repr, text and BLOBs cut at 60."""
+    if isinstance(v, str) and len(v) > 60:
+        return repr(v[:60] + "...")
+    if isinstance(v, bytes) and len(v) > 60:  # a BLOB where text goes
+        return repr(v[:60] + b"...")
+    return repr(v)
+
+
 def check_meta(meta: dict[str, Any], path: Path | str) -> dict[str, str]:
     """The meta table's entries checked: known keys hold text of a sane size, `machine` a JSON
     object, `planned_jobs` a non-negative integer; InputError naming the entry otherwise (other
     keys are kept as text)."""
     out = {}
+
+    def bad(k: Any, v: Any, what: str) -> InputError:
+        return InputError(f"table meta: entry {str(k)[:60]!r} holds {_shown(v)}: {what} (not a "
+                          "store puzzlesat wrote, or edited by hand)", file=path)
     for k, v in meta.items():
-        def bad(what: str) -> InputError:
-            shown = repr(v if not isinstance(v, (str, bytes)) or len(v) <= 60 else v[:60] + "...")
-            return InputError(f"table meta: entry {str(k)[:60]!r} holds {shown}: {what} (not a "
-                              "store puzzlesat wrote, or edited by hand)", file=path)
         if not isinstance(k, str) or len(k) > 200:
             raise InputError(f"table meta: key {str(k)[:60]!r} is not a short text", file=path)
         if v is None:
             continue
         if not isinstance(v, (str, int, float)) or isinstance(v, str) and len(v) > MAX_JSON:
-            raise bad("not text of a sane size")
+            raise bad(k, v, "not text of a sane size")
         v = str(v)
         if k in META_JSON:
             try:
                 parsed = json.loads(v)
             except (ValueError, RecursionError):
-                raise bad("not valid JSON") from None
+                raise bad(k, v, "not valid JSON") from None
             if not isinstance(parsed, dict):
-                raise bad("expected a JSON object")
+                raise bad(k, v, "expected a JSON object")
         if k in META_INT and not re.fullmatch(r"\d{1,15}", v):
-            raise bad("expected a non-negative integer")
+            raise bad(k, v, "expected a non-negative integer")
         if k in META_TEXT and len(v) > (MAX_JSON if k == "spec" else MAX_TEXT):
-            raise bad("too long")
+            raise bad(k, v, "too long")
         out[k] = v
     return out
 
