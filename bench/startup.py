@@ -96,7 +96,7 @@ def main() -> None:
                 cpu = statistics.median(r[1] for r in rs)
                 recs = [r[2] for r in rs if r[2] is not None]
 
-                def med(key: str) -> str:
+                def med(key: str, recs: list = recs) -> str:
                     xs = [x[key] for x in recs if x.get(key) is not None]
                     return f"{statistics.median(xs):.3f}" if xs else "-"
                 print(f"{c:<12} {kind:<5} {wall:7.3f} {cpu:7.3f} {med('startup_seconds'):>9} "

@@ -418,7 +418,7 @@ def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False
     if fn is None:
         fn = _load(eng)
     if isinstance(fn, _LoadFailure):
-        clock = {"call": 0.0}
+        clock: dict[str, Any] = {"call": 0.0}
         if capped and fn.memory:
             return _memory_outcome(f"the engine could not be loaded within the limit ({fn.text})"), clock
         return Outcome(Status.ERROR, reason=fn.reason), clock
@@ -718,7 +718,7 @@ def _check_solutions(fam: Family, inst: Any, ident: dict, sols: list, deadline: 
         if deadline is not None and time.perf_counter() >= deadline:
             c.stopped = "time"
             break
-        entry = None
+        entry: tuple[int, Any, int | None, str | None] | None = None
         try:
             s = fam.solution_from_json(inst, s)
             v = fam.check(inst, s)

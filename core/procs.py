@@ -332,7 +332,7 @@ def load_cached_kernels(modules: Iterable[str]) -> int:
         return 0
     for disp in kernels:
         try:
-            cache = disp._cache
+            cache = disp._cache  # type: ignore[attr-defined]  # numba's cache object, read on purpose (docstring)
             for key in list(cache._cache_file._load_index()):
                 sig = key[0]
                 if key[1] != magic or sig in disp.overloads or cache._index_key(sig, codegen) != key:
