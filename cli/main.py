@@ -19,8 +19,9 @@ import click
 from rich.table import Table
 
 from ..compare import api
-from ..compare.crossval import Comparison, Verdict, assess
+from ..compare.crossval import Comparison, Verdict, assess, compare_runs
 from ..compare.plan import plan
+from ..compare.runner import execute
 from ..compare.tables import Table as TableModel
 from ..core import __version__
 from ..core.config import parse_pairs
@@ -325,13 +326,11 @@ def solve(instance, engine, picture, allow_code, family_name, task, time_limit, 
     [run] = plan(fam, inst, configs, task, options=opts, time_limit=time_limit,
                  memory_limit_mb=_memory(memory_limit), precheck=not no_precheck,
                  origins=origins, allow_code=allow_code)  # input errors now
-    engine = configs[0]
     if run.extra.get("certify_refused"):  # asked to certify what no proof can back: bad input
         raise InputError("NOT-CERTIFIABLE: " + run.extra["certify_refused"])
     try:
         with _live(f"{inst.name} {run.label}") as live:
-            r = api.solve(inst, engine, task, time_limit=time_limit, precheck=not no_precheck,
-                          memory_limit_mb=_memory(memory_limit), progress=live.update, **opts)
+            r = execute(run, progress=live.update)  # the run planned above, not planned again
     except tuple(INTERRUPTED) as e:
         print(f"puzzlesat: interrupted; {run.label} did not finish", file=sys.stderr)
         sys.exit(INTERRUPTED[type(e)])
@@ -374,9 +373,7 @@ def _solve_collection(name, loaded, configs, origins, allow_code, task, time_lim
     try:
         for got, run in zip(loaded, runs):
             with _live(f"{got.ref} {run.label}") as live:
-                r = api.solve(got.instance, configs[0], task, time_limit=time_limit,
-                              precheck=not no_precheck, memory_limit_mb=_memory(memory_limit),
-                              progress=live.update, **opts)
+                r = execute(run, progress=live.update)
             done.append(r)
             if as_json:
                 print(json.dumps(r.to_record(max_solutions), default=str), flush=True)
@@ -463,10 +460,11 @@ def compare(instances, engine_list, jobs, fmt, allow_code, family_name, task, ti
         runs = plan(fam, inst, cfgs, task, options=opts, time_limit=time_limit,
                     memory_limit_mb=_memory(memory_limit), precheck=not no_precheck,
                     origins=origins if configs else None, allow_code=allow_code)
-        planned.append((fam, inst, runs[0].task, cfgs, len(runs)))
+        planned.append((fam, inst, runs))
     worst = 0
     verdicts: dict[str, int] = {}
-    for fam, inst, ftask, cfgs, n in planned:
+    for fam, inst, runs in planned:
+        ftask, n = runs[0].task, len(runs)
         label = f"{fam.name}/{inst.name}"
         done: list[Result] = []
         try:
@@ -476,10 +474,8 @@ def compare(instances, engine_list, jobs, fmt, allow_code, family_name, task, ti
                         return None
                     live.engine(name)
                     return live.update
-                c = api.compare(inst, cfgs, ftask, time_limit=time_limit, precheck=not no_precheck,
-                                memory_limit_mb=_memory(memory_limit), on_result=done.append,
-                                progress_for=progress_for if jobs == 1 else None, jobs=jobs,
-                                **opts)
+                c = compare_runs(runs, on_result=done.append,  # the runs planned above
+                                 progress_for=progress_for if jobs == 1 else None, jobs=jobs)
         except tuple(INTERRUPTED) as e:
             if done:
                 a = assess(done, fam.sense, ftask)

@@ -135,3 +135,23 @@ def test_a_campaign_expands_a_collection_into_its_instances(site, boards):
     assert {i["instance"]: i["verdict"] for i in rep["instances"]} == {n: "AGREE" for n in COUNTS}
     rows = helpers.rows(boards / "c.db")
     assert {(r["instance"], r["count"]) for r in rows} == set(COUNTS.items())
+
+
+def test_solving_a_collection_plans_each_run_once(qlines, boards, monkeypatch):
+    """The command line plans every instance's run first (all input errors before any work), then
+    executes those plans: one `plan` call per instance (counted at its first step)."""
+    from click.testing import CliRunner
+
+    from puzzlesat.cli.main import cli
+    from puzzlesat.compare import plan as plan_module
+    calls = []
+    admit = plan_module.admit_family
+    monkeypatch.setattr(plan_module, "admit_family",
+                        lambda fam, *a, **kw: (calls.append(fam.name), admit(fam, *a, **kw))[1])
+    monkeypatch.chdir(boards)
+    res = CliRunner().invoke(cli, ["solve", "boards.qn", "--task", "count", "--json"],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    recs = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
+    assert {r["instance"]: r["count"] for r in recs} == COUNTS
+    assert calls == ["qlines"] * 3
