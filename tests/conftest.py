@@ -98,6 +98,7 @@ FILE_SECONDS = {
     "test_export_ext.py": 12, "test_plugins.py": 25, "test_fuzz_loaders.py": 12,
     "test_plugin_containment.py": 12, "test_collections.py": 21,
     "test_layers.py": 12, "test_peg_merson.py": 11, "test_cli.py": 12, "test_lab.py": 10,
+    "test_plan_once.py": 6,
     "test_hostile_store.py": 10, "test_namespace.py": 8, "test_draw.py": 8, "test_export.py": 7,
     "test_sliding_pdb.py": 7, "test_certify.py": 18, "test_tiling_rotations.py": 6,
     "test_peg_problems_store.py": 5, "test_properties.py": 5, "test_specs_are_data.py": 4,
