@@ -195,13 +195,20 @@ def test_estimate_refuses_a_search_that_does_not_fit(tmp_path):
     assert r.moves is None and r.lower == 12
 
 
-def test_estimate_projects_triangle9_from_its_first_layers():
+def test_estimate_projects_triangle9_from_its_first_layers(tmp_path):
     """Probed to a layer of 10,000 positions, the low and high projections of triangle9's K = 15
-    layers bracket the measured depth-14 layer (938,227,475; docs/peg.md)."""
+    layers bracket the measured depth-14 layer (938,227,475; docs/peg.md); a second estimate
+    reading the probed layers back from the work folder projects the same CPU (the noted build
+    time, not the read's)."""
     from puzzlesat.native_search.peg.estimate import T9_K15, estimate_least
-    e = estimate_least(board("triangle9"), 15, probe=10_000, memory=1 << 30)
+    e = estimate_least(board("triangle9"), 15, probe=10_000, memory=1 << 30,
+                       work_dir=str(tmp_path))
     assert e.forward == list(T9_K15[:len(e.forward)]) and not e.complete
     assert len(e.low) == 15 - len(e.forward) and e.low[-1] < T9_K15[-1] < e.high[-1]
+    again = estimate_least(board("triangle9"), 15, probe=10_000, memory=1 << 30,
+                           work_dir=str(tmp_path))
+    assert again.forward == e.forward and again.low == e.low and e.cpu_low > 0
+    assert again.cpu_low == pytest.approx(e.cpu_low, rel=1e-3)
 
 
 def test_wide_kernels_run_as_plain_python(no_jit):

@@ -221,16 +221,18 @@ def estimate_least(b: Board, K: int, backward_depth: int = 1, work_dir: str | No
                 depth += 1
                 sizes.append(len(layer))
                 name = f"{prefix}{depth:03d}"
+                took = round(time.process_time() - c0, 6)
                 if depth and store.persistent:
                     note = store.note(name)
                     if counters["nodes"] == n0 and note:   # read back: its figures are noted
                         counters["nodes"] += note.get("nodes", 0)
+                        took = note.get("seconds", took)   # the build's CPU, not the read's
                     elif not note:
                         store.set_note(name, {"nodes": counters["nodes"] - n0,
-                                              "seconds": round(time.process_time() - c0, 3)})
+                                              "seconds": took})
                 if not backward:
                     nodes.append(counters["nodes"] - n0)
-                    cpu.append(time.process_time() - c0)
+                    cpu.append(took)
                 say(f"estimate K={K}: {'backward' if backward else 'forward'} layer {depth}: "
                     f"{len(layer)} positions")
                 if not len(layer):
