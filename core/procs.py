@@ -303,14 +303,22 @@ def prepare(module: str | None, preload: Iterable[str] = ()) -> int:
 def load_cached_kernels(modules: Iterable[str]) -> int:
     """Load into this process, from numba's cache, the compiled signatures of the kernels that
     `modules` (already imported) define — every signature the cache holds for this machine and
-    the kernel's current source — and return how many. Nothing is compiled that the cache does
-    not hold: a kernel first called with new types compiles in its caller (JIT). Reads numba's
-    cache index (numba.core.caching: an internal of numba 0.59-0.61, unchanged since 0.49); any
-    failure only leaves the loading to the kernel's first call."""
+    the kernel's current source — and return how many. Nothing is compiled: a signature the cache
+    does not hold is compiled by the kernel's first call (JIT). Reads numba's cache (the internals
+    of numba.core.caching and Dispatcher.compile's cache-hit path, as in numba 0.68); any failure
+    only leaves the loading to the kernel's first call.
+
+    Loaded machine code needs only what it links against — numba's runtime (NRT) and the hash
+    secrets' symbols — not the compiler: numba's own cache load first refreshes the whole target
+    context, importing every lowering registry it has (0.16-0.26 s of CPU, as much as a native
+    peg run's search and checking together). puzzlesat's own kernels are loaded without that
+    refresh (tests/test_honest_numbers.py runs every built-in native engine on kernels loaded so);
+    another package's kernels (a plug-in's, which may use a numba extension) after it."""
     import sys
     if "numba" not in sys.modules:
         return 0
     try:
+        from numba.core.compiler_lock import global_compiler_lock
         from numba.core.registry import CPUDispatcher, cpu_target
     except Exception:  # noqa: BLE001 - an optimisation only
         return 0
@@ -322,25 +330,60 @@ def load_cached_kernels(modules: Iterable[str]) -> int:
                 kernels.append(obj)
     if not kernels:
         return 0
+    own = __name__.partition(".")[0] + "."
+    kernels.sort(key=lambda d: not d.py_func.__module__.startswith(own))  # ours first
     n = 0
+    refreshed = False
     try:
         context = cpu_target.target_context
-        context.refresh()  # numba's lowering registries: the first kernel's big cost, paid here
         codegen = context.codegen()
         magic = codegen.magic_tuple()
+        with global_compiler_lock:  # no compile elsewhere sees the context half set up
+            _link_only(context)
+            for disp in kernels:
+                if not refreshed and not disp.py_func.__module__.startswith(own):
+                    context.refresh()  # numba's lowering registries and its extensions
+                    refreshed = True
+                n += _load_signatures(disp, context, codegen, magic)
     except Exception:  # noqa: BLE001 - an optimisation only
+        return n
+    return n
+
+
+def _link_only(context: Any) -> None:
+    """What machine code loaded from numba's cache links against, set up in `context`'s process:
+    numba's runtime (NRT) and the symbols of the hash secrets (numba.cpython.hashing's import)."""
+    import numba.cpython.hashing  # noqa: F401  (its import adds the hash secrets' symbols)
+    from numba.core.runtime import rtsys
+    rtsys.initialize(context)
+
+
+def _load_signatures(disp: Any, context: Any, codegen: Any, magic: Any) -> int:
+    """Every signature of `disp` that numba's cache holds for this machine and the kernel's
+    current source, loaded (Dispatcher.compile's cache-hit path, without its refresh and never
+    compiling); how many."""
+    n = 0
+    cache = disp._cache  # numba's cache object, read on purpose (load_cached_kernels)
+    try:
+        index = list(cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - left to the kernel's first call
         return 0
-    for disp in kernels:
+    for key in index:
+        sig = key[0]
+        if key[1] != magic or tuple(sig) in disp.overloads or cache._index_key(sig, codegen) != key:
+            continue  # another machine's, loaded already, or of another source
         try:
-            cache = disp._cache  # type: ignore[attr-defined]  # numba's cache object, read on purpose (docstring)
-            for key in list(cache._cache_file._load_index()):
-                sig = key[0]
-                if key[1] != magic or sig in disp.overloads or cache._index_key(sig, codegen) != key:
-                    continue  # another machine's, loaded already, or of another source
-                disp.compile(sig)
-                n += 1
-        except Exception:  # noqa: BLE001 - an optimisation only: the first call loads it
+            with cache._guard_against_spurious_io_errors():
+                cres = cache._load_overload(sig, context)
+        except Exception:  # noqa: BLE001 - left to the kernel's first call
             continue
+        if cres is None:
+            continue
+        disp._cache_hits[sig] += 1
+        if not cres.objectmode:
+            context.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+        disp.add_overload(cres)
+        n += 1
     return n
 
 

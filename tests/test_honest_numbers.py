@@ -312,3 +312,41 @@ def test_a_plug_in_checker_that_hangs_is_stopped_at_the_check_limit(tmp_path):
         else:
             assert r.status is Status.ERROR and not r.refuted
             assert "ZeroDivisionError: in the plug-in's checker" in r.reason
+
+
+FRESH_NATIVE = """if True:
+    import json, sys
+    from puzzlesat.compare.runner import solve
+    from puzzlesat.families.instances import load_instance
+    out = []
+    for name, task in [("peg/hoppers", "optimize"), ("sliding/8-hardest", "optimize"),
+                       ("pentomino/3x20", "count"), ("maze/sample1", "optimize")]:
+        fam, inst = load_instance(name)
+        r = solve(fam, inst, "native", task, isolate=False)
+        out.append([name, str(r.status), r.objective, r.count])
+    print(json.dumps([out, sorted(m for m in ("numba.misc.gdb_hook",
+                                              "numba.np.polynomial.polynomial_functions")
+                                  if m in sys.modules)]))
+"""
+
+
+def test_a_fresh_process_runs_every_native_engine_on_kernels_loaded_without_numbas_compiler():
+    """Each built-in family's native engine, in a fresh interpreter whose kernels come from
+    numba's cache (a first process fills it): the runner loads them before the engine's clock
+    (procs.prepare) without numba's compiler — its lowering registries
+    are never installed (numba.misc.gdb_hook and numba.np.polynomial, imported by nothing else,
+    stand for them), a third of a native run's start-up — and every answer is the published
+    one. (Before: numba's own cache load imported them all for the first kernel.)"""
+    import json
+    import subprocess
+    import sys
+    runs = [subprocess.run([sys.executable, "-c", FRESH_NATIVE], capture_output=True, text=True,
+                           timeout=600) for _ in range(2)]  # the first fills numba's cache if need be
+    for p in runs:
+        assert p.returncode == 0, p.stderr
+    (first, _), (answers, compiler) = (json.loads(p.stdout) for p in runs)
+    assert answers == first == [["peg/hoppers", "OPTIMAL", 7, None],
+                                ["sliding/8-hardest", "OPTIMAL", 31, None],
+                                ["pentomino/3x20", "OPTIMAL", None, 8],
+                                ["maze/sample1", "OPTIMAL", 36, None]]
+    assert compiler == []
