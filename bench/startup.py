@@ -4,7 +4,8 @@
 
 Each case is a fresh `python -m puzzlesat ...` process, timed from outside: wall seconds and CPU
 seconds (user + system of the process and its engine worker, from the kernel's accounting of
-reaped children). `cold`: numba's cache in a new empty folder (NUMBA_CACHE_DIR), so the run
+reaped children); the best of the warm runs (the least disturbed by other processes) and their
+median. `cold`: numba's cache in a new empty folder (NUMBA_CACHE_DIR), so the run
 compiles every kernel it calls; `warm`: the same folder again, the kernels loaded from it. The
 solve cases also print the run's own split (`solve --json`): `startup_seconds` (the worker's
 fork, imports and kernel loading, before the engine's clock), `seconds` (the engine's own work)
@@ -84,8 +85,9 @@ def main() -> None:
           f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for c in cases:  # bytecode written once, outside the timings
         run(CASES[c], {**env, "NUMBA_CACHE_DIR": tempfile.mkdtemp(dir=cache)})
-    print(f"{'case':<12} {'cache':<5} {'wall s':>7} {'CPU s':>7} {'startup s':>9} {'engine s':>9} "
-          f"{'check s':>8}  (medians of {args.repeat} warm runs; cold: one run)")
+    print(f"{'case':<12} {'cache':<5} {'wall best':>9} {'wall med':>8} {'CPU best':>8} {'CPU med':>7} "
+          f"{'startup s':>9} {'engine s':>9} {'check s':>8}  (best and median of {args.repeat} warm "
+          "runs, start-up/engine/check: medians; cold: one run)")
     try:
         for c in cases:
             fresh = tempfile.mkdtemp(dir=cache)  # an empty numba cache for this case
@@ -94,12 +96,14 @@ def main() -> None:
             for kind, rs in rows.items():
                 wall = statistics.median(r[0] for r in rs)
                 cpu = statistics.median(r[1] for r in rs)
+                wall_best, cpu_best = min(r[0] for r in rs), min(r[1] for r in rs)
                 recs = [r[2] for r in rs if r[2] is not None]
 
                 def med(key: str, recs: list = recs) -> str:
                     xs = [x[key] for x in recs if x.get(key) is not None]
                     return f"{statistics.median(xs):.3f}" if xs else "-"
-                print(f"{c:<12} {kind:<5} {wall:7.3f} {cpu:7.3f} {med('startup_seconds'):>9} "
+                print(f"{c:<12} {kind:<5} {wall_best:9.3f} {wall:8.3f} {cpu_best:8.3f} {cpu:7.3f} "
+                      f"{med('startup_seconds'):>9} "
                       f"{med('seconds'):>9} {med('check_seconds'):>8}", flush=True)
         if args.importtime:
             for c in cases:
