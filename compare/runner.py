@@ -313,11 +313,17 @@ def _check_isolated(proofs: list, limits: CheckLimits) -> tuple[list[dict], str 
                 stopped = "time limit"
                 break
     finally:
-        if proc.is_alive():
-            procs.kill_group(proc.pid)
-        proc.join(5)
-        parent.close()
+        _reap(proc, parent)
     return checked, stopped
+
+
+def _reap(proc: Any, parent: Any) -> None:
+    """A forked checker done with: killed with its process group if still alive, joined, its
+    pipe closed."""
+    if proc.is_alive():
+        procs.kill_group(proc.pid)
+    proc.join(5)
+    parent.close()
 
 
 def _orbit_count(orbits: dict, blocking: Any, res: Result, identity: dict, problems: list) -> dict:
@@ -796,10 +802,7 @@ def _check_forked(fam: Family, inst: Any, ident: dict, sols: list, deadline: flo
                 c.stopped = "time"
                 break
     finally:
-        if proc.is_alive():
-            procs.kill_group(proc.pid)
-        proc.join(5)
-        parent.close()
+        _reap(proc, parent)
     return c
 
 
