@@ -5,6 +5,9 @@ An engine is a function ``run(instance, task, ctx) -> Outcome``:
 - ``instance`` — the family's instance dataclass (what ``puzzlesat.load`` returns);
 - ``task`` — ``Task.OPTIMIZE`` (best objective and one solution), ``Task.COUNT`` (every optimal
   solution; every solution where there is no objective) or ``Task.FEASIBLE`` (any one solution);
+  ``Task.UNIQUE`` only if the engine declares it (one solution and a complete search for another,
+  or two different ones): an engine that counts gets ``unique`` without it, the runner asking
+  it to count and stopping it at the second distinct solution it streams;
 - ``ctx`` — a ``Context``: ``ctx.options`` (every declared option with its value),
   ``ctx.remaining()`` / ``ctx.expired()`` (the time limit), ``ctx.progress(**fields)`` (the live
   status line) and ``ctx.found(solution)`` (stream a solution as soon as it exists, so that it

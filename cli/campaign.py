@@ -190,8 +190,10 @@ def report(store_path, as_json, fmt, html_path) -> None:
             out.print(f"[red]DISAGREE[/] {escape(inst['instance'])}: " + escape("; ".join(inst["reasons"])))
     out.print(f"task: {rep['task']}", markup=False, soft_wrap=True)
     print_tables(tables, "text")
-    counts = {v: sum(i["verdict"] == v for i in rep["instances"]) for v in ("AGREE", "INCOMPLETE", "DISAGREE")}
-    out.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()), markup=False)
+    counts = {v: sum(i["verdict"] == v for i in rep["instances"])
+              for v in ("AGREE", "UNCHECKED", "INCOMPLETE", "DISAGREE")}
+    out.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()
+                                       if v or k != "UNCHECKED"), markup=False)
     sys.exit(1 if bad else 0)
 
 

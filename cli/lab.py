@@ -59,7 +59,7 @@ def _lab(instances, config_list, task, repeat, seeds, time_limit, option_pairs, 
     sys.exit(worst)
 
 
-_TASK_HELP = "optimize | count | feasible (default: the family's first task: optimize, or count for tilings)"
+_TASK_HELP = "optimize | count | feasible | unique (default: the family's first task: optimize, or count for tilings)"
 
 
 def _shared(f):

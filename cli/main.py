@@ -247,8 +247,9 @@ def engines(family_name: str | None, verbose: bool, as_json: bool) -> None:
 
 _common = [
     click.option("--task", type=TASKS, default=None,
-                 help="optimize | count | feasible (default: the family's first task: optimize, "
-                      "or count for tilings)"),
+                 help="optimize | count | feasible | unique (default: the family's first task: "
+                      "optimize, or count for tilings); unique: is there exactly one (optimal) "
+                      "solution — UNIQUE, MULTIPLE (two checked solutions), INFEASIBLE, UNKNOWN"),
     click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT, help=TIME_LIMIT_HELP),
     click.option("--memory-limit", "memory_limit", type=click.FloatRange(min=64), default=None,
                  metavar="MB", help="address-space cap per engine worker, in MB (default: 80% of "
@@ -443,7 +444,8 @@ def compare(instances, engine_list, jobs, fmt, allow_code, family_name, task, ti
     or `--engines @FILE`: a configuration list (one per line or comma separated, # comments), whose
     code not shipped with puzzlesat runs only with --allow-code.
     Verdict AGREE (all finished, same objective and count, every solution checked), DISAGREE (exit
-    status 1) or INCOMPLETE (an engine hit its limit). JSON: one object per instance per line.
+    status 1), INCOMPLETE (an engine hit its limit) or UNCHECKED (a count that one counter, which
+    lists no solutions, reached alone). JSON: one object per instance per line.
     Ctrl-C prints what finished and exits 130. `--format csv|markdown|latex` writes the tables
     (one per instance; CSV: one table with the instance, task and verdict first).
     """
@@ -498,7 +500,8 @@ def compare(instances, engine_list, jobs, fmt, allow_code, family_name, task, ti
             tables.append(c.table_model())
         else:
             out.print(_table(f"{label}  task={ftask}", c.results, c.wrong))
-            color = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}[c.verdict.value]
+            color = {"AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow",
+                     "UNCHECKED": "yellow"}[c.verdict.value]
             out.print(f"verdict: [{color}]{escape(c.verdict_text())}[/]")
             for reason in c.reasons:
                 out.print(f"  - {reason}", markup=False)

@@ -2,7 +2,7 @@
 
     plan       one value per run (family, instance, engine, task, options, limits, label)
     runner     executes a Run in a worker under hard limits; every solution through the checker
-    crossval   several runs on one instance, judged AGREE / DISAGREE / INCOMPLETE
+    crossval   several runs on one instance, judged AGREE / DISAGREE / INCOMPLETE / UNCHECKED
     lab        configurations x repeats side by side (size, time, effort); `bench` is its alias
     export     a formulation written for other solvers, and its size per constraint group
     campaign/  grids of jobs under hard limits, an SQLite store, Dask

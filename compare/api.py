@@ -93,7 +93,8 @@ def compare(instance: Any, engines: Iterable[str | Config | Callable] | None = N
             progress_for: Callable[[str], Callable[[dict], None] | None] | None = None,
             jobs: int = 1, **options: Any) -> Comparison:
     """Run several engines or configurations in turn and judge them: AGREE (all finished, same
-    objective and count, every solution checked), DISAGREE or INCOMPLETE. `options` go to every
+    objective and count, every solution checked), DISAGREE, INCOMPLETE or UNCHECKED (a count that
+    rests on one counter alone). `options` go to every
     engine that has them (`name.key` targets one: pass them as `**{"sat.encoding": ...}`).
     `on_result(result)` is called as each run finishes; `progress_for(label)` may return a
     progress callback for that run. `jobs` > 1 runs that many engines side by side (each in its

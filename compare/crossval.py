@@ -16,6 +16,8 @@ class Verdict(str, enum.Enum):
     AGREE = "AGREE"            # every engine finished; same objective and count; all solutions checked
     DISAGREE = "DISAGREE"      # a mismatch, or an answer the checker refuted
     INCOMPLETE = "INCOMPLETE"  # no mismatch, but some engine stopped at its limit or crashed (ERROR)
+    UNCHECKED = "UNCHECKED"    # all finished, no mismatch, but the count rests on one counter's
+    #                            word alone (counted without listing solutions; no second engine)
 
     def __str__(self) -> str:
         return self.value
@@ -238,6 +240,8 @@ def assess(results: list[Result], sense: str | None, task: Task) -> Assessment:
                     if r.status is Status.FEASIBLE and r.objective is not None and (
                             r.objective < opt if sense == "min" else r.objective > opt):
                         reasons.append(f"{r.label} found {r.objective}, better than the proved {opt}")
+        if task is Task.UNIQUE:
+            reasons += _unique_reasons([r for _, r in answers], proved, wrong)
         if task is Task.COUNT:
             counts = {r.count for _, r in proved}
             if len(counts) > 1:
@@ -263,6 +267,13 @@ def assess(results: list[Result], sense: str | None, task: Task) -> Assessment:
     if unfinished or crashes:
         return Assessment(Verdict.INCOMPLETE, notes + [f"{r.label}: {r.status} ({r.reason or 'limit reached'})"
                                                        for r in unfinished], wrong)
+    if task is Task.COUNT:
+        proved = [r for _, r in answers if r.status is Status.OPTIMAL]
+        claimed = [r for r in proved if r.stats.get("enumerated") is False]
+        if claimed and len(proved) < 2:
+            return Assessment(Verdict.UNCHECKED, [f"{r.label}: count {r.count} counted without "
+                              "listing the solutions, and no second engine counted it" for r in claimed],
+                              wrong)
     return Assessment(Verdict.AGREE, [], wrong)
 
 
@@ -270,3 +281,38 @@ def _last_line(text: str | None) -> str:
     """The last non-empty line of a reason (a traceback's exception line)."""
     lines = [x for x in (text or "").strip().splitlines() if x.strip()]
     return lines[-1].strip() if lines else ""
+
+
+def _unique_reasons(results: list[Result], proved: list[tuple[int, Result]],
+                    wrong: list[str | None]) -> list[str]:
+    """Task unique: the proved answers (UNIQUE / MULTIPLE) agree, and no engine's checked
+    solutions contradict a UNIQUE — a MULTIPLE (two checked solutions that differ on the
+    projection), or two different checked solutions among all results (the family's solution_key:
+    two engines that each say UNIQUE with different solutions), refute it (`wrong`)."""
+    out = []
+    answers = {r.answer for _, r in proved}
+    if len(answers) > 1:
+        out.append("answers differ: " + ", ".join(f"{r.label}={r.answer}" for _, r in proved))
+    claims = [(i, r) for i, r in proved if r.answer == "UNIQUE"]
+    if not claims:
+        return out
+    keys: dict = {}
+    for r in results:
+        if r.fam is None or r.inst is None or r.status is Status.ERROR:
+            continue
+        try:
+            ident = r.fam.engine(r.engine).identity(r.params)
+            for sol in r.solutions:
+                keys.setdefault(r.fam.solution_key(r.inst, sol, **ident), r.label)
+        except Exception:  # noqa: BLE001 - a record without its engine: its keys are not compared
+            continue
+    if len(keys) > 1 and len(answers) == 1:
+        out.append(f"{', '.join(r.label for _, r in claims)} say UNIQUE, but the engines' checked "
+                   f"solutions hold {len(keys)} different ones")
+    witness = next((r for _, r in proved if r.answer == "MULTIPLE" and r.checked >= 2), None)
+    for i, r in claims:
+        if witness is not None:
+            wrong[i] = f"claimed UNIQUE, but {witness.label} found two different checked solutions"
+        elif len(keys) > 1:
+            wrong[i] = f"claimed UNIQUE, but the engines' checked solutions hold {len(keys)} different ones"
+    return out

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..core.config import Config, parse as parse_config
-from ..core.family import Engine, Family
+from ..core.family import Engine, Family, declared_tasks, with_unique
 from ..core.limits import MAX_MEMORY_MB, MAX_SECONDS
 from ..core.procs import default_memory_mb
 from ..core.result import InputError, PluginError, Task, one_line
@@ -194,8 +194,8 @@ def engine_of(fam: Family, what: str | Config | Engine | Callable) -> tuple[Engi
         return what, Config(what.name, what.name)
     if callable(what) and not isinstance(what, str):
         name = "user:" + getattr(what, "__name__", "engine")
-        eng = Engine(name, what, fam.tasks, (), (what.__doc__ or "").strip(), user=True,
-                     free_options=True)
+        eng = with_unique(Engine(name, what, declared_tasks(fam.tasks), (),
+                                 (what.__doc__ or "").strip(), user=True, free_options=True))
         return eng, Config(name, name)
     cfg = what if isinstance(what, Config) else parse_config(what)
     return fam.engine(cfg.engine), cfg

@@ -102,16 +102,17 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
             if cert["verdict"] == "REJECTED":
                 status, reason = Status.ERROR, "certificate REJECTED: " + str(cert["reason"])
         return Result(name, fam.name, eng.name, task, status, None,
-                      0 if task is Task.COUNT and status is Status.INFEASIBLE else None, [],
+                      0 if task in (Task.COUNT, Task.UNIQUE) and status is Status.INFEASIBLE else None, [],
                       seconds, params,
                       {"termination": "refuted"} if status is Status.ERROR else {}, reason, 0,
                       config, 0, cert, fam, inst, None, round(time.perf_counter() - t0 - seconds, 4))
     forked = isolate and fam.user  # a plug-in's checker runs in a killable process
     tally = (_StreamCount(fam, inst, eng.identity(opts))
-             if task is Task.COUNT and fam.streamed_count and not forked else None)
+             if task is Task.COUNT and fam.streamed_count and not forked and not eng.counter else None)
+    unique = _unique_watch(fam, inst, eng, task, opts)
     if isolate:
         out, streamed, clock = _run_isolated(eng, inst, task, opts, run.time_limit, progress,
-                                             run.memory_limit_mb, tally)
+                                             run.memory_limit_mb, tally, unique)
     else:
         streamed = []
         sink = (lambda s: tally.extend([s])) if tally else streamed.append
@@ -119,7 +120,7 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
         loaded = _load(eng)
         started = time.perf_counter()
         ctx = Context(opts, run.time_limit, progress, sink)
-        out, clock = _call(eng, inst, task, ctx, fn=loaded)
+        out, clock = _call(eng, inst, task, ctx, fn=loaded, unique=unique)
         clock.update(startup=started - t_load, started=started)
     t_check = time.perf_counter()  # checking has its own bound: as long as the run's time limit
     deadline = None if run.time_limit is None else t_check + run.time_limit
@@ -158,6 +159,24 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
             res.stats["termination"] = "refuted"
     res.check_seconds = round(time.perf_counter() - t_check, 4)
     return res
+
+
+def _unique_watch(fam: Family, inst: Any, eng: Engine, task: Task, opts: dict) -> tuple | None:
+    """For task unique on an engine that derives it from its count (`unique_from_count`): (the
+    solution key of a streamed solution that passes the checker, else None; is the family an
+    optimisation) for compare/unique.py. None otherwise."""
+    if task is not Task.UNIQUE or not eng.unique_from_count:
+        return None
+    ident = eng.identity(opts)
+
+    def key(s: Any):
+        try:
+            s = fam.solution_from_json(inst, s)
+            fam.check(inst, s)
+            return fam.solution_key(inst, s, **ident)
+        except Exception:  # noqa: BLE001 - the runner's own check reports it
+            return None
+    return key, fam.sense is not None
 
 
 def invariant_certificate(fam: Family, inst: Any, reason: str) -> dict:
@@ -199,6 +218,9 @@ def check_certificate(claimed: dict | None, res: Result, identity: dict | None =
                 "(checked by the family's checker): there is nothing to refute"}
     if res.status not in (Status.OPTIMAL, Status.INFEASIBLE):
         return {"verdict": "NOT-CERTIFIABLE", "reason": f"the answer is {res.status}: nothing was proved"}
+    if res.task is Task.UNIQUE and res.status is Status.OPTIMAL and res.count != 1:
+        return {"verdict": "NOT-CERTIFIABLE", "reason": "MULTIPLE is backed by its two different "
+                "solutions (each checked by the family's checker): there is nothing to refute"}
     if not claimed:
         return {"verdict": "NOT-CERTIFIABLE", "reason": "the engine returned no certificate"}
     if claimed.get("verdict") == "NOT-CERTIFIABLE":
@@ -207,16 +229,20 @@ def check_certificate(claimed: dict | None, res: Result, identity: dict | None =
         if res.status is not Status.INFEASIBLE:
             return {"verdict": "REJECTED", "reason": f"an invariant certificate for a {res.status} answer"}
         return invariant_certificate(res.fam, res.inst, str(claimed.get("claim") or claimed["invariant"]))
-    cert = {"verdict": "VERIFIED", "reason": None, "claim": claimed.get("claim"),
+    claim = claimed.get("claim")
+    if res.task is Task.UNIQUE and claim:
+        claim = f"unique: {claim}"
+    cert = {"verdict": "VERIFIED", "reason": None, "claim": claim,
             "trusted": claimed.get("trusted"), "folder": claimed.get("folder")}
     proofs = list(claimed.get("proofs") or ())
     problems = []
     if not proofs:
         problems.append("no proof for the claim")
     orbits = claimed.get("orbits")
-    if res.task is Task.COUNT and orbits is not None:
+    counted = res.task in (Task.COUNT, Task.UNIQUE)  # unique: the count of one, certified alike
+    if counted and orbits is not None:
         cert["orbits"] = _orbit_count(orbits, claimed.get("blocking"), res, identity or {}, problems)
-    elif res.task is Task.COUNT and claimed.get("blocking") != res.count:
+    elif counted and claimed.get("blocking") != res.count:
         problems.append(f"the refuted CNF blocks {claimed.get('blocking')} solutions, the count is {res.count}")
     if limits is None:
         checked, stopped = [_check_proof(p) for p in proofs], None
@@ -413,13 +439,15 @@ def _module_of(target: Any, fn: Any) -> str | None:
 
 
 def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False,
-          fn: "Callable | _LoadFailure | None" = None, jit: list[float] | None = None) -> tuple[Outcome, dict]:
+          fn: "Callable | _LoadFailure | None" = None, jit: list[float] | None = None,
+          unique: tuple | None = None) -> tuple[Outcome, dict]:
     """The engine's outcome and its clock: {"call": wall seconds of the call, "cpu_seconds",
     "jit_seconds" (with `jit`, the numba time inside the call), "imports_in_call" (modules the
     call imported itself: not declared in `preload`)}. `fn`: the loaded run function (`_load`;
     a _LoadFailure says why it could not be loaded). `capped`: a memory limit holds, so a failure that
     names an allocation (MemoryError, a library that cannot be mapped) is that limit (UNKNOWN
-    'memory'), never ERROR."""
+    'memory'), never ERROR. `unique` (`_unique_watch`): task unique answered from the engine's
+    count (compare/unique.py)."""
     import sys
     if fn is None:
         fn = _load(eng)
@@ -432,7 +460,11 @@ def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False
     j0 = jit[0] if jit is not None else 0.0
     t0, c0 = time.perf_counter(), time.process_time()
     try:
-        out = fn(inst, task, ctx)
+        if unique is not None:
+            from .unique import from_count
+            out = from_count(fn, inst, ctx, *unique)
+        else:
+            out = fn(inst, task, ctx)
     except InputError:
         raise
     except MemoryError:
@@ -520,7 +552,7 @@ class _StreamCount:
 
 
 def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: float | None,
-           memory_mb: float | None, parent: int) -> None:
+           memory_mb: float | None, parent: int, unique: tuple | None = None) -> None:
     procs.become_worker(None, parent)
     try:
         fn = _load(eng)  # before the memory cap (the cap is for the search) and before the clock
@@ -534,7 +566,7 @@ def _child(conn, eng: Engine, inst: Any, task: Task, opts: dict, time_limit: flo
     ctx = Context(opts, time_limit, lambda f: conn.send(("progress", f)), stream)
     jit = _jit_clock()
     try:
-        out, clock = _call(eng, inst, task, ctx, memory_mb is not None, fn, jit)
+        out, clock = _call(eng, inst, task, ctx, memory_mb is not None, fn, jit, unique)
         stream.flush()
         try:  # the kernels this run loaded, for the parent to hand on to its next worker: sent
             # pickled, so that a parent that forks no other worker never unpickles (imports) numba
@@ -599,7 +631,7 @@ STARTUP_LIMIT = 60.0  # seconds a worker may take to start (fork, imports, kerne
 
 
 def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
-                  tally=None) -> tuple[Outcome, list, dict]:
+                  tally=None, unique=None) -> tuple[Outcome, list, dict]:
     """(outcome, streamed solutions, clock) of the engine run in a forked worker: clock holds
     "startup" (fork to the worker's "ready": its imports and kernels), "started" (when the
     engine's clock started, time.perf_counter), "call" (the engine's wall seconds, to the kill
@@ -609,7 +641,7 @@ def _run_isolated(eng, inst, task, opts, time_limit, progress, memory_mb=None,
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, eng, inst, task, opts, time_limit, memory_mb,
-                                            os.getpid()))
+                                            os.getpid(), unique))
     # not a daemon: an engine may run engines itself (ps.solve inside an engine); the worker
     # still never outlives us (its death signal) and is always killed or joined below
     t_fork = time.perf_counter()
@@ -828,9 +860,14 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
     sense = fam.sense
     if status is Status.INFEASIBLE and sols:
         problems.append("claims INFEASIBLE but returned a solution")
-    if status in (Status.OPTIMAL, Status.FEASIBLE) and not sols:
+    if status in (Status.OPTIMAL, Status.FEASIBLE) and not sols and not (eng.counter and task is Task.COUNT):
         problems.append(f"claims {status} without a solution")
-    if task is Task.COUNT and status is Status.OPTIMAL and count != len(sols):
+    if eng.counter and task is Task.COUNT:  # a count without the solutions: the engine's claim
+        stats = {**stats, "enumerated": False}
+        if status is Status.OPTIMAL and (not isinstance(count, int) or isinstance(count, bool)
+                                         or count < max(1, len(sols))):
+            problems.append(f"claims count {count!r} (with {len(sols)} solutions returned)")
+    elif task is Task.COUNT and status is Status.OPTIMAL and count != len(sols):
         problems.append(f"claims count {count} but returned {len(sols)} solutions")
     failed = c.done - len(c.passed)
     sols = c.passed  # only solutions that passed the checker are reported
@@ -859,6 +896,15 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
             if task is not Task.COUNT:  # the reported solution is the best checked one
                 order = sorted(range(len(sols)), key=lambda i: values[i] if sense == "min" else -values[i])
                 sols = [sols[i] for i in order]
+    if task is Task.UNIQUE:
+        first: dict = {}  # solution key -> index of its first passed solution
+        for i, s in enumerate(sols):
+            first.setdefault(fam.solution_key(inst, s, **ident), i)
+        status, count, reason = _unique_answer(status, out.count, len(first), sense, reason, problems)
+        if status is Status.OPTIMAL and count is None:  # MULTIPLE: its two witnesses
+            two = sorted(first.values())[:2]
+            sols, values = [sols[i] for i in two], [values[i] for i in two] if values else values
+            stats = {**stats, "count_lower_bound": max(len(first), stats.get("count_lower_bound", 0))}
     if status is Status.UNKNOWN and sols and task is not Task.COUNT:
         status = Status.FEASIBLE  # a checked solution exists; optimality was not proved
     if task is Task.COUNT and status is not Status.OPTIMAL:
@@ -869,12 +915,36 @@ def _checked(fam, inst, eng, task, out: Outcome, streamed: list, seconds, params
         status = Status.ERROR
         reason = "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
         stats = {**stats, "termination": "refuted"}
-    if task is not Task.COUNT:
+    if task not in (Task.COUNT, Task.UNIQUE):
         count = None
     if status in (Status.UNKNOWN, Status.INFEASIBLE) or sense is None:
         objective = None if status is not Status.ERROR else objective
     return Result(getattr(inst, "name", "?"), fam.name, eng.name, task, status, objective, count,
                   sols, seconds, params, stats, reason, len(sols), None, failed)
+
+
+def _unique_answer(status: Status, claimed: int | None, distinct: int, sense: str | None,
+                   reason: str | None, problems: list) -> tuple[Status, int | None, str | None]:
+    """Task unique: (status, count, reason) from the engine's status and claimed count and the
+    number of distinct checked solutions (core/result.py: UNIQUE = OPTIMAL with count 1, MULTIPLE
+    = OPTIMAL with count None and two witnesses). Two distinct checked solutions prove MULTIPLE
+    whatever stopped the engine — for an optimisation family only with the optimum proved."""
+    if status is Status.OPTIMAL:
+        if distinct == 1:
+            if claimed not in (None, 1):
+                problems.append(f"claims {claimed} solutions but returned one")
+            return status, 1, reason
+        if distinct >= 2:
+            if claimed == 1:
+                problems.append(f"claims a unique solution but returned {distinct} different ones")
+            return status, None, reason
+        return status, None, reason  # no solution: the runner's other checks report it
+    if status in (Status.UNKNOWN, Status.FEASIBLE) and distinct >= 2 and sense is None:
+        return Status.OPTIMAL, None, ("MULTIPLE: two different checked solutions before the engine "
+                                      f"stopped ({reason or 'limit'})")
+    if status is Status.INFEASIBLE:
+        return status, 0, reason
+    return status, None, reason
 
 
 def _tallied(fam, inst, eng, task, out: Outcome, tally: _StreamCount, seconds, params, stats) -> Result:

@@ -28,7 +28,8 @@ from ..core.machine import machine as this_machine
 FORMATS = ("text", "json", "csv", "markdown", "latex")
 NUMERIC = ("int", "float", "seconds")
 STATUS_COLORS = {"OPTIMAL": "green", "INFEASIBLE": "green", "FEASIBLE": "yellow", "UNKNOWN": "yellow",
-                 "ERROR": "red", "AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow"}
+                 "ERROR": "red", "UNIQUE": "green", "MULTIPLE": "green",
+                 "AGREE": "green", "DISAGREE": "red", "INCOMPLETE": "yellow", "UNCHECKED": "yellow"}
 
 
 @dataclass(frozen=True)
@@ -328,10 +329,13 @@ def results_table(title: str, results: list, key: dict[str, str] | None = None,
     result that finished within its limit, and is not wrong, is marked best. Times are engine
     seconds (Result.seconds); CSV adds the start-up and checking seconds apart."""
     certs = any(getattr(r, "certificate", None) for r in results)  # runs asked to certify
+    answers = any(getattr(r, "answer", None) for r in results)  # task unique
     cols = list(RESULT_COLUMNS)
     if certs:
         cols.insert(5, Column("certificate"))
     wrong = list(wrong) if wrong is not None else [None] * len(results)
+    if answers:
+        cols.insert(2, Column("answer", "status"))
     t = Table(title, cols, key=dict(key or {}), params=dict(params or {}))
     fastest = None
     if best:
@@ -342,7 +346,9 @@ def results_table(title: str, results: list, key: dict[str, str] | None = None,
         checked = f"{r.checked}" + (f" ({r.failed} failed)" if r.failed else "")
         cert = (cell((r.certificate or {}).get("verdict")),) if certs else ()
         note = note_text(r) if not w else f"wrong: {w}"
+        answer = (cell(getattr(r, "answer", None), "status"),) if answers else ()
         t.add(cell(r.label), cell(str(r.status), "status", status_text(r.status, late, bool(w)), wrong=bool(w)),
+              *answer,
               cell(r.objective, "int", None if r.objective is None else str(r.objective)),
               cell(r.count, "int", None if r.count is None else str(r.count)),
               cell(r.checked, "int", checked), *cert,

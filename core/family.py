@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib
 import json
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Callable, Hashable, Mapping, Protocol, runtime_checkable
 
@@ -168,6 +168,10 @@ class Engine:
     `code` then says where its code comes from (a file, a module, an entry point), for the
     code-by-opt-in policy (compare/plan.py) and the store's `user_code` column.
 
+    `counter`: the engine counts without listing the solutions (a frontier count, a model
+    counter): its count is not backed by checked solutions, so the runner takes it as the
+    engine's claim and `compare` calls an answer that rests on it alone UNCHECKED, never AGREE.
+
     `formulation` (CP-SAT and SAT engines whose model is a models.formulation.Formulation) is the
     engine's formulation hook, 'module:function' with signature (instance, task, options, bound)
     -> models._ext.Decision: what `export`, `stats`, `lab` sizes, `ext:dimacs` and
@@ -192,6 +196,8 @@ class Engine:
     formulation: str | None = None
     code: str = ""
     preload: tuple[str, ...] = ()
+    unique_from_count: bool = False  # task unique answered by the runner from this engine's count
+    counter: bool = False  # counts without listing the solutions: its count is a claim to cross-validate
 
     def function(self) -> Callable[..., Any]:
         """The engine's run function (imported on first use)."""
@@ -241,6 +247,21 @@ class Engine:
     def identity(self, options: dict[str, Any]) -> dict[str, Any]:
         """The option values that decide when two solutions are the same (for solution_key)."""
         return {o.name: options[o.name] for o in self.options if o.identity and o.name in options}
+
+
+def with_unique(e: Engine) -> Engine:
+    """`e` doing task unique too, derived from its count (`unique_from_count`: the runner asks it
+    to count and stops it at the second distinct solution), when it counts and does not declare
+    unique itself."""
+    if Task.COUNT in e.tasks and Task.UNIQUE not in e.tasks and not e.counter:
+        return replace(e, tasks=(*e.tasks, Task.UNIQUE), unique_from_count=True)
+    return e
+
+
+def declared_tasks(tasks: tuple[Task, ...]) -> tuple[Task, ...]:
+    """A family's tasks as an engine that declares nothing more does them: without unique (which
+    `with_unique` derives from count)."""
+    return tuple(t for t in tasks if t is not Task.UNIQUE)
 
 
 @dataclass(frozen=True)
@@ -576,4 +597,4 @@ def check_family(fam: Family) -> list[str]:
 
 
 __all__ = ["Puzzle", "Option", "Engine", "Family", "UserEngine", "check_family", "resolve",
-           "REQUIRED", "OPTIONAL"]
+           "REQUIRED", "OPTIONAL", "with_unique", "declared_tasks"]

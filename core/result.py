@@ -1,7 +1,7 @@
 """The vocabulary of a run, at the bottom of the house: what is asked, what an engine hands back,
 what the runner reports, and the two errors every layer raises.
 
-    Task        what is asked of an engine: optimize, count, feasible
+    Task        what is asked of an engine: optimize, count, feasible, unique
     Status      how a run ended: OPTIMAL, FEASIBLE, INFEASIBLE, UNKNOWN, ERROR
     Context     what an engine gets besides the instance: options, time limit, reporting hooks
     Outcome     what an engine returns: solutions *unchecked*, claims, stats, solver params
@@ -67,6 +67,7 @@ class Task(str, enum.Enum):
     OPTIMIZE = "optimize"  # best objective, with one solution
     COUNT = "count"        # the number of optimal solutions (all solutions where nothing is optimised)
     FEASIBLE = "feasible"  # any one solution
+    UNIQUE = "unique"      # is there exactly one (optimal) solution? (Result.answer: UNIQUE, MULTIPLE, ...)
 
     def __str__(self) -> str:
         return self.value
@@ -129,7 +130,9 @@ class Outcome:
     """What an engine returns: solutions in the family's own type (or its JSON form), unchecked.
 
     For COUNT, `solutions` holds every counted solution (the runner checks each one and that they
-    are distinct), and `count` equals their number. `stats` carries engine figures (nodes, model
+    are distinct), and `count` equals their number. For UNIQUE: OPTIMAL with one solution (the
+    search that found no other was complete) or with two that differ (the runner checks both and
+    that their solution keys differ), INFEASIBLE, or UNKNOWN / FEASIBLE with what was found. `stats` carries engine figures (nodes, model
     size as numbers `vars`, `clauses`, `constraints`, layer sizes); `params` the solver
     parameters the engine pinned (recorded with the result); `reason` says why (e.g. "parity" for
     an unsolvable sliding position). `certificate` (engines run with `certify=True`): the proofs
@@ -200,7 +203,20 @@ _REFUTATION = re.compile(r"(solution \d+ (fails the checker|repeats an earlier o
 # the fields of a record, in order (the CLI's `solve --json`, the campaign store, lab, bench)
 RECORD_FIELDS = ("instance", "family", "engine", "config", "task", "status", "objective", "count",
                  "solutions", "solutions_checked", "solutions_failed", "seconds", "startup_seconds",
-                 "check_seconds", "over_limit", "params", "stats", "reason", "certificate")
+                 "check_seconds", "over_limit", "params", "stats", "reason", "certificate", "answer")
+
+# Task unique on the Status enum (no status of its own, so that every consumer of statuses —
+# tables, stores, exit codes, PAR-2 — stays as it is):
+#   UNIQUE      OPTIMAL, count 1, the one solution (checked); the engine's search was complete
+#               (with certify: the proof that the CNF with that solution blocked is UNSAT)
+#   MULTIPLE    OPTIMAL, two checked solutions that differ on the projection (the family's
+#               solution_key); count None (the search stopped at the second; stats
+#               count_lower_bound = 2), or the exact count when a full count found them
+#   INFEASIBLE  INFEASIBLE, count 0
+#   UNKNOWN     UNKNOWN, or FEASIBLE with one checked solution and no proof that it is alone
+# For an optimisation family the question is about the optimal solutions: MULTIPLE needs the
+# optimum proved, so two solutions of one value found before a limit are FEASIBLE.
+ANSWERS = ("UNIQUE", "MULTIPLE", "INFEASIBLE", "UNKNOWN", "ERROR")
 
 
 @dataclass
@@ -259,6 +275,25 @@ class Result:
         """The configuration name where one was given, else the engine name."""
         return self.config or self.engine
 
+    @property
+    def unique(self) -> bool | None:
+        """Task unique: True (UNIQUE), False (MULTIPLE), None (anything else, or another task)."""
+        if self.task is not Task.UNIQUE or self.status is not Status.OPTIMAL:
+            return None
+        return self.count == 1
+
+    @property
+    def answer(self) -> str | None:
+        """Task unique: UNIQUE, MULTIPLE, INFEASIBLE, UNKNOWN (FEASIBLE: one solution, not proved
+        alone) or ERROR; None for the other tasks."""
+        if self.task is not Task.UNIQUE:
+            return None
+        if self.status is Status.OPTIMAL:
+            return "UNIQUE" if self.count == 1 else "MULTIPLE"
+        if self.status in (Status.INFEASIBLE, Status.ERROR):
+            return self.status.value
+        return "UNKNOWN"
+
     def finished(self) -> bool:
         """True when the engine proved its answer (nothing left to a limit)."""
         if self.task is Task.FEASIBLE:
@@ -292,7 +327,7 @@ class Result:
                 "seconds": round(self.seconds, 4), "startup_seconds": _round(self.startup_seconds),
                 "check_seconds": _round(self.check_seconds), "over_limit": self.over_limit(),
                 "params": self.params, "stats": self.stats, "reason": self.reason,
-                "certificate": self.certificate}
+                "certificate": self.certificate, "answer": self.answer}
 
     def to_json(self, fam: Any = None, inst: Any = None, max_solutions: int | None = None) -> dict[str, Any]:
         """The record as `solve --json` prints it (`to_record`)."""
@@ -358,4 +393,4 @@ def _float(x: Any) -> float | None:
 
 
 __all__ = ["Status", "Task", "Outcome", "Context", "Result", "InputError", "CheckError",
-           "PluginError", "one_line", "RECORD_FIELDS"]
+           "PluginError", "one_line", "RECORD_FIELDS", "ANSWERS"]

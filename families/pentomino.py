@@ -18,9 +18,24 @@ def _positive(v: int, engine: str) -> None:
         raise InputError(f"option parts={v} of engine {engine}: expected a positive integer")
 
 
+def _at_least_one(v: int, engine: str) -> None:
+    if v < 1:
+        raise InputError(f"option max_keys={v} of engine {engine}: expected a positive integer")
+
+
 def _part(v: int, engine: str) -> None:
     if v < 0:
         raise InputError(f"option part={v} of engine {engine}: expected 0 or more (below parts)")
+
+
+def exact_pieces(inst, options: dict) -> None:
+    """Validation of native:dfs: it uses each piece its exact number of times (a piece given a
+    range of copies — `count = "any"`, min/max — is for the counters and the models)."""
+    ranged = [p.name for p in inst.pieces if getattr(p, "most", -1) != -1]
+    if ranged:
+        raise InputError(f"native:dfs needs an exact number of copies of each piece; piece(s) "
+                         f"{', '.join(ranged)} take a range: use native:count (counts), cpsat:cover "
+                         "or sat:cover")
 
 
 SYMMETRY_OPTIONS = (
@@ -62,7 +77,16 @@ FAMILY = Family(
                 Option("part", 0, "count with parts > 1: which part this run counts (0-based)",
                        check=_part)),
                "depth-first search filling the first empty cell, bitboards (numba)",
-               aliases=("native",)),
+               aliases=("native",), validate="puzzlesat.families.pentomino:exact_pieces"),
+        Engine("native:count", "puzzlesat.native_search.pentomino.count:run", (Task.COUNT,),
+               (*SYMMETRY_OPTIONS,  # up_to_symmetry is refused (validate): orbits need the tilings
+                Option("max_keys", 10_000_000, "stop (UNKNOWN) when one layer holds more keys than "
+                       "this (each takes about 100-300 bytes while the layer is built)",
+                       check=_at_least_one, since="0.3")),
+               "counts tilings without listing them: the remaining region (first uncovered cell, "
+               "the window after it, the pieces' copies used) memoised layer by layer, exact "
+               "integers of any size (numba)",
+               validate="puzzlesat.native_search.pentomino.count:validate", counter=True),
         Engine("cpsat:cover", "puzzlesat.models.pentomino.cpsat:run", TASKS,
                (*SYMMETRY_OPTIONS,
                 Option("search", "fixed", "fixed: decide placements in first-cell scan order "

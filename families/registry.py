@@ -27,7 +27,8 @@ from types import ModuleType
 from typing import Any, Callable, Iterable
 
 from ..core import family as contract
-from ..core.family import Engine, Family, Option, UserEngine, check_family, produced_by, resolve
+from ..core.family import (Engine, Family, Option, UserEngine, check_family, declared_tasks,
+                           produced_by, resolve, with_unique)
 from ..core.result import InputError, Task, one_line
 from .options import cmd_option
 from .paradigms import with_paradigms
@@ -151,7 +152,7 @@ def families() -> dict[str, Family]:
             problems = check_family(fam)
             if problems:  # our own table: a bug, not a plug-in's failure
                 raise InputError("; ".join(problems))
-            found[fam.name] = with_paradigms(with_ext(fam))
+            found[fam.name] = _complete(fam)
         _FAMILY_INFO.clear()
         plugged = _plugins()
         by_name: dict[str, list[PluginInfo]] = {}
@@ -167,9 +168,9 @@ def families() -> dict[str, Family]:
             _FAMILY_INFO.append(_skipped(info) if info.error else info)
         for fam, info in plugged:
             if info.error is None and len(by_name[fam.name]) == 1 and fam.name not in found:
-                found[fam.name] = with_paradigms(with_ext(fam))
+                found[fam.name] = _complete(fam)
         for fam in _RUNTIME.values():  # a family registered at run time replaces a plug-in's
-            found[fam.name] = with_paradigms(with_ext(fam))
+            found[fam.name] = _complete(fam)
         _routes(found)
         _FAMILIES = found
     return _FAMILIES
@@ -305,6 +306,23 @@ def family_of(instance: Any) -> Family:
     raise InputError(f"not a puzzlesat instance: {type(instance).__name__} (use puzzlesat.load)")
 
 
+def _complete(fam: Family) -> Family:
+    """A family as the registry serves it: its engines, ext:dimacs, the paradigm engines,
+    count:frontier, and task unique derived from every engine that counts."""
+    return unique_from_count(with_counter(with_paradigms(with_ext(fam))))
+
+
+def unique_from_count(fam: Family) -> Family:
+    """`fam` with task unique for every engine that counts and does not declare unique itself
+    (`core.family.with_unique`: the runner derives the answer from the engine's count, stopped at
+    the second distinct solution), and in the family's tasks when any engine does it."""
+    engines = tuple(with_unique(e) for e in fam.engines)
+    tasks = fam.tasks
+    if Task.UNIQUE not in tasks and any(Task.UNIQUE in e.tasks for e in engines):
+        tasks = (*tasks, Task.UNIQUE)
+    return replace(fam, engines=engines, tasks=tasks)
+
+
 def with_ext(fam: Family) -> Family:
     """`fam` plus an `ext:dimacs` engine when one of its SAT engines has a formulation hook: the same
     decision formulation (and the SAT engine's model options) solved by an external DIMACS solver."""
@@ -312,7 +330,8 @@ def with_ext(fam: Family) -> Family:
     if sat is None or any(e.name == EXT_ENGINE for e in fam.engines):
         return fam
     ext = Engine(
-        EXT_ENGINE, "puzzlesat.models._ext:run", tuple(t for t in sat.tasks if t is not Task.COUNT),
+        EXT_ENGINE, "puzzlesat.models._ext:run",
+        tuple(t for t in sat.tasks if t not in (Task.COUNT, Task.UNIQUE)),
         options=(cmd_option(),
                  Option("formulation", sat.formulation, f"the formulation hook (that of {sat.name})",
                         (sat.formulation,)),
@@ -321,6 +340,33 @@ def with_ext(fam: Family) -> Family:
                     "its model is checked against every clause, then decoded",
         formulation=sat.formulation)
     return replace(fam, engines=(*fam.engines, ext))
+
+
+COUNTER_ENGINE = "count:frontier"
+
+
+def with_counter(fam: Family) -> Family:
+    """`fam` plus a `count:frontier` engine when one of its SAT engines counts and has a
+    formulation hook: that formulation counted on its projection without listing the solutions
+    (models/count.py; exact; at the optimum for a family with an objective)."""
+    sat = next((e for e in fam.engines if e.formulation and e.name.split(":")[0] == "sat"
+                and Task.COUNT in e.tasks), None)
+    if sat is None or any(e.name == COUNTER_ENGINE for e in fam.engines):
+        return fam
+    keep = {"up_to_symmetry", "symmetry", "symmetry_breaking", "solver", "encoding"}
+    counter = Engine(
+        COUNTER_ENGINE, "puzzlesat.models.count:run", (Task.COUNT,),
+        options=(Option("formulation", sat.formulation, f"the formulation hook (that of {sat.name})",
+                        (sat.formulation,)),
+                 Option("max_states", 2_000_000, "stop (UNKNOWN) when one layer holds more states "
+                        "than this", since="0.3"),
+                 *(o for o in sat.options if o.name in keep or o.name not in
+                   {"certify", "proof_dir", "blocking", "cubes", "phase", "search"})),
+        description=f"the {sat.name} formulation counted on its projection without listing the "
+                    "solutions (frontier compilation of its constraints, exact integers; for an "
+                    "objective, at the optimum found by decision calls)",
+        validate="puzzlesat.models.count:validate", formulation=sat.formulation, counter=True)
+    return replace(fam, engines=(*fam.engines, counter))
 
 
 # ---- user engines -----------------------------------------------------------------------------
@@ -343,12 +389,12 @@ def register_engine(family_name: str, name: str, fn: Callable | str,
         raise InputError(f"engine name '{name}' is a built-in engine of {family_name}; choose another")
     if not (callable(fn) or isinstance(fn, str)):
         raise InputError(f"engine {name}: fn must be a function (instance, task, ctx) -> Outcome")
-    ts = tuple(Task(t) for t in tasks) if tasks is not None else fam.tasks
+    ts = tuple(Task(t) for t in tasks) if tasks is not None else declared_tasks(fam.tasks)
     opts = tuple(Option(k, v) for k, v in options.items()) if isinstance(options, dict) else tuple(options)
     where = code or ("module " + fn.rpartition(":")[0] if isinstance(fn, str)
                      else f"function {getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}")
-    eng = Engine(name, fn, ts, opts, description or getattr(fn, "__doc__", "") or "", (),
-                 validate, user=True, code=where)
+    eng = with_unique(Engine(name, fn, ts, opts, description or getattr(fn, "__doc__", "") or "", (),
+                             validate, user=True, code=where))
     _USER.setdefault(fam.name, {})[name] = eng
     return eng
 
@@ -482,11 +528,12 @@ def load_user_engine(fam: Family, spec: str) -> Engine:
 
     def attr(name, default=None):  # on the function, else on its module
         return getattr(fn, name, getattr(mod, name, default))
-    tasks = tuple(Task(t) for t in attr("TASKS", fam.tasks))
+    tasks = tuple(Task(t) for t in attr("TASKS", declared_tasks(fam.tasks)))
     declared = attr("OPTIONS")
     opts = tuple(Option(k, v) for k, v in (declared or {}).items())
-    return Engine(spec, fn, tasks, opts, (fn.__doc__ or "").strip().split("\n")[0], (),
-                  attr("VALIDATE"), user=True, free_options=declared is None, code=spec_code(spec))
+    return with_unique(Engine(spec, fn, tasks, opts, (fn.__doc__ or "").strip().split("\n")[0], (),
+                              attr("VALIDATE"), user=True, free_options=declared is None,
+                              code=spec_code(spec)))
 
 
 def flag_options() -> dict[str, Option]:

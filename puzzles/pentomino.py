@@ -3,7 +3,8 @@ canonical forms and the independent checker (Polyform Puzzler's catalogue). The 
 engines use lives in `pentomino_breaking`.
 
 A tiling covers every board cell exactly once with the instance's pieces, each used its number of
-times. A tiling *is* its set of placements (piece name + cells): copies of one piece are
+times — or, for a piece given a range (`count = "any"`, `min`/`max` in TOML), any number of times
+within it, so that domino, tromino or polyomino-set tilings of a region are instances too. A tiling *is* its set of placements (piece name + cells): copies of one piece are
 interchangeable, so swapping two copies is not a new tiling. Boards and pieces are 2D (cells
 (row, col)) or 3D (cells (layer, row, col)). A 2D piece takes its rotations and reflections, or
 with `one_sided` its rotations only; a 3D piece takes the 24 proper rotations of space (so a flat
@@ -157,15 +158,41 @@ def connected(cells) -> bool:
     return len(seen) == len(cells)
 
 
+EXACT = -1  # Piece.most when the piece is used exactly `count` times
+
+
 @dataclass(frozen=True)
 class Piece:
-    """A polyomino or polycube used `count` times; its fixed orientations are derived from `shape`
+    """A polyomino or polycube used `count` times — or, with `most` given, between `count` and
+    `most` times (None: no upper limit) — whose fixed orientations are derived from `shape`
     (2D: rotations and reflections, rotations only when `one_sided`; 3D: the 24 rotations)."""
 
     name: str       # one character: the letter shown in solution grids
     shape: Shape
-    count: int = 1
+    count: int = 1  # the number of copies used; with `most`: the fewest
     one_sided: bool = False
+    most: int | None = EXACT  # EXACT: `count` copies; an int: at most that many; None: any number
+
+    @property
+    def exact(self) -> bool:
+        """True when the piece is used exactly `count` times (no range)."""
+        return self.most == EXACT
+
+    def bounds(self, cells: int) -> tuple[int, int]:
+        """(fewest, most) copies a tiling of `cells` board cells can use (no limit: as many as
+        fit by area)."""
+        if self.exact:
+            return self.count, self.count
+        cap = cells // self.size
+        return self.count, cap if self.most is None else min(self.most, cap)
+
+    def multiplicity(self) -> str:
+        """The number of copies in words: '2', '0..3', '1..', 'any'."""
+        if self.exact:
+            return str(self.count)
+        if self.most is None:
+            return "any" if self.count == 0 else f"{self.count}.."
+        return f"{self.count}..{self.most}"
 
     @property
     def dim(self) -> int:
@@ -278,10 +305,10 @@ def mirror_partners(pieces: tuple[Piece, ...]) -> tuple[int, ...] | None:
     same count). Pieces with the same orientation set are matched in order."""
     def cls(shape: Shape, rot: bool) -> frozenset:
         return frozenset(orientations_of(shape, rot))
-    keys = [(cls(p.shape, p.rotations_only), p.count) for p in pieces]
+    keys = [(cls(p.shape, p.rotations_only), p.count, p.most) for p in pieces]
     out = []
     for p in pieces:
-        want = (cls(mirror(p.shape), p.rotations_only), p.count)
+        want = (cls(mirror(p.shape), p.rotations_only), p.count, p.most)
         same = [j for j, k in enumerate(keys) if k == want]
         mine = [j for j, k in enumerate(keys) if k == keys[pieces.index(p)]]
         if len(same) != len(mine):
@@ -383,8 +410,11 @@ def check(inst: Tiling, solution) -> None:
         missing = board - covered
         raise CheckError(f"{len(missing)} cells not covered, e.g. {min(missing)}")
     for p in inst.pieces:
-        if used.get(p.name, 0) != p.count:
-            raise CheckError(f"piece {p.name} used {used.get(p.name, 0)} times, required {p.count}")
+        n = used.get(p.name, 0)
+        if p.most == EXACT and n != p.count:
+            raise CheckError(f"piece {p.name} used {n} times, required {p.count}")
+        if p.most != EXACT and (n < p.count or (p.most is not None and n > p.most)):
+            raise CheckError(f"piece {p.name} used {n} times, allowed {p.multiplicity()}")
     return None
 
 
@@ -499,9 +529,11 @@ def describe(inst: Tiling) -> dict:
     pls = placements(inst)
     return {"kind": KIND, "name": inst.name, "cells": len(inst.cells),
             "box": "x".join(map(str, inst.extent)),
-            "pieces": "".join(p.name * p.count for p in inst.pieces),
+            "pieces": "".join(p.name * p.count if p.exact else f"{p.name}[{p.multiplicity()}]"
+                              for p in inst.pieces),
             "one_sided": any(p.one_sided for p in inst.pieces),
-            "piece_area": sum(p.size * p.count for p in inst.pieces),
+            "piece_area": (sum(p.size * p.count for p in inst.pieces)
+                           if all(p.exact for p in inst.pieces) else len(inst.cells)),
             "fixed_orientations": sum(len(p.orientations) for p in inst.pieces),
             "placements": len(pls), "board_symmetries": len(board_symmetries(inst)),
             "symmetries": len(symmetries(inst)), "rotations": len(symmetries(inst, "rotations")),
@@ -678,7 +710,7 @@ def pentomino_set(letters: str, src: Source, field: str = "pieces",
         shapes = {p.name: p.shape for p in named_set("pentominoes")}
         pieces = tuple(Piece(k, shapes[k], n) for k, n in counts.items())
     if one_sided:
-        pieces = tuple(Piece(p.name, p.shape, p.count, True) for p in pieces)
+        pieces = tuple(Piece(p.name, p.shape, p.count, True, p.most) for p in pieces)
     return pieces
 
 
@@ -710,10 +742,25 @@ def _build(name: str, cells, pieces: tuple[Piece, ...], src: Source, source: str
     names = [p.name for p in pieces]
     if len(set(names)) != len(names):
         raise src.error("two pieces share a name", field="pieces")
-    area = sum(p.size * p.count for p in pieces)
-    if area != len(cells):
-        raise src.error(f"the pieces cover {area} cells but the board has {len(cells)}",
-                        field="pieces")
+    n = len(cells)
+    for p in pieces:
+        if p.count < 0 or (p.most not in (EXACT, None) and p.most < p.count):
+            raise src.error(f"piece {p.name}: multiplicity {p.multiplicity()} (at least 0, and "
+                            "max at least min)", field=f"pieces.{p.name}")
+        if p.size > n:
+            raise src.error(f"piece {p.name} has {p.size} cells, more than the board's {n}",
+                            field=f"pieces.{p.name}")
+    if all(p.exact for p in pieces):
+        area = sum(p.size * p.count for p in pieces)
+        if area != n:
+            raise src.error(f"the pieces cover {area} cells but the board has {n}", field="pieces")
+    else:
+        least = sum(p.size * p.count for p in pieces)
+        most = None if any(p.most is None for p in pieces) else sum(
+            p.size * (p.count if p.exact else p.most) for p in pieces)
+        if least > n or (most is not None and most < n):
+            raise src.error(f"the pieces cover {least} to {'any number of' if most is None else most} "
+                            f"cells but the board has {n}", field="pieces")
     return Tiling(name, frozenset(cells), pieces, source)
 
 
@@ -728,7 +775,9 @@ def from_toml(data: dict, src: Source) -> Tiling:
     """A Tiling from a parsed TOML table: `board` (art, '.' = cell, or a list of layers) or `size`
     ([x, y] or [x, y, z]: a full box, x columns, y rows, z layers); optional `pieces` (pentomino
     letters, a named set, or a table of custom pieces `[pieces.X] shape = ..., count = N`, a 3D
-    shape as a list of layers) and `one_sided` (2D pieces rotate but do not reflect)."""
+    shape as a list of layers; `count = "any"`: any number of copies, or `min = a` and/or `max = b`
+    instead of `count`: between a (default 0) and b (default: no limit) copies) and `one_sided`
+    (2D pieces rotate but do not reflect)."""
     known = {"kind", "name", "board", "size", "pieces", "one_sided", "source"}
     for k in data:
         if k not in known:
@@ -770,19 +819,47 @@ def from_toml(data: dict, src: Source) -> Tiling:
             if not isinstance(d, dict):
                 raise src.error("expected a table with 'shape' (and optional 'count')", field=fld)
             for k in d:
-                if k not in ("shape", "count"):
-                    raise src.error(f"unknown key '{k}' (known: count, shape)", field=f"{fld}.{k}")
+                if k not in ("shape", "count", "min", "max"):
+                    raise src.error(f"unknown key '{k}' (known: count, max, min, shape)",
+                                    field=f"{fld}.{k}")
             art = require(d, "shape", (str, list), src)
             _art_size(art, src, f"{fld}.shape")
             shape = parse_shape(art, src, f"{fld}.shape")
-            count = require(d, "count", int, src, default=1)
-            if count < 1:
-                raise src.error("count must be at least 1", field=f"{fld}.count")
-            out.append(Piece(pname, shape, count, one_sided))
+            count, most = _multiplicity(d, src, fld)
+            out.append(Piece(pname, shape, count, one_sided, most))
         pieces = tuple(out)
     name = require(data, "name", str, src, default=Path(src.name).stem)
     source = require(data, "source", str, src, default=str(src.name))
     return _build(name, cells, pieces, src, source)
+
+
+def _multiplicity(d: dict, src: Source, fld: str) -> tuple[int, int | None]:
+    """(count, most) of a `[pieces.X]` table: `count = N` (N >= 1 copies), `count = "any"` (any
+    number), or `min` / `max` (between them; min defaults to 0, max to no limit)."""
+    ranged = "min" in d or "max" in d
+    if "count" in d and ranged:
+        raise src.error("give either count or min/max, not both", field=f"{fld}.count")
+    if not ranged:
+        count = d.get("count", 1)
+        if count == "any":
+            return 0, None
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise src.error(f"expected a whole number of copies or \"any\", got {count!r}"[:200],
+                            field=f"{fld}.count")
+        if count < 1:
+            raise src.error(f"count must be at least 1, got {count} (use min = 0 for an optional "
+                            "piece)", field=f"{fld}.count")
+        return count, EXACT
+    for k in ("min", "max"):
+        v = d.get(k, 0)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise src.error(f"expected a whole number of copies, got {v!r}"[:200], field=f"{fld}.{k}")
+    lo, hi = d.get("min", 0), d.get("max")
+    if lo < 0:
+        raise src.error(f"min must be at least 0, got {lo}", field=f"{fld}.min")
+    if hi is not None and hi < max(lo, 1):
+        raise src.error(f"max must be at least min and at least 1, got {hi}", field=f"{fld}.max")
+    return lo, hi
 
 
 def to_toml(inst: Tiling) -> str:
@@ -812,7 +889,13 @@ def to_toml(inst: Tiling) -> str:
         pext = tuple(1 + max(x[i] for x in p.shape) for i in range(p.dim))
         layers = art(p.shape, SHAPE_CELL, ".", pext)
         shape = q(layers[0]) if p.dim == 2 else "[" + ", ".join(map(q, layers)) + "]"
-        out += [f"[pieces.{q(p.name)}]", f"shape = {shape}", f"count = {p.count}"]
+        out += [f"[pieces.{q(p.name)}]", f"shape = {shape}"]
+        if p.exact:
+            out.append(f"count = {p.count}")
+        else:
+            out.append(f"min = {p.count}")
+            if p.most is not None:
+                out.append(f"max = {p.most}")
     return "\n".join(out) + "\n"
 
 

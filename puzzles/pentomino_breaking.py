@@ -94,7 +94,7 @@ def symmetry_plan(inst: Tiling, symmetry: str = "all") -> PlanNode:
         covered = {x for i in fixed for x in pls[i].cells}
         best = None
         for k, pc in enumerate(inst.pieces):
-            if pc.count != 1 or k in used or any(g.pmap[k] != k for g in grp):
+            if pc.count != 1 or not pc.exact or k in used or any(g.pmap[k] != k for g in grp):
                 continue
             cand = [i for i, p in enumerate(pls) if p.piece == k and covered.isdisjoint(p.cells)]
             reps, nonfree = [], []

@@ -144,14 +144,19 @@ class TooMany(Exception):
 
 def tiling_oracle_tilings(board, pieces, limit=None):
     """Every set of placements covering `board`, each once, as a frozenset of (name, frozenset
-    of cells); pieces {name: (cells, count, one_sided)}. The first empty cell's covering
-    placement decides the branch, so no tiling comes twice. TooMany past `limit` tilings."""
+    of cells); pieces {name: (cells, count, one_sided)}, a count an int or a range (fewest, most
+    or None: no limit). The first empty cell's covering placement decides the branch, so no
+    tiling comes twice. TooMany past `limit` tilings."""
     forms = {n: oracle_forms(c, o) for n, (c, _, o) in pieces.items()}
-    left = {n: k for n, (_, k, _) in pieces.items()}
+    rng = {n: (k, k) if isinstance(k, int) else k for n, (_, k, _) in pieces.items()}
+    left = {n: len(board) if hi is None else hi for n, (_, hi) in rng.items()}
     out = []
 
     def rec(empty, chosen):
         if not empty:
+            used = {n: sum(1 for m, _ in chosen if m == n) for n in pieces}
+            if any(used[n] < rng[n][0] for n in pieces):
+                return
             out.append(frozenset(chosen))
             if limit is not None and len(out) > limit:
                 raise TooMany

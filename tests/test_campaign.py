@@ -399,7 +399,7 @@ def test_a_spec_without_task_gives_each_family_its_first_task_and_says_so(tmp_pa
                          '[configs]\nnative = "native"\n', "bad.toml")
     p = cli("campaign", "run", str(bad), "--store", str(tmp_path / "bad.db"))
     assert p.returncode == 2 and p.stderr.count("\n") == 1
-    assert "bad.toml:3: task: 'optimize' is not one of pentomino's tasks (count, feasible)" in p.stderr
+    assert "bad.toml:3: task: 'optimize' is not one of pentomino's tasks (count, feasible, unique)" in p.stderr
     split = spec(tmp_path, 'name = "x"\ninstances = ["peg/hoppers"]\nsplit = 2\n'
                            '[configs]\nnative = "native"\n', "split.toml")
     p = cli("campaign", "run", str(split), "--store", str(tmp_path / "split.db"))

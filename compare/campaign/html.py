@@ -141,7 +141,8 @@ def render_html(rows: list[dict[str, Any]], meta: dict[str, str], rep: dict[str,
         plots.append(cactus_svg(rows, meta))
         for y in configs[1:1 + MAX_SCATTERS]:
             plots.append(scatter_svg(rows, meta, configs[0], y))
-    counts = {v: sum(i["verdict"] == v for i in rep["instances"]) for v in ("DISAGREE", "INCOMPLETE", "AGREE")}
+    counts = {v: sum(i["verdict"] == v for i in rep["instances"])
+              for v in ("DISAGREE", "INCOMPLETE", "UNCHECKED", "AGREE")}
     verdict_rows = []
     for i in rep["instances"]:
         verdict_rows.append(
@@ -170,6 +171,7 @@ def render_html(rows: list[dict[str, Any]], meta: dict[str, str], rep: dict[str,
 {len(configs)} configurations · verdicts:
 <span class="verdict v-DISAGREE">DISAGREE {counts['DISAGREE']}</span>
 <span class="verdict v-INCOMPLETE">INCOMPLETE {counts['INCOMPLETE']}</span>
+{f'<span class="verdict v-UNCHECKED">UNCHECKED {counts["UNCHECKED"]}</span>' if counts["UNCHECKED"] else ""}
 <span class="verdict v-AGREE">AGREE {counts['AGREE']}</span></p>
 <p class="small">written {e(generated)} by puzzlesat from {e(str(store_path))}</p></header>
 <nav><a href="#runs-section">runs</a> · <a href="#verdicts">verdicts</a> · <a href="#scores">scores</a> ·
@@ -233,7 +235,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}td.best{font-weight:bo
 tbody tr:nth-child(even){background:#fafbfc}#runs tbody tr{cursor:pointer}#runs tbody tr:hover{background:#ddf4ff}
 #runs tbody tr.selected{background:#b6e3ff}
 .verdict{font-weight:bold;padding:0 4px;border-radius:3px}
-.v-DISAGREE .verdict,.verdict.v-DISAGREE,.s-ERROR{color:#cf222e}.v-INCOMPLETE .verdict,.verdict.v-INCOMPLETE,.s-UNKNOWN,.s-FEASIBLE{color:#9a6700}
+.v-DISAGREE .verdict,.verdict.v-DISAGREE,.s-ERROR{color:#cf222e}.v-INCOMPLETE .verdict,.verdict.v-INCOMPLETE,.v-UNCHECKED .verdict,.verdict.v-UNCHECKED,.s-UNKNOWN,.s-FEASIBLE{color:#9a6700}
 .v-AGREE .verdict,.verdict.v-AGREE,.s-OPTIMAL,.s-INFEASIBLE{color:#1a7f37}
 tr.v-DISAGREE{background:#ffebe9}.late{color:#cf222e;font-weight:bold}
 .controls{margin:.3em 0 .6em;display:flex;gap:1.2em;align-items:center;flex-wrap:wrap}

@@ -33,7 +33,7 @@ from ...core.result import Result
 from ..tables import Column, Table, cell, to_html
 from .store import loads, over_limit
 
-VERDICT_ORDER = {Verdict.DISAGREE: 0, Verdict.INCOMPLETE: 1, Verdict.AGREE: 2}
+VERDICT_ORDER = {Verdict.DISAGREE: 0, Verdict.INCOMPLETE: 1, Verdict.UNCHECKED: 2, Verdict.AGREE: 3}
 
 
 def as_result(row: dict[str, Any]) -> Result:
@@ -413,6 +413,9 @@ def _answer_text(r: dict[str, Any]) -> str:
     if r["status"] == "INFEASIBLE":
         return f"infeasible ({r['seconds']:.2f}s{late})" if late else "infeasible"
     val = r["count"] if r["task"] == "count" else r["objective"]
+    if r["status"] == "OPTIMAL" and r["task"] == "unique":
+        answer = "unique" if r["count"] == 1 else "multiple"
+        return f"{answer}{'' if val is None else f' {val}'} ({r['seconds']:.2f}s{late})"
     if r["status"] == "OPTIMAL":
         return f"{val if val is not None else 'ok'} ({r['seconds']:.2f}s{late})"
     if r["status"] == "FEASIBLE":

@@ -4,7 +4,7 @@
     instances = ["peg/ipc-p01", "peg/ipc-p0*", "boards/*.toml"]  # names, files, globs
                                # a collection file: each instance (labelled FILE#LINE);
                                # {path = "x.txt", family = "maze"}: the family reads the file
-    task = "optimize"          # optimize | count | feasible (default: each family's first
+    task = "optimize"          # optimize | count | feasible | unique (default: each family's first
                                # task, as in solve/compare/lab: optimize, count for tilings)
     time_limit = 60            # seconds per job (hard)
     memory_limit_mb = 4096     # per job process (hard, RLIMIT_AS)

@@ -53,7 +53,7 @@ COLUMNS = (
     ("config_spec", "TEXT", "configuration, canonical: engine[key=value,...]"),
     ("engine", "TEXT", "engine registry name (aliases resolved)"),
     ("options", "TEXT", "JSON: every engine option with its value, defaults included"),
-    ("task", "TEXT", "optimize | count | feasible"),
+    ("task", "TEXT", "optimize | count | feasible | unique"),
     ("repeat", "INTEGER", "repeat index (0-based)"),
     ("seed", "INTEGER", "seed given to the engine's `seed` option (NULL: none)"),
     ("time_limit", "REAL", "seconds per job"),
@@ -63,7 +63,8 @@ COLUMNS = (
                           "--allow-code (a command, a Python file or module, a plug-in; NULL: none)"),
     ("status", "TEXT", "OPTIMAL | FEASIBLE | INFEASIBLE | UNKNOWN | ERROR (a limit gives UNKNOWN)"),
     ("objective", "INTEGER", "objective of the checked solutions (NULL: none)"),
-    ("count", "INTEGER", "exact count (task count, status OPTIMAL; else NULL)"),
+    ("count", "INTEGER", "exact count (task count, status OPTIMAL; task unique: 1 when UNIQUE, "
+                         "0 when INFEASIBLE; else NULL)"),
     ("count_lower_bound", "INTEGER", "distinct checked solutions of a count cut short"),
     ("solutions_checked", "INTEGER", "solutions that went through the family's checker"),
     ("seconds", "REAL", "engine seconds: the engine's own work (Result.seconds; start-up and "
@@ -98,7 +99,7 @@ NAMES = tuple(c for c, _, _ in COLUMNS)
 MAX_TEXT = 64 * 1024            # characters in a text column (a reason, a name, a spec)
 MAX_JSON = 4 * 1024 * 1024      # characters in a JSON column (stats, params, options, solution)
 STATUSES = ("OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "ERROR")
-TASKS = ("optimize", "count", "feasible")
+TASKS = ("optimize", "count", "feasible", "unique")
 TERMINATIONS = ("done", "time", "memory", "killed", "error")
 # columns every row must have (a job lost with its Dask workers leaves the measurements NULL)
 OPTIONAL_TEXT = ("certified",)  # columns a store may carry beyond COLUMNS (the report shows them)

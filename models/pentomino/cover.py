@@ -5,7 +5,7 @@ Formulation (the classical exact-cover model, Knuth's "Dancing Links" matrix as 
 variable ("x", i) is true iff placement i (`puzzles.pentomino.placements`: a piece kind on a set
 of cells) is used. Groups: "one placement per cell" (ExactlyOne per board cell), "each piece
 once" (ExactlyOne per piece used once), "piece copies" (AtLeast and AtMost count per piece used
-more than once), "symmetry breaking" (with `breaking`: the clauses of the plan of
+more than once, or within a range: AtLeast its fewest, AtMost its most when that is a limit), "symmetry breaking" (with `breaking`: the clauses of the plan of
 `puzzles.pentomino_breaking`: a forbidden placement, or not all of a node's fixed placements
 together with it). The projection is every ("x", i): a tiling is one assignment.
 
@@ -40,10 +40,15 @@ def formulation(inst: Tiling, breaking: bool = False, symmetry: str = "all") -> 
             by_cell[c].append((X, i))
     f.add(GROUPS[0], *(ExactlyOne(tuple(by_cell[c])) for c in sorted(inst.cells)))
     f.add(GROUPS[1], *(ExactlyOne(tuple(by_piece[k])) for k, p in enumerate(inst.pieces)
-                       if p.count == 1))
+                       if p.count == 1 and p.exact))
     for k, p in enumerate(inst.pieces):
-        if p.count > 1:
-            f.add(GROUPS[2], AtLeast(tuple(by_piece[k]), p.count), AtMost(tuple(by_piece[k]), p.count))
+        lo, hi = p.bounds(len(inst.cells))
+        if p.count == 1 and p.exact:
+            continue
+        if lo > 0:
+            f.add(GROUPS[2], AtLeast(tuple(by_piece[k]), lo))
+        if hi < len(by_piece[k]):  # a range's upper end (no limit: as many as fit, implied)
+            f.add(GROUPS[2], AtMost(tuple(by_piece[k]), hi))
     if breaking:
         f.mark(GROUPS[3], "symmetry breaking")
         f.add(GROUPS[3], *(Clause(tuple(((X, q), False) for q in node.fixed) + (((X, g), False),))
@@ -67,7 +72,7 @@ def cube_placements(inst: Tiling, breaking: bool, symmetry: str = "all") -> list
     (one cube, no assumption) when no piece is used exactly once."""
     per: dict[int, list[int]] = {}
     for i, p in enumerate(placements(inst)):
-        if inst.pieces[p.piece].count == 1:
+        if inst.pieces[p.piece].count == 1 and inst.pieces[p.piece].exact:
             per.setdefault(p.piece, []).append(i)
     if not per:
         return [None]

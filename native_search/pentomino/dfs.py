@@ -550,7 +550,7 @@ def orbit_piece(inst: Tiling) -> tuple[int, list[tuple[int, tuple[Sym, ...]]]] |
     pls = placements(inst)
     cands = []
     for k, pc in enumerate(inst.pieces):
-        if pc.count != 1 or any(g.pmap[k] != k for g in group):
+        if pc.count != 1 or not pc.exact or any(g.pmap[k] != k for g in group):
             continue
         mine = [i for i, p in enumerate(pls) if p.piece == k]
         orbits = []

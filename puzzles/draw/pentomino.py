@@ -278,7 +278,8 @@ def draw(inst: Tiling, solution=None) -> str:
     c = Canvas()
     frame = Frame(inst.cells, UNIT, 0, 0)
     cells = sorted(as3(x) for x in inst.cells)
-    pieces = "".join(p.name * p.count for p in inst.pieces)
+    pieces = "".join(p.name * p.count if p.exact else f"{p.name}[{p.multiplicity()}]"
+                     for p in inst.pieces)
     box = "x".join(map(str, ([len(frame.layers)] if len(frame.layers) > 1 else []) + [frame.h, frame.w]))
     box3 = inst.dim == 3
     if solution is None:
@@ -352,9 +353,10 @@ def _piece_set(c: Canvas, inst: Tiling, colours: dict[str, str], top: float) -> 
             f = Frame(p.shape, u, x, y)
             draw_cells(c, f, (), [(p.name, list(p.shape))], colours, layer_labels=False)
             fw, fh = f.width, f.height
-        if p.count > 1:
-            c.text(x + fw + 4, y + fh / 2 + 4, f"×{p.count}", size=12, anchor="start")
-        x += fw + u * (2.5 if p.count > 1 else 1)
+        label = p.multiplicity() if not p.exact or p.count > 1 else ""
+        if label:
+            c.text(x + fw + 4, y + fh / 2 + 4, f"×{label}", size=12, anchor="start")
+        x += fw + u * ((2.0 + 0.5 * len(label)) if label else 1)
         row_h = max(row_h, fh)
         if x > max(600.0, 20 * u) and p is not inst.pieces[-1]:
             x, y, row_h = 0.0, y + row_h + u, 0.0

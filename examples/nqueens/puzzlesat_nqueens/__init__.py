@@ -23,6 +23,7 @@ FAMILY = Family(
                         Option("encoding", "seqcounter", "at-most-one encoding (pysat EncType)",
                                ("seqcounter", "pairwise", "ladder", "bitwise", "totalizer"))),
                description="one Boolean per cell; exactly one per row, at most one per column "
-                           "and diagonal; blocking clauses over the cells"),
+                           "and diagonal; blocking clauses over the cells",
+               formulation="puzzlesat_nqueens.models:decision"),
     ),
 )

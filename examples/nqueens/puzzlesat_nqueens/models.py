@@ -5,7 +5,8 @@ CP-SAT with one worker; both go through puzzlesat.engine's helpers."""
 from __future__ import annotations
 
 from puzzlesat import Context, Outcome, Status, Task
-from puzzlesat.engine import cpsat_enumerate, cpsat_solve, sat_enumerate
+from puzzlesat.engine import (AtMostOne, Clause, Decision, ExactlyOne, Formulation, cpsat_enumerate,
+                              cpsat_solve, sat_enumerate)
 
 from .puzzle import Queens
 
@@ -33,6 +34,30 @@ def run_cpsat(inst: Queens, task: Task, ctx: Context) -> Outcome:
     return Outcome(st, count=len(sols) if st is Status.OPTIMAL else None, solutions=tuple(sols),
                    stats=stats, params={"cpsat": {"num_workers": 1, "enumerate_all_solutions": True}},
                    reason="time limit" if st is Status.UNKNOWN else None)
+
+
+def decision(inst: Queens, task: Task, options: dict, bound: int | None = None) -> Decision:
+    """Formulation hook of sat:cells (export, stats, ext:dimacs, count:frontier): one Boolean per
+    cell, as data — exactly one queen per row, at most one per column and per diagonal, the fixed
+    queens; the projection is every cell (a placement is its queens). No bound: no objective."""
+    n = inst.n
+    f = Formulation(f"queens {inst.name}", "n queens, one Boolean per cell (rows, columns, diagonals)")
+    q = {(r, c): ("q", r, c) for r in range(n) for c in range(n)}
+    f.add("one queen per row", *(ExactlyOne(tuple(q[r, c] for c in range(n))) for r in range(n)))
+    f.add("at most one per column", *(AtMostOne(tuple(q[r, c] for r in range(n))) for c in range(n)))
+    diagonals = []
+    for d in range(-n + 1, n):
+        diagonals.append(tuple(q[r, r - d] for r in range(n) if 0 <= r - d < n))
+        diagonals.append(tuple(q[r, d + n - 1 - r] for r in range(n) if 0 <= d + n - 1 - r < n))
+    f.add("at most one per diagonal", *(AtMostOne(k) for k in diagonals if len(k) > 1))
+    if inst.fixed:
+        f.add("fixed queens", *(Clause(((q[r, c], True),)) for r, c in inst.fixed))
+    f.projection = tuple(q[r, c] for r in range(n) for c in range(n))
+
+    def decode(true_keys: set) -> tuple[int, ...]:
+        cols = {k[1]: k[2] for k in true_keys}
+        return tuple(cols.get(r, -1) for r in range(n))
+    return Decision(f, decode, None, "no bound", upper_complete=True)
 
 
 def run_sat(inst: Queens, task: Task, ctx: Context) -> Outcome:

@@ -1,0 +1,293 @@
+"""An exact model counter for formulations (engine `count:frontier`): the number of solutions of
+a family's formulation, projected on its projection keys, counted without listing them.
+
+Why not pyganak (the Ganak model counter's Python binding, on PyPI): its `Counter` runs Ganak with
+probabilistic component caching (hashed cache keys: a collision gives a wrong count, with a
+probability Ganak bounds by delta ~1e-9) and offers no switch for the deterministic cache (the
+`ganak` program's `--prob 0`), so its counts are not exact in the sense puzzlesat promises (a
+count is exact or UNKNOWN). This counter is exact by construction and small.
+
+The method: knowledge compilation by frontier (Knuth, TAOCP 7.1.4, "BDDs from frontiers"; Minato's
+frontier-based search). The formulation's Boolean keys are put in an order (by first mention in
+the constraints, as the model lists them: a tiling's placements by their first cell, a time model
+step by step); at each point of the order the "frontier" is the set of constraints that mention
+keys on both sides of it, and a state is the value of each frontier constraint so far: a clause
+satisfied or not, a cardinality's running sum (capped), an XOR's parity. Constraints are read as
+the model states them (ExactlyOne, AtMost, AtLeast, Clause, Xor), not through a CNF encoding, so
+no auxiliary variable exists to multiply the count. The count is a sum over paths: layer by layer,
+a dict from state to the number of assignments of the keys so far that reach it (Python ints:
+exact, any size). A key outside the projection is existentially quantified by the subset
+construction: its two values lead into one set of states (a state of the counter is then a set of
+frontier states), so each projected assignment is counted once whatever the other keys do.
+
+It fits formulations of small frontier (rectangles tiled by small pieces, n-queens by rows, time
+models step by step); elsewhere the layers grow until the time limit or `max_states` stops it:
+UNKNOWN with the point reached, never a partial number. For a family with an objective, the
+optimum is found first by decision calls of the same formulation (a SAT solver), and the solutions
+at the optimal bound are counted. Counting up to symmetry needs the solutions: refused.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Hashable
+
+from ..core.result import Context, InputError, Outcome, Status, Task
+from .formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation, Xor,
+                          keys_of)
+
+MAX_STATES = 2_000_000  # states in one layer, by default (a few hundred bytes each)
+
+CLAUSE, CARD, XOR = 0, 1, 2
+
+
+class _Con:
+    """One constraint in the counter's terms: kind, its keys' (index, polarity or weight), bounds."""
+
+    __slots__ = ("kind", "lits", "lo", "hi", "first", "last")
+
+    def __init__(self, kind: int, lits: list[tuple[int, bool]], lo: int, hi: int):
+        self.kind, self.lits, self.lo, self.hi = kind, lits, lo, hi
+        pos = [i for i, _ in lits]
+        self.first, self.last = min(pos), max(pos)
+
+
+def _compile(f: Formulation) -> tuple[list[Hashable], list[_Con]]:
+    """(keys in counting order, constraints over key indices); InputError for a formulation with
+    integer variables or Linear constraints (no Boolean counting form here)."""
+    if f.ints or not f.is_cnf():
+        raise InputError(f"count:frontier counts Boolean formulations (clauses, cardinalities, XOR); "
+                         f"{f.name} has integer variables or linear constraints")
+    order: dict[Hashable, int] = {}
+    for _, c in f.constraints():
+        for k in keys_of(c):
+            order.setdefault(k, len(order))
+    for k in f.projection:  # a projection key in no constraint is free: it doubles the count
+        order.setdefault(k, len(order))
+    cons = []
+    for _, c in f.constraints():
+        if isinstance(c, Clause):
+            lits: dict[int, bool] = {}
+            taut = False
+            for k, pol in c.lits:
+                i = order[k]
+                if i in lits and lits[i] != pol:
+                    taut = True
+                lits[i] = pol
+            if taut:
+                continue
+            if not lits:
+                cons.append(None)  # the empty clause: nothing satisfies it
+                continue
+            cons.append(_Con(CLAUSE, sorted(lits.items()), 1, 1))
+        elif isinstance(c, Xor):
+            if not c.keys:
+                if c.parity:
+                    cons.append(None)
+                continue
+            cons.append(_Con(XOR, [(order[k], True) for k in c.keys], c.parity, c.parity))
+        else:
+            keys = [order[k] for k in c.keys]
+            if len(set(keys)) != len(keys):
+                raise InputError(f"count:frontier: a cardinality constraint of {f.name} names a key twice")
+            n = len(keys)
+            lo, hi = {ExactlyOne: (1, 1), AtMostOne: (0, 1)}.get(type(c), (None, None))
+            if isinstance(c, AtMost):
+                lo, hi = 0, c.k
+            elif isinstance(c, AtLeast):
+                lo, hi = c.k, n
+            if lo > min(hi, n) or hi < 0:
+                cons.append(None)
+                continue
+            if not keys:
+                continue
+            cons.append(_Con(CARD, [(i, True) for i in sorted(keys)], max(lo, 0), min(hi, n)))
+    keys = sorted(order, key=order.__getitem__)
+    return keys, cons
+
+
+class Counter:
+    """The layered count of a formulation (see the module docstring)."""
+
+    def __init__(self, f: Formulation):
+        self.keys, cons = _compile(f)
+        self.empty = any(c is None for c in cons)
+        cons = [c for c in cons if c is not None]
+        n = len(self.keys)
+        proj = set(f.projection)
+        self.projected = [k in proj for k in self.keys]
+        # per key index: the constraints it touches (index into cons, polarity)
+        self.touch: list[list[tuple[int, bool]]] = [[] for _ in range(n)]
+        for ci, c in enumerate(cons):
+            for i, pol in c.lits:
+                self.touch[i].append((ci, pol))
+        self.cons = cons
+        # the frontier after key i: constraints with first <= i < last, in a fixed order
+        self.frontier: list[tuple[int, ...]] = []
+        self.remaining: list[dict[int, int]] = []  # per level: keys of each frontier constraint left
+        for i in range(n):
+            self.frontier.append(tuple(ci for ci, c in enumerate(cons) if c.first <= i < c.last))
+        # for each constraint, how many of its keys come after position i (for AtLeast pruning)
+        self.after: list[dict[int, int]] = [dict() for _ in range(n)]
+        for ci, c in enumerate(cons):
+            pos = [j for j, _ in c.lits]
+            for i in range(c.first, c.last + 1):
+                self.after[i][ci] = sum(1 for j in pos if j > i)
+
+    def run(self, ctx: Context | None = None, max_states: int = MAX_STATES) -> tuple[int | None, str | None, dict]:
+        """(count or None, why not, stats)."""
+        stats: dict[str, Any] = {"keys": len(self.keys), "constraints": len(self.cons),
+                                 "max_frontier": max((len(x) for x in self.frontier), default=0),
+                                 "projection_keys": sum(self.projected)}
+        if self.empty:
+            return 0, None, {**stats, "peak_states": 0}
+        cons, n = self.cons, len(self.keys)
+        sets = not all(self.projected)
+        layer: dict = {frozenset({()}): 1} if sets else {(): 1}
+        prev: tuple[int, ...] = ()
+        peak, total, last = 1, 0, time.monotonic()
+        for i in range(n):
+            if ctx is not None and ctx.expired():
+                return None, f"time limit at key {i} of {n} ({len(layer)} states in the layer)", \
+                    {**stats, "peak_states": peak, "states": total}
+            here = self.frontier[i]
+            slot_prev = {ci: s for s, ci in enumerate(prev)}
+            touch = dict(self.touch[i])
+            after = self.after[i]
+            spec = [(cons[ci].kind, slot_prev.get(ci, -1), touch.get(ci), cons[ci].lo, cons[ci].hi,
+                     after.get(ci, 0)) for ci in here]
+            ends = [(cons[ci].kind, slot_prev.get(ci, -1), pol, cons[ci].lo, cons[ci].hi)
+                    for ci, pol in self.touch[i] if cons[ci].last == i]
+
+            def step(state: tuple, value: bool, spec=spec, ends=ends) -> tuple | None:
+                out = []
+                for kind, src, pol, lo, hi, aft in spec:
+                    v = state[src] if src >= 0 else 0
+                    if pol is not None:
+                        if kind == CLAUSE:
+                            v = 1 if (v or value == pol) else 0
+                        elif value:
+                            v = v + 1 if kind == CARD else v ^ 1
+                            if kind == CARD and v > hi:
+                                return None
+                    if kind == CARD and v + aft < lo:
+                        return None
+                    out.append(v)
+                for kind, src, pol, lo, hi in ends:
+                    v = state[src] if src >= 0 else 0
+                    if kind == CLAUSE:
+                        if not (v or value == pol):
+                            return None
+                    elif kind == CARD:
+                        v += 1 if value else 0
+                        if not lo <= v <= hi:
+                            return None
+                    elif (v ^ (1 if value else 0)) != lo:
+                        return None
+                return tuple(out)
+
+            nxt: dict = {}
+            if not sets:
+                for state, cnt in layer.items():
+                    for value in (False, True):
+                        s2 = step(state, value)
+                        if s2 is not None:
+                            nxt[s2] = nxt.get(s2, 0) + cnt
+            elif self.projected[i]:
+                for group, cnt in layer.items():
+                    for value in (False, True):
+                        g2 = frozenset(s2 for s in group if (s2 := step(s, value)) is not None)
+                        if g2:
+                            nxt[g2] = nxt.get(g2, 0) + cnt
+            else:
+                for group, cnt in layer.items():
+                    g2 = frozenset(s2 for s in group for value in (False, True)
+                                   if (s2 := step(s, value)) is not None)
+                    if g2:
+                        nxt[g2] = nxt.get(g2, 0) + cnt
+            layer, prev = nxt, here
+            peak, total = max(peak, len(layer)), total + len(layer)
+            if len(layer) > max_states:
+                return None, (f"state limit: {len(layer)} states after key {i + 1} of {n}, more than "
+                              f"max_states={max_states}"), {**stats, "peak_states": peak, "states": total}
+            if not layer:
+                break
+            if ctx is not None and time.monotonic() - last > 0.5:
+                ctx.progress(key=f"{i + 1}/{n}", states=len(layer))
+                last = time.monotonic()
+        stats.update(peak_states=peak, states=total)
+        return sum(layer.values()), None, stats
+
+
+def count_formulation(f: Formulation, ctx: Context | None = None,
+                      max_states: int = MAX_STATES) -> tuple[int | None, str | None, dict]:
+    """(the exact number of projected solutions of `f`, or None; why not; stats)."""
+    return Counter(f).run(ctx, max_states)
+
+
+def _optimum(hook: str, inst: Any, options: dict, ctx: Context, stats: dict):
+    """(Status, bound) of an optimisation family's formulation: the best bound with a solution,
+    by decision calls (the formulation's CNF, a SAT solver) ascending from its lower bound, or
+    descending from each solution found when the Decision gives values."""
+    from . import _sat
+    from ._ext import SAT, UNKNOWN, UNSAT, _search, call_hook
+    from .formulation import to_cnf
+    found: dict = {}
+
+    def decide(bound):
+        d = call_hook(hook, inst, Task.OPTIMIZE, options, bound)
+        cnf = to_cnf(d.formulation, options.get("encoding", "seqcounter"))
+        with _sat.new_solver(options.get("solver", _sat.DEFAULT_SOLVER), cnf.clauses) as s:
+            res = _sat.solve_limited(s, ctx)
+            if res is None:
+                return UNKNOWN, None, d
+            if not res:
+                return UNSAT, None, d
+            sol = d.decode(cnf.keys_true(s.get_model(), d.formulation.projection))
+            found[bound] = sol
+            return SAT, sol, d
+    out = _search(Task.OPTIMIZE, ctx, decide, call_hook(hook, inst, Task.OPTIMIZE, options, None),
+                  stats.setdefault("decisions", {}))
+    return out
+
+
+def run(inst: Any, task: Task, ctx: Context) -> Outcome:
+    """Engine count:frontier — task count: the formulation (option `formulation`, a hook) counted
+    on its projection without listing the solutions; for a family with an objective, at the
+    optimum found first by decision calls."""
+    if task is not Task.COUNT:
+        raise ValueError("count:frontier counts")
+    from ._ext import call_hook
+    opts = dict(ctx.options)
+    hook, cap = opts["formulation"], opts.get("max_states", MAX_STATES)
+    stats: dict[str, Any] = {}
+    params = {"formulation": hook, "max_states": cap, "method": "frontier (exact, Python ints)"}
+    objective = None
+    d0 = call_hook(hook, inst, Task.COUNT, opts, None)
+    if d0.objective is not None or d0.value is not None or d0.bound is not None:
+        best = _optimum(hook, inst, opts, ctx, stats)
+        if best.status is not Status.OPTIMAL:
+            return Outcome(best.status if best.status is Status.INFEASIBLE else Status.UNKNOWN,
+                           count=0 if best.status is Status.INFEASIBLE else None, stats=stats,
+                           params=params, reason=best.reason or "the optimum was not found")
+        objective = best.objective
+        d0 = call_hook(hook, inst, Task.COUNT, opts, objective)
+    n, why, st = count_formulation(d0.formulation, ctx, cap)
+    stats.update(st)
+    if n is None:
+        return Outcome(Status.UNKNOWN, stats=stats, params=params, reason=why)
+    if n == 0:
+        return Outcome(Status.INFEASIBLE, count=0, stats=stats, params=params)
+    return Outcome(Status.OPTIMAL, objective, n, stats=stats, params=params,
+                   reason=None if objective is None else f"{n} solutions at the optimum {objective} "
+                   f"({d0.bound_text})")
+
+
+def validate(inst: Any, options: dict) -> None:
+    """InputError for orbits (the counter lists no solutions to put in classes)."""
+    if options.get("up_to_symmetry"):
+        raise InputError("count:frontier counts without listing the solutions, and orbits need the "
+                         "solutions: count orbits with an engine that lists them, or drop "
+                         "up_to_symmetry")
+
+
+__all__ = ["count_formulation", "Counter", "run", "validate", "MAX_STATES"]

@@ -1,0 +1,102 @@
+"""count:frontier: a family's formulation counted on its projection without listing the solutions
+(models/count.py), exact, against published counts, the brute-force oracle and the enumerating
+engines; a counter that stops is UNKNOWN, never a number."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import puzzlesat as ps
+from puzzlesat.core.result import InputError, Status
+from puzzlesat.models.count import count_formulation
+from puzzlesat.models.formulation import AtLeast, AtMost, Clause, ExactlyOne, Formulation, Xor
+from puzzlesat.models.pentomino.cover import formulation as cover
+
+ANY = '[pieces.{n}]\nshape = "{s}"\ncount = "any"\n'
+MDT = "".join(ANY.format(n=n, s=s) for n, s in (("M", "#"), ("D", "##"), ("I", "###"), ("L", "##\\n#.")))
+
+
+def board(rows, cols, pieces=ANY.format(n="D", s="##")):
+    return ps.load(f'kind = "pentomino"\nname = "b"\nsize = [{cols}, {rows}]\n' + pieces)
+
+
+@pytest.mark.parametrize("rows, cols, pieces, published", [
+    (8, 8, ANY.format(n="D", s="##"), 12_988_816),    # OEIS A004003
+    (4, 4, MDT, 177_332), (3, 3, MDT, 583)])         # = native:count and the models (test_counts)
+def test_tilings_counted_from_the_formulation(rows, cols, pieces, published):
+    n, why, stats = count_formulation(cover(board(rows, cols, pieces)))
+    assert (n, why) == (published, None)
+
+
+def brute(nvars, cons, proj):
+    """The number of distinct projections of the satisfying assignments (brute force)."""
+    seen = set()
+    for bits in itertools.product((False, True), repeat=nvars):
+        ok = True
+        for kind, keys, k in cons:
+            vals = [bits[i] if p else not bits[i] for i, p in keys]
+            if kind == "or":
+                ok = any(vals)
+            elif kind == "xor":
+                ok = sum(vals) % 2 == k % 2
+            elif kind == "le":
+                ok = sum(vals) <= k
+            elif kind == "ge":
+                ok = sum(vals) >= k
+            else:
+                ok = sum(vals) == 1
+            if not ok:
+                break
+        if ok:
+            seen.add(tuple(bits[i] for i in proj))
+    return len(seen)
+
+
+@st.composite
+def formulas(draw):
+    n = draw(st.integers(1, 7))
+    cons = []
+    for _ in range(draw(st.integers(0, 6))):
+        kind = draw(st.sampled_from(["or", "xor", "le", "ge", "one"]))
+        idx = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4, unique=True))
+        pols = [draw(st.booleans()) if kind == "or" else True for _ in idx]
+        cons.append((kind, list(zip(idx, pols)), draw(st.integers(0, 3))))
+    proj = sorted(draw(st.sets(st.integers(0, n - 1))))
+    return n, cons, proj
+
+
+@settings(max_examples=120, deadline=None)
+@given(formulas())
+def test_projected_counts_equal_brute_force(case):
+    n, cons, proj = case
+    f = Formulation("random")
+    for kind, keys, k in cons:
+        ks = tuple(("v", i) for i, _ in keys)
+        c = {"or": lambda: Clause(tuple((("v", i), p) for i, p in keys)), "xor": lambda: Xor(ks, k % 2),
+             "le": lambda: AtMost(ks, k), "ge": lambda: AtLeast(ks, k), "one": lambda: ExactlyOne(ks)}[kind]()
+        f.add("c", c)
+    f.projection = tuple(("v", i) for i in proj)
+    mentioned = {i for _, keys, _ in cons for i, _ in keys} | set(proj)
+    # keys in no constraint and outside the projection do not exist for the counter
+    want = brute(n, cons, proj) if mentioned == set(range(n)) else None
+    got, why, _ = count_formulation(f)
+    if want is not None:
+        assert (got, why) == (want, None), (cons, proj)
+
+
+def test_engine_agrees_with_the_enumerating_engines_and_stops_honestly():
+    inst = board(3, 3, MDT)
+    c = ps.compare(inst, ["count:frontier", "native:count", "sat"], "count", time_limit=120)
+    assert c.verdict.value == "AGREE", c.reasons
+    assert [r.count for r in c.results] == [583, 583, 583]
+    r = ps.solve(board(8, 8), "count:frontier", "count", **{"max_states": 5})
+    assert (r.status, r.count) == (Status.UNKNOWN, None) and "state limit" in r.reason
+    with pytest.raises(InputError, match="orbits need the"):
+        ps.solve(inst, "count:frontier", "count", up_to_symmetry=True)
+
+
+def test_an_optimisation_family_is_counted_at_its_optimum():
+    r = ps.solve(ps.load("sliding/8-easy"), "count:frontier", "count", time_limit=120)
+    assert (r.status, r.objective, r.count) == (Status.OPTIMAL, 2, 1)
