@@ -18,9 +18,9 @@ def _positive(v: int, engine: str) -> None:
         raise InputError(f"option parts={v} of engine {engine}: expected a positive integer")
 
 
-def _at_least_one(v: int, engine: str) -> None:
-    if v < 1:
-        raise InputError(f"option max_keys={v} of engine {engine}: expected a positive integer")
+def _megabytes(v: float, engine: str) -> None:
+    if not v >= 1:
+        raise InputError(f"option memory_mb={v} of engine {engine}: expected at least 1 (MB)")
 
 
 def _part(v: int, engine: str) -> None:
@@ -80,9 +80,9 @@ FAMILY = Family(
                aliases=("native",), validate="puzzlesat.families.pentomino:exact_pieces"),
         Engine("native:count", "puzzlesat.native_search.pentomino.count:run", (Task.COUNT,),
                (*SYMMETRY_OPTIONS,  # up_to_symmetry is refused (validate): orbits need the tilings
-                Option("max_keys", 10_000_000, "stop (UNKNOWN) when one layer holds more keys than "
-                       "this (each takes about 100-300 bytes while the layer is built)",
-                       check=_at_least_one, since="0.3")),
+                Option("memory_mb", 2048, "memory budget of the layers and their hash tables, "
+                       "in MB: a layer that would outgrow it stops the count (UNKNOWN 'memory')",
+                       check=_megabytes, since="0.3")),
                "counts tilings without listing them: the remaining region (first uncovered cell, "
                "the window after it, the pieces' copies used) memoised layer by layer, exact "
                "integers of any size (numba)",

@@ -345,6 +345,11 @@ def with_ext(fam: Family) -> Family:
 COUNTER_ENGINE = "count:frontier"
 
 
+def _megabytes(v: int, engine: str) -> None:
+    if v < 1:
+        raise InputError(f"option memory_mb={v} of engine {engine}: expected at least 1 (MB)")
+
+
 def with_counter(fam: Family) -> Family:
     """`fam` plus a `count:frontier` engine when one of its SAT engines counts and has a
     formulation hook: that formulation counted on its projection without listing the solutions
@@ -358,8 +363,9 @@ def with_counter(fam: Family) -> Family:
         COUNTER_ENGINE, "puzzlesat.models.count:run", (Task.COUNT,),
         options=(Option("formulation", sat.formulation, f"the formulation hook (that of {sat.name})",
                         (sat.formulation,)),
-                 Option("max_states", 2_000_000, "stop (UNKNOWN) when one layer holds more states "
-                        "than this", since="0.3"),
+                 Option("memory_mb", 2048, "memory budget of the layers, in MB (what they add "
+                        "to the worker's resident memory): past it the count stops (UNKNOWN "
+                        "'memory')", check=_megabytes, since="0.3"),
                  *(o for o in sat.options if o.name in keep or o.name not in
                    {"certify", "proof_dir", "blocking", "cubes", "phase", "search"})),
         description=f"the {sat.name} formulation counted on its projection without listing the "

@@ -21,13 +21,16 @@ construction: its two values lead into one set of states (a state of the counter
 frontier states), so each projected assignment is counted once whatever the other keys do.
 
 It fits formulations of small frontier (rectangles tiled by small pieces, n-queens by rows, time
-models step by step); elsewhere the layers grow until the time limit or `max_states` stops it:
+models step by step); elsewhere the layers grow until the time limit or the memory budget
+(`memory_mb`: what the layers may add to the process's resident memory, looked at every few
+thousand states) stops it:
 UNKNOWN with the point reached, never a partial number. For a family with an objective, the
 optimum is found first by decision calls of the same formulation (a SAT solver), and the solutions
 at the optimal bound are counted. Counting up to symmetry needs the solutions: refused.
 """
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Hashable
 
@@ -35,7 +38,18 @@ from ..core.result import Context, InputError, Outcome, Status, Task
 from .formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation, Xor,
                           keys_of)
 
-MAX_STATES = 2_000_000  # states in one layer, by default (a few hundred bytes each)
+MEMORY_MB = 2048  # what the layers may add to the process's resident memory, by default
+_EVERY = 4096     # states made between two looks at the resident memory
+
+
+def _rss_mb() -> float:
+    """The process's resident memory in MB (Linux /proc; elsewhere its peak so far)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 CLAUSE, CARD, XOR = 0, 1, 2
 
@@ -133,7 +147,7 @@ class Counter:
             for i in range(c.first, c.last + 1):
                 self.after[i][ci] = sum(1 for j in pos if j > i)
 
-    def run(self, ctx: Context | None = None, max_states: int = MAX_STATES) -> tuple[int | None, str | None, dict]:
+    def run(self, ctx: Context | None = None, memory_mb: float = MEMORY_MB) -> tuple[int | None, str | None, dict]:
         """(count or None, why not, stats)."""
         stats: dict[str, Any] = {"keys": len(self.keys), "constraints": len(self.cons),
                                  "max_frontier": max((len(x) for x in self.frontier), default=0),
@@ -145,6 +159,16 @@ class Counter:
         layer: dict = {frozenset({()}): 1} if sets else {(): 1}
         prev: tuple[int, ...] = ()
         peak, total, last = 1, 0, time.monotonic()
+        base = _rss_mb()
+        made = 0
+
+        def over() -> bool:  # the layers outgrew the memory budget
+            return _rss_mb() - base > memory_mb
+
+        def stopped(i: int, size: int):
+            return None, (f"memory: the layer after key {i + 1} of {n} outgrew the budget of "
+                          f"{memory_mb:g} MB ({size} states so far; memory_mb)"), \
+                {**stats, "peak_states": max(peak, size), "states": total + size}
         for i in range(n):
             if ctx is not None and ctx.expired():
                 return None, f"time limit at key {i} of {n} ({len(layer)} states in the layer)", \
@@ -186,29 +210,29 @@ class Counter:
                 return tuple(out)
 
             nxt: dict = {}
-            if not sets:
-                for state, cnt in layer.items():
+            for state, cnt in layer.items():
+                made += 1
+                if made % _EVERY == 0 and over():
+                    return stopped(i, len(nxt))
+                if not sets:
                     for value in (False, True):
                         s2 = step(state, value)
                         if s2 is not None:
                             nxt[s2] = nxt.get(s2, 0) + cnt
-            elif self.projected[i]:
-                for group, cnt in layer.items():
+                elif self.projected[i]:
                     for value in (False, True):
-                        g2 = frozenset(s2 for s in group if (s2 := step(s, value)) is not None)
+                        g2 = frozenset(s2 for s in state if (s2 := step(s, value)) is not None)
                         if g2:
                             nxt[g2] = nxt.get(g2, 0) + cnt
-            else:
-                for group, cnt in layer.items():
-                    g2 = frozenset(s2 for s in group for value in (False, True)
+                else:
+                    g2 = frozenset(s2 for s in state for value in (False, True)
                                    if (s2 := step(s, value)) is not None)
                     if g2:
                         nxt[g2] = nxt.get(g2, 0) + cnt
             layer, prev = nxt, here
             peak, total = max(peak, len(layer)), total + len(layer)
-            if len(layer) > max_states:
-                return None, (f"state limit: {len(layer)} states after key {i + 1} of {n}, more than "
-                              f"max_states={max_states}"), {**stats, "peak_states": peak, "states": total}
+            if over():
+                return stopped(i, len(layer))
             if not layer:
                 break
             if ctx is not None and time.monotonic() - last > 0.5:
@@ -219,9 +243,9 @@ class Counter:
 
 
 def count_formulation(f: Formulation, ctx: Context | None = None,
-                      max_states: int = MAX_STATES) -> tuple[int | None, str | None, dict]:
+                      memory_mb: float = MEMORY_MB) -> tuple[int | None, str | None, dict]:
     """(the exact number of projected solutions of `f`, or None; why not; stats)."""
-    return Counter(f).run(ctx, max_states)
+    return Counter(f).run(ctx, memory_mb)
 
 
 def _optimum(hook: str, inst: Any, options: dict, ctx: Context, stats: dict):
@@ -258,9 +282,9 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         raise ValueError("count:frontier counts")
     from ._ext import call_hook
     opts = dict(ctx.options)
-    hook, cap = opts["formulation"], opts.get("max_states", MAX_STATES)
+    hook, cap = opts["formulation"], opts.get("memory_mb", MEMORY_MB)
     stats: dict[str, Any] = {}
-    params = {"formulation": hook, "max_states": cap, "method": "frontier (exact, Python ints)"}
+    params = {"formulation": hook, "memory_mb": cap, "method": "frontier (exact, Python ints)"}
     objective = None
     d0 = call_hook(hook, inst, Task.COUNT, opts, None)
     if d0.objective is not None or d0.value is not None or d0.bound is not None:
@@ -290,4 +314,4 @@ def validate(inst: Any, options: dict) -> None:
                          "up_to_symmetry")
 
 
-__all__ = ["count_formulation", "Counter", "run", "validate", "MAX_STATES"]
+__all__ = ["count_formulation", "Counter", "run", "validate", "MEMORY_MB"]

@@ -212,15 +212,20 @@ def _grow(tm, tu, tc, tf):
 
 
 @numba.njit(cache=True)
-def _step(p, sm, su, sc, hole, start, mask, piece, weight, mode, cap):
+def _step(p, sm, su, sc, hole, start, mask, piece, weight, mode, cap, max_capacity):
     """Layer p -> layer p+1: for each key (window occupancy sm, use su) with its count sc, the
     keys after covering position p (already covered or off the board: the window moves on;
     else each placement filed under p that fits and whose piece has a copy left). Returns the
-    new layer's keys and counts (compacted) and whether a count overflowed its limbs."""
+    new layer's keys and counts (compacted), whether a count overflowed its limbs, and whether
+    the layer's table would outgrow `max_capacity` slots (the memory budget: then the layer
+    returned is empty and incomplete, and the count is not known)."""
     n, limbs = sm.shape[0], sc.shape[1]
     capacity = 16
     while capacity < 2 * n + 16:
         capacity *= 2
+    if capacity > max_capacity:
+        return (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64),
+                np.empty((0, limbs), dtype=np.uint64), False, True)
     tm = np.zeros(capacity, dtype=np.uint64)
     tu = np.zeros(capacity, dtype=np.int64)
     tc = np.zeros((capacity, limbs), dtype=np.uint64)
@@ -258,6 +263,9 @@ def _step(p, sm, su, sc, hole, start, mask, piece, weight, mode, cap):
             if _add(tc, j, sc, s, limbs):
                 over = True
             if 2 * used > tm.shape[0]:
+                if 2 * tm.shape[0] > max_capacity:
+                    return (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64),
+                            np.empty((0, limbs), dtype=np.uint64), over, True)
                 tm, tu, tc, tf = _grow(tm, tu, tc, tf)
     om = np.empty(used, dtype=np.uint64)
     ou = np.empty(used, dtype=np.int64)
@@ -269,7 +277,7 @@ def _step(p, sm, su, sc, hole, start, mask, piece, weight, mode, cap):
             for t in range(limbs):
                 oc[k, t] = tc[i, t]
             k += 1
-    return om, ou, oc, over
+    return om, ou, oc, over, False
 
 
 # ---- the count ------------------------------------------------------------------------------------
@@ -297,12 +305,26 @@ def _total(b: Board, su: np.ndarray, sc: np.ndarray) -> int:
     return total
 
 
-MAX_KEYS = 10_000_000  # keys in one layer, by default (about 100-300 bytes each while it is built)
+MEMORY_MB = 2048  # the counter's memory budget, by default (its layers and hash tables)
 
 
-def count(inst: Tiling, ctx: Context | None = None, max_keys: int = MAX_KEYS) -> Counted:
-    """The number of tilings of `inst`, exact; a limit (ctx's time, `max_keys` in a layer) gives
-    count None with the position reached (`Counted.reason`)."""
+def slot_bytes(limbs: int) -> int:
+    """Bytes of one hash-table slot: window word, use word, count limbs, flag."""
+    return 8 + 8 + 8 * limbs + 1
+
+
+def max_capacity(memory_mb: float, limbs: int, layer: int) -> int:
+    """The most slots a layer's table may have within `memory_mb`: while it doubles, the old
+    and the new table live together (3 x capacity slots), beside the layer it is made from
+    (`layer` keys) and the compacted copy it returns (at most capacity / 2 keys)."""
+    budget = memory_mb * 2**20 - layer * (16 + 8 * limbs)
+    return max(0, int(budget / (3.5 * slot_bytes(limbs))))
+
+
+def count(inst: Tiling, ctx: Context | None = None, memory_mb: float = MEMORY_MB) -> Counted:
+    """The number of tilings of `inst`, exact; a limit (ctx's time, the memory budget
+    `memory_mb` for the layers and their tables) gives count None with the position reached
+    (`Counted.reason`): never a partial number, never an allocation past the budget."""
     t0 = time.perf_counter()
     b = board(inst)
     sm = np.zeros(1, dtype=np.uint64)
@@ -316,16 +338,18 @@ def count(inst: Tiling, ctx: Context | None = None, max_keys: int = MAX_KEYS) ->
             stats.update(peak_keys=peak, keys=total_keys)
             return Counted(None, f"time limit at position {p} of {b.n} ({sm.shape[0]} keys in the "
                            "layer): the count is not known", stats)
-        sm, su, sc, over = _step(p, sm, su, sc, b.hole, b.start, b.mask, b.piece, b.weight,
-                                 b.mode, b.cap)
+        keys_in = sm.shape[0]
+        sm, su, sc, over, full = _step(p, sm, su, sc, b.hole, b.start, b.mask, b.piece, b.weight,
+                                       b.mode, b.cap, max_capacity(memory_mb, b.limbs, keys_in))
+        if full:
+            stats.update(peak_keys=peak, keys=total_keys)
+            return Counted(None, f"memory: layer {p + 1} of {b.n} outgrew the budget of "
+                           f"{memory_mb:g} MB (from {keys_in} keys in layer {p}; memory_mb): "
+                           "the count is not known", stats)
         if over:  # the bound says this cannot happen: never a wrong count all the same
             stats.update(peak_keys=peak, keys=total_keys)
             return Counted(None, f"a count outgrew its {b.limbs} limbs at position {p}", stats)
         peak, total_keys = max(peak, sm.shape[0]), total_keys + sm.shape[0]
-        if sm.shape[0] > max_keys:
-            stats.update(peak_keys=peak, keys=total_keys)
-            return Counted(None, f"key limit: layer {p + 1} of {b.n} holds {sm.shape[0]} keys, more "
-                           f"than max_keys={max_keys}: the count is not known", stats)
         if ctx is not None and time.monotonic() - last > 0.5:
             ctx.progress(position=f"{p + 1}/{b.n}", keys=sm.shape[0])
             last = time.monotonic()
@@ -351,8 +375,9 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
     solution is returned: nothing to check but the number, which compare cross-validates)."""
     if task is not Task.COUNT:
         raise ValueError(f"native:count counts; task {task} is not one it does")
-    c = count(inst, ctx, ctx.options.get("max_keys", MAX_KEYS))
-    params = {"window": WINDOW, "limb_bits": LIMB, "scan": "short"}
+    budget = ctx.options.get("memory_mb", MEMORY_MB)
+    c = count(inst, ctx, budget)
+    params = {"window": WINDOW, "limb_bits": LIMB, "scan": "short", "memory_mb": budget}
     if c.count is None:
         return Outcome(Status.UNKNOWN, stats=c.stats, reason=c.reason, params=params)
     if c.count == 0:
