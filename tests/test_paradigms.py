@@ -149,7 +149,8 @@ def test_rc2_refuses_a_formulation_without_cnf():
 def test_every_formulation_gets_its_paradigm_engines():
     peg = {e.name: e for e in family("peg").engines}
     for form in ("time", "resource", "merson", "ordered"):
-        assert peg[f"mip:{form}"].tasks == (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
+        # unique derived from the count (registry.unique_from_count)
+        assert peg[f"mip:{form}"].tasks == (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE, Task.UNIQUE)
         assert peg[f"maxsat:{form}"].tasks == (Task.OPTIMIZE, Task.FEASIBLE)
         assert peg[f"cpmpy:{form}"].formulation == peg[f"sat:{form}"].formulation
     # the formulation's options only: invariants, and the solver's
@@ -162,7 +163,7 @@ def test_every_formulation_gets_its_paradigm_engines():
     assert not any(n.startswith("maxsat:") for n in maze)        # integer model: no CNF
     tiling = {e.name: e for e in family("pentomino").engines}
     assert tiling["maxsat:cover"].tasks == (Task.FEASIBLE,)
-    assert tiling["mip:cover"].tasks == (Task.COUNT, Task.FEASIBLE)
+    assert tiling["mip:cover"].tasks == (Task.COUNT, Task.FEASIBLE, Task.UNIQUE)
     assert [e.name for e in ps.engines("sliding") if e.name.split(":")[0] in ("mip", "maxsat", "cpmpy")] \
         == ["mip:time", "maxsat:time", "cpmpy:time"]
 

@@ -1,0 +1,132 @@
+"""Published counts reproduced by two engines each (issue 36): the table of engine, count, engine
+seconds, CPU seconds and peak memory, with the machine's load before and after.
+
+    python bench/counts.py                    # the default rows (about 10-20 minutes on 2 cores)
+    python bench/counts.py --rows domino-10,mdt-8 --time-limit 600
+    python bench/counts.py --all              # also n-queens 16 and 18 (the engines run out of time)
+
+Each engine run is a fresh process (`--one ROW ENGINE`), so that its peak memory (the engine
+worker's maximum resident set) is its own. A row AGREEs when at least two engines prove the same
+count and it is the published one; a count only one engine reaches is `unchecked`. The n-queens
+rows need the example plug-in: `pip install ./examples/nqueens`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+ANY = '[pieces.{n}]\nshape = "{s}"\ncount = "any"\n'
+DOMINO = ANY.format(n="D", s="##")
+MDT = "".join(ANY.format(n=n, s=s) for n, s in (("M", "#"), ("D", "##"), ("I", "###"), ("L", "##\\n#.")))
+
+
+def rect(name: str, n: int, pieces: str) -> str:
+    return f'kind = "pentomino"\nname = "{name}"\nsize = [{n}, {n}]\n' + pieces
+
+
+SYM = {"up_to_symmetry": True}
+# The Bedlam cube (Bedlam Puzzles): 12 pentacubes and one tetracube into a 4x4x4 cube (layers of
+# each shape bottom to top). c little corner, l long stick, h hat, b bucket, s screw, t twist,
+# p signpost, d ducktail, a plane, r bridge, w staircase, k spikey zag, m middle zig.
+BEDLAM = 'kind = "pentomino"\nname = "bedlam"\nsize = [4, 4, 4]\n' + "".join(
+    f'[pieces.{n}]\nshape = {s}\n' for n, s in (
+        ("c", '["##\\n#.", "#.\\n.."]'), ("l", '["####\\n...#"]'), ("h", '["#..\\n##.\\n.##"]'),
+        ("b", '["#.\\n##\\n.#", "..\\n.#\\n.."]'), ("s", '["##.\\n...", ".#.\\n.##"]'),
+        ("t", '["##.\\n.#.", "...\\n.##"]'), ("p", '["###\\n.#.", ".#.\\n..."]'),
+        ("d", '["##.\\n.##", ".#.\\n..."]'), ("a", '["#..\\n###\\n.#."]'), ("r", '["###\\n#.#"]'),
+        ("w", '["##.\\n.##\\n..#"]'), ("k", '["..\\n##\\n.#", "#.\\n#.\\n.."]'),
+        ("m", '["#.\\n##\\n.#", "..\\n#.\\n.."]')))
+# row: (instance, options, engines, published count, source)
+ROWS = {
+    "domino-8": (rect("domino-8", 8, DOMINO), {}, ["native:count", "count:frontier"], 12_988_816, "OEIS A004003"),
+    "domino-10": (rect("domino-10", 10, DOMINO), {}, ["native:count", "count:frontier"], 258_584_046_368, "OEIS A004003"),
+    "domino-12": (rect("domino-12", 12, DOMINO), {}, ["native:count", "count:frontier"], 53_060_477_521_960_000, "OEIS A004003"),
+    "mdt-8": (rect("mdt-8", 8, MDT), {}, ["native:count", "count:frontier"], 92_109_458_286_284_989_468_604, "Knuth, TAOCP 7.1.4"),
+    "queens-12": ("nqueens/queens-12", {}, ["native:dfs", "cpsat:rows", "count:frontier"], 14_200, "OEIS A000170"),
+    "queens-14": ('kind = "nqueens"\nname = "queens-14"\nn = 14\n', {}, ["native:dfs", "cpsat:rows"], 365_596, "OEIS A000170"),
+    "pentomino-6x10": ("pentomino/6x10", {}, ["native:count", "native:dfs"], 9_356, "Polyform Puzzler"),
+    "pentomino-6x10-orbits": ("pentomino/6x10", SYM, ["native:dfs", "cpsat:cover"], 2_339, "Polyform Puzzler"),
+    "bedlam-orbits": (BEDLAM, SYM, ["native:dfs", "cpsat:cover"], 19_186, "S. Kurowski (rotations)"),
+}
+EXTRA = {
+    "queens-16": ('kind = "nqueens"\nname = "queens-16"\nn = 16\n', {}, ["native:dfs", "count:frontier"], 14_772_512, "OEIS A000170"),
+    "queens-18": ('kind = "nqueens"\nname = "queens-18"\nn = 18\n', {}, ["native:dfs", "count:frontier"], 666_090_624, "OEIS A000170"),
+}
+
+
+def one(row: str, engine: str, time_limit: float) -> dict:
+    import puzzlesat as ps
+    spec, opts, _, published, _ = {**ROWS, **EXTRA}[row]
+    inst = ps.load(spec)
+    t0 = time.perf_counter()
+    r = ps.solve(inst, engine, "count", time_limit=time_limit, **opts)
+    wall = time.perf_counter() - t0
+    peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+               resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
+    return {"row": row, "engine": engine, "status": r.status.value, "count": r.count,
+            "engine_s": r.stats.get("engine_seconds"), "cpu_s": r.stats.get("cpu_seconds"),
+            "jit_s": r.stats.get("jit_seconds"), "wall_s": round(wall, 2), "peak_mb": round(peak),
+            "checked": r.checked, "reason": (r.reason or "")[-160:]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", default=None)
+    ap.add_argument("--all", action="store_true")
+    ap.add_argument("--time-limit", type=float, default=900)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--one", nargs=2, metavar=("ROW", "ENGINE"))
+    a = ap.parse_args()
+    if a.one:
+        print(json.dumps(one(*a.one, a.time_limit)))
+        return
+    table = {**ROWS, **(EXTRA if a.all else {})}
+    rows = a.rows.split(",") if a.rows else list(table)
+    load0 = os.getloadavg()
+    out = []
+    for row in rows:
+        spec, opts, engines, published, source = {**ROWS, **EXTRA}[row]
+        results = []
+        for eng in engines:
+            p = subprocess.run([sys.executable, __file__, "--one", row, eng, "--time-limit", str(a.time_limit)],
+                               capture_output=True, text=True)
+            try:
+                res = json.loads(p.stdout.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                res = {"row": row, "engine": eng, "status": "ERROR", "count": None,
+                       "reason": (p.stderr.strip().splitlines() or ["?"])[-1][:160]}
+            results.append(res)
+            if a.json:
+                print(json.dumps(res), flush=True)
+        proved = [r for r in results if r["status"] == "OPTIMAL"]
+        counts = {r["count"] for r in proved}
+        if len(counts) > 1 or (counts and published not in counts):
+            agree = "DISAGREE"
+        elif len(proved) >= 2:
+            agree = "AGREE"
+        elif proved:
+            agree = "unchecked"
+        else:
+            agree = "none finished"
+        out.append((row, published, source, results, agree))
+    load1 = os.getloadavg()
+    if a.json:
+        return
+    print(f"load average before {load0[0]:.1f} / after {load1[0]:.1f} (1-minute), {os.cpu_count()} CPUs")
+    print("| count | published | engine | status | count | engine s | CPU s | peak MB | agree |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for row, published, source, results, agree in out:
+        for i, r in enumerate(results):
+            c = r.get("count")
+            print(f"| {row if i == 0 else ''} | {f'{published:,} ({source})' if i == 0 else ''} | {r['engine']} | "
+                  f"{r['status']} | {'' if c is None else f'{c:,}'} | {r.get('engine_s', '')} | "
+                  f"{r.get('cpu_s', '')} | {r.get('peak_mb', '')} | {agree if i == 0 else ''} |")
+
+
+if __name__ == "__main__":
+    main()
