@@ -268,9 +268,9 @@ def assess(results: list[Result], sense: str | None, task: Task) -> Assessment:
         return Assessment(Verdict.INCOMPLETE, notes + [f"{r.label}: {r.status} ({r.reason or 'limit reached'})"
                                                        for r in unfinished], wrong)
     if task is Task.COUNT:
-        proved = [r for _, r in answers if r.status is Status.OPTIMAL]
-        claimed = [r for r in proved if r.stats.get("enumerated") is False]
-        if claimed and len(proved) < 2:
+        counted = [r for _, r in answers if r.status is Status.OPTIMAL]
+        claimed = [r for r in counted if r.stats.get("enumerated") is False]
+        if claimed and len(counted) < 2:
             return Assessment(Verdict.UNCHECKED, [f"{r.label}: count {r.count} counted without "
                               "listing the solutions, and no second engine counted it" for r in claimed],
                               wrong)
@@ -310,7 +310,7 @@ def _unique_reasons(results: list[Result], proved: list[tuple[int, Result]],
         out.append(f"{', '.join(r.label for _, r in claims)} say UNIQUE, but the engines' checked "
                    f"solutions hold {len(keys)} different ones")
     witness = next((r for _, r in proved if r.answer == "MULTIPLE" and r.checked >= 2), None)
-    for i, r in claims:
+    for i, _ in claims:
         if witness is not None:
             wrong[i] = f"claimed UNIQUE, but {witness.label} found two different checked solutions"
         elif len(keys) > 1:

@@ -291,7 +291,7 @@ class Result:
         if self.status is Status.OPTIMAL:
             return "UNIQUE" if self.count == 1 else "MULTIPLE"
         if self.status in (Status.INFEASIBLE, Status.ERROR):
-            return self.status.value
+            return str(self.status)
         return "UNKNOWN"
 
     def finished(self) -> bool:

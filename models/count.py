@@ -65,7 +65,7 @@ class _Con:
         self.first, self.last = min(pos), max(pos)
 
 
-def _compile(f: Formulation) -> tuple[list[Hashable], list[_Con]]:
+def _compile(f: Formulation) -> tuple[list[Hashable], list[_Con | None]]:
     """(keys in counting order, constraints over key indices); InputError for a formulation with
     integer variables or Linear constraints (no Boolean counting form here)."""
     if f.ints or not f.is_cnf():
@@ -77,7 +77,7 @@ def _compile(f: Formulation) -> tuple[list[Hashable], list[_Con]]:
             order.setdefault(k, len(order))
     for k in f.projection:  # a projection key in no constraint is free: it doubles the count
         order.setdefault(k, len(order))
-    cons = []
+    cons: list[_Con | None] = []  # None: a constraint nothing satisfies
     for _, c in f.constraints():
         if isinstance(c, Clause):
             lits: dict[int, bool] = {}
@@ -100,32 +100,37 @@ def _compile(f: Formulation) -> tuple[list[Hashable], list[_Con]]:
                 continue
             cons.append(_Con(XOR, [(order[k], True) for k in c.keys], c.parity, c.parity))
         else:
-            keys = [order[k] for k in c.keys]
-            if len(set(keys)) != len(keys):
+            idx = [order[k] for k in c.keys]
+            if len(set(idx)) != len(idx):
                 raise InputError(f"count:frontier: a cardinality constraint of {f.name} names a key twice")
-            n = len(keys)
-            lo, hi = {ExactlyOne: (1, 1), AtMostOne: (0, 1)}.get(type(c), (None, None))
+            n = len(idx)
             if isinstance(c, AtMost):
                 lo, hi = 0, c.k
             elif isinstance(c, AtLeast):
                 lo, hi = c.k, n
+            elif type(c) is ExactlyOne:
+                lo, hi = 1, 1
+            elif type(c) is AtMostOne:
+                lo, hi = 0, 1
+            else:
+                raise InputError(f"count:frontier: {f.name} has a constraint it cannot count: "
+                                 f"{type(c).__name__}")
             if lo > min(hi, n) or hi < 0:
                 cons.append(None)
                 continue
-            if not keys:
+            if not idx:
                 continue
-            cons.append(_Con(CARD, [(i, True) for i in sorted(keys)], max(lo, 0), min(hi, n)))
-    keys = sorted(order, key=order.__getitem__)
-    return keys, cons
+            cons.append(_Con(CARD, [(i, True) for i in sorted(idx)], max(lo, 0), min(hi, n)))
+    return list(order), cons  # a dict keeps its keys in insertion order: the counting order
 
 
 class Counter:
     """The layered count of a formulation (see the module docstring)."""
 
     def __init__(self, f: Formulation):
-        self.keys, cons = _compile(f)
-        self.empty = any(c is None for c in cons)
-        cons = [c for c in cons if c is not None]
+        self.keys, cons_or_none = _compile(f)
+        self.empty = any(c is None for c in cons_or_none)
+        cons = [c for c in cons_or_none if c is not None]
         n = len(self.keys)
         proj = set(f.projection)
         self.projected = [k in proj for k in self.keys]

@@ -5,8 +5,6 @@ random small instances, the models on the same instances, and what a counter tha
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st

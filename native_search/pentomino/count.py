@@ -31,6 +31,7 @@ import itertools
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numba
 import numpy as np
@@ -157,7 +158,7 @@ def board(inst: Tiling) -> Board:
 
 
 # ---- the kernels -----------------------------------------------------------------------------------
-if numba.config.DISABLE_JIT:
+if getattr(numba.config, "DISABLE_JIT", False):
     def _slot(m, u, capacity):  # noqa: D103 - plain-Python stand-in (no uint64 overflow warnings)
         h = (int(m) * 0x9E3779B97F4A7C15 + int(u) * 0xC2B2AE3D27D4EB4F) & 0xFFFFFFFFFFFFFFFF
         return (h ^ (h >> 29)) & (capacity - 1)
@@ -332,7 +333,7 @@ def count(inst: Tiling, ctx: Context | None = None, memory_mb: float = MEMORY_MB
     sc = np.zeros((1, b.limbs), dtype=np.uint64)
     sc[0, 0] = 1
     peak, total_keys, last = 1, 0, time.monotonic()
-    stats = {"positions": b.n, "placements": int(b.start[-1]), "window": b.width, "limbs": b.limbs}
+    stats: dict[str, Any] = {"positions": b.n, "placements": int(b.start[-1]), "window": b.width, "limbs": b.limbs}
     for p in range(b.n):
         if ctx is not None and ctx.expired():
             stats.update(peak_keys=peak, keys=total_keys)
