@@ -474,7 +474,7 @@ def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False
         if capped and any(m in str(e) or m in text for m in procs.MEMORY_SIGNS):
             out = _memory_outcome(f"an allocation failed ({type(e).__name__}: {e})")
         else:
-            out = Outcome(Status.ERROR, reason="engine raised: " + text)
+            out = Outcome(Status.ERROR, reason="engine raised " + one_line(e))
     clock = {"call": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
              "jit_seconds": None if jit is None else jit[0] - j0,
              "imports_in_call": _new_imports(before, set(sys.modules))}

@@ -12,6 +12,7 @@ The instances of a collection are named `FILE#LINE` (the file as given, the line
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -19,7 +20,7 @@ from typing import Any, Callable
 from ..core.family import Family
 from ..core.inputs import Source, load_toml, parse_toml, read_text
 from ..core.limits import MAX_INPUT_BYTES, too_big
-from ..core.result import InputError
+from ..core.result import InputError, PluginError
 from .registry import ambiguous, families, family, family_of_kind, route
 
 
@@ -44,6 +45,20 @@ def _admitted(fam: Family, admit: Admit | None) -> Family:
 
 def _family(name: str | None) -> Family | None:
     return None if name is None else family(name)
+
+
+@contextmanager
+def _reading(file: str | Path, line: int | None = None):
+    """A reader's InputError (or a plug-in reader's PluginError) that names no file gets the file
+    and line being read: a plug-in may raise `InputError("...")` without them."""
+    try:
+        yield
+    except InputError as e:
+        if e.file is not None:
+            raise
+        if isinstance(e, PluginError):
+            raise PluginError(e.message, plugin=e.plugin, file=file, line=line, field=e.field) from None
+        raise InputError(e.message, file=file, line=line, field=e.field) from None
 
 
 def load_instance(spec: str, admit: Admit | None = None, family: str | None = None
@@ -133,7 +148,8 @@ def _from_data(data: dict, src: Source, admit: Admit | None = None,
         except InputError as e:
             raise src.error(e.message, field="kind") from None
     _admitted(fam, admit)
-    return fam, fam.from_toml(data, src)
+    with _reading(src.path or src.name, src.line):
+        return fam, fam.from_toml(data, src)
 
 
 def load_file(path: Path, admit: Admit | None = None, family: str | None = None) -> tuple[Family, Any]:
@@ -188,7 +204,8 @@ def load_collection(path: Path, admit: Admit | None = None, fam: Family | None =
         if only is not None:
             raise InputError(f"a {suffix} file holds one instance: #{only} names a line of a "
                              "collection file", file=path)
-        return [Loaded(fam, fam.read_file(reads[suffix], path, text), given)]
+        with _reading(path):
+            return [Loaded(fam, fam.read_file(reads[suffix], path, text), given)]
     out = []
     rows = text.splitlines()
     if only is not None and not 1 <= only <= len(rows):
@@ -197,7 +214,8 @@ def load_collection(path: Path, admit: Admit | None = None, fam: Family | None =
         if (only is not None and i != only) or (only is None and not line.strip()):
             continue
         src = Source(name=f"{given}#{i}", path=path, text=None, line=i)
-        inst = fam.read_line(lines[suffix], line, src)
+        with _reading(path, i):
+            inst = fam.read_line(lines[suffix], line, src)
         if inst is not None:
             out.append(Loaded(fam, inst, f"{given}#{i}"))
         elif only is not None:

@@ -58,7 +58,9 @@ def test_an_engine_crash_is_error_and_the_verdict_is_the_other_engines():
     c = compare_runs(_runs("native", fake("crashes"), "sat"))
     assert [r.status for r in c.results] == [Status.OPTIMAL, Status.ERROR, Status.OPTIMAL]
     assert c.verdict is Verdict.INCOMPLETE, c.reasons  # was DISAGREE
-    assert len(c.reasons) == 1 and c.reasons[0].startswith("fake:crashes: ERROR (RuntimeError: boom)")
+    assert len(c.reasons) == 1 and c.reasons[0].startswith(
+        "fake:crashes: ERROR (engine raised RuntimeError: boom (at test_honest_numbers.py:"
+        f"{crashes.__code__.co_firstlineno + 1}))")
     assert c.wrong == [None, None, None]  # a crash gave no answer: nothing to refute
     c = compare_runs(_runs(fake("crashes"), fake("says_infeasible"), "native"))
     assert c.verdict is Verdict.DISAGREE  # the others disagree among themselves

@@ -53,10 +53,13 @@ def _dist(site: Path, name: str, entry_points: str, files: dict[str, str]) -> No
 
 
 # the plug-ins of a site folder: two good (n-queens as goodq, and txtq, which reads .txt as maze
-# does), and one each way of failing; the checks look at these only, whatever else is installed
+# does), and one each way of failing (two for a name two plug-ins give); the checks look at
+# these only, whatever else is installed
 BAD = {"brokenimport": "needs libfoo", "lacking": "lacks 'check'", "notafamily": "not a puzzlesat.Family",
        "peg-again": "built-in family's", "brokeneng": "no_such_engine_module",
-       "unknownfam": "unknown puzzle family 'nosuchfamily'"}
+       "unknownfam": "unknown puzzle family 'nosuchfamily'",
+       "twin-a": "family name 'twin' is also given by twin-b = twinb_mod:FAMILY: both are skipped",
+       "twin-b": "family name 'twin' is also given by twin-a = twina_mod:FAMILY: both are skipped"}
 
 
 def _site(tmp: Path) -> Path:
@@ -78,6 +81,13 @@ def _site(tmp: Path) -> Path:
               from puzzlesat_nqueens import FAMILY as Q
               FAMILY = dataclasses.replace(Q, name="peg")
               '''})
+    for t in "ab":  # two plug-ins that give one family name
+        _dist(site, f"twin{t}", f"[puzzlesat.families]\ntwin-{t} = twin{t}_mod:FAMILY\n",
+              {f"twin{t}_mod.py": '''
+                  import dataclasses
+                  from puzzlesat_nqueens import FAMILY as Q
+                  FAMILY = dataclasses.replace(Q, name="twin")
+                  '''})
     _dist(site, "goodq", "[puzzlesat.families]\ngoodq = goodq_mod:FAMILY\n",
           {"goodq_mod.py": '''
               """n-queens under its own name and kind (whatever else is installed)."""
@@ -244,6 +254,24 @@ class Misbehaving:
         self._go("to_toml")
         return f'kind = "badq"\nn = {inst.n}\n'
 
+    @property
+    def SUFFIXES(self):  # a board size in a .bq file
+        return {".bq": self._read_file}
+
+    @property
+    def COLLECTIONS(self):  # a board size a line in a .bql file
+        return {".bql": self._read_line}
+
+    def _read_file(self, path, text):
+        self._go("read_file")
+        return self.q.Queens(str(path), int(text))
+
+    def _read_line(self, line, src):
+        self._go("read_line")
+        if "plain" in self.fail and line.strip() == "5":  # InputError naming neither file nor line
+            raise ps.InputError("5 is not allowed here")
+        return self.q.Queens(src.name, int(line))
+
 
 @pytest.fixture
 def badq(nq):
@@ -280,7 +308,8 @@ def test_a_plugin_member_raising_in_a_run_makes_it_error(badq, member):
 def test_a_plugin_member_raising_is_one_plugin_error(badq, member, call):
     call()  # works before it fails
     badq.fail.add(member)
-    with pytest.raises(ps.PluginError, match=rf"^plug-in family badq .*: {member} raised "
+    where = "<text>: " if member == "from_toml" else ""  # the TOML text's name, as for its errors
+    with pytest.raises(ps.PluginError, match=rf"^{where}plug-in family badq .*: {member} raised "
                                              r"ZeroDivisionError: .* \(at test_plugin_containment.py:\d+\)$") as e:
         call()
     assert isinstance(e.value, ps.InputError) and e.value.plugin == "badq"
@@ -289,6 +318,7 @@ def test_a_plugin_member_raising_is_one_plugin_error(badq, member, call):
 @pytest.mark.parametrize("member, args", [("describe", ("show", "badq/queens-6")),
                                           ("render", ("show", "badq/queens-6")),
                                           ("svg", ("show", "badq/queens-6", "--svg", "x.svg")),
+                                          ("svg", ("solve", "badq/queens-6", "--picture", "y.svg")),
                                           ("catalogue", ("list", "badq")),
                                           ("from_toml", ("solve", "q.toml")),
                                           ("solution_json", ("solve", "badq/queens-6", "--json"))])
@@ -300,6 +330,34 @@ def test_the_command_line_prints_one_line_and_exits_2(badq, member, args, tmp_pa
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     [line] = p.stderr.splitlines()
     assert line.startswith("puzzlesat: error: ") and "badq" in line and f"{member} raised" in line
+
+
+def test_a_plugin_file_reader_raising_is_one_line_naming_the_file_and_line(badq, tmp_path):
+    one, lines = tmp_path / "six.bq", tmp_path / "b.bql"
+    one.write_text("6\n")
+    lines.write_text("6\n\n5\n")
+    assert ps.load(one).n == 6 and [(i.name, i.n) for i in ps.load_all(lines)] == [(f"{lines}#1", 6),
+                                                                                 (f"{lines}#3", 5)]
+    assert helpers.cli("solve", "b.bql", "--task", "count", cwd=tmp_path).returncode == 0
+    badq.fail |= {"read_file", "read_line"}
+    at = r" \(at test_plugin_containment.py:\d+\)$"
+    with pytest.raises(ps.PluginError, match=rf"^{one}: plug-in family badq .*: the .bq reader raised "
+                                             rf"ZeroDivisionError: read_file divided by zero{at}"):
+        ps.load(one)
+    with pytest.raises(ps.PluginError, match=rf"^{lines}:1: plug-in family badq .*: the .bql collection "
+                                             rf"reader raised ZeroDivisionError: read_line divided by zero{at}"):
+        ps.load_all(lines)
+    for args in (("solve", "b.bql"), ("compare", "b.bql"), ("show", "six.bq")):
+        p = helpers.cli(*args, cwd=tmp_path)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        [line] = p.stderr.splitlines()
+        assert line.startswith("puzzlesat: error: ") and "reader raised ZeroDivisionError" in line
+    # a reader's own InputError that names no place is given the file and line read
+    badq.fail = {"plain"}
+    with pytest.raises(ps.InputError, match=rf"^{lines}:3: 5 is not allowed here$"):
+        ps.load_all(lines)
+    p = helpers.cli("solve", "b.bql", cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr == "puzzlesat: error: b.bql:3: 5 is not allowed here\n"
 
 
 def test_a_built_in_familys_exceptions_stay_bugs(monkeypatch):
@@ -326,6 +384,25 @@ def test_a_plugin_engine_that_cannot_be_imported_is_one_line():
     finally:
         ps.unregister_engine("peg", "broken:import")
         ps.unregister_engine("peg", "broken:validate")
+
+
+def _raises(inst, task, ctx):
+    raise RuntimeError("boom,\n  on a second line")
+
+
+def test_an_engine_that_raises_is_error_with_one_line_naming_what_and_where(tmp_path):
+    ps.register_engine("peg", "crashes", _raises, tasks=["optimize"])
+    try:
+        r = ps.solve(ps.load("peg/hoppers"), "crashes")
+    finally:
+        ps.unregister_engine("peg", "crashes")
+    assert r.status is Status.ERROR and r.reason == (
+        "engine raised RuntimeError: boom, on a second line (at test_plugin_containment.py:"
+        f"{_raises.__code__.co_firstlineno + 1})")
+    p = helpers.cli("solve", "peg/hoppers", "--engine", f"{__file__}:_raises", "--json", cwd=tmp_path)
+    assert p.returncode == 1 and json.loads(p.stdout)["reason"] == r.reason, p.stdout + p.stderr
+    p = helpers.cli("compare", "peg/hoppers", "--engines", f"native,{__file__}:_raises", cwd=tmp_path)
+    assert "engine raised RuntimeError: boom, on a second line" in p.stdout and "Traceback" not in p.stdout
 
 
 # ---- which family an instance belongs to ---------------------------------------------------------
