@@ -329,7 +329,8 @@ class _Kit:
                 data = {k: v for k, v in table.items() if k != key}
                 if bad is not _DELETE:
                     data[key] = bad
-                self._load_table(data, f"{label}: {key} = {_toml_value(bad)}")
+                self._load_table(data, f"{label}: {key} deleted" if bad is _DELETE
+                                 else f"{label}: {key} = {_toml_value(bad)}")
 
     def _load_table(self, data: dict[str, Any], what: str) -> None:
         text = "".join(f"{k} = {_toml_value(v)}\n" for k, v in data.items())
@@ -374,6 +375,8 @@ class _Kit:
                 n = int(g.ref.rpartition("#")[2])
                 line = lines[n - 1]
                 for bad in (line[: len(line) // 2], line + "?", "?" + line[1:]):
+                    if not bad.strip():  # a blank line holds no instance by the contract
+                        continue
                     p = Path(tmp) / f"bad{path.suffix}"
                     p.write_text(bad + "\n", encoding="utf-8")
                     self.report.bad_inputs += 1

@@ -103,6 +103,7 @@ FILE_SECONDS = {
     "test_sliding_pdb.py": 7, "test_certify.py": 18, "test_tiling_rotations.py": 6,
     "test_peg_problems_store.py": 5, "test_properties.py": 5, "test_specs_are_data.py": 4,
     "test_honest_numbers.py": 35, "test_unique.py": 25, "test_counts.py": 20, "test_model_count.py": 15,
+    "test_conformance_kit.py": 8,
 }
 
 

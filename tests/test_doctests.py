@@ -48,17 +48,44 @@ def test_docstring_examples(name):
     assert res.failed == 0, f"{res.failed} of {res.attempted} examples failed in {name}"
 
 
-def test_readme_python_examples():
-    """The README's ```python blocks written as doctest sessions (>>>) run as they stand."""
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+def _run_sessions(path: Path) -> None:
+    """The ```python blocks of a Markdown file written as doctest sessions (>>>), run in order as
+    one session; each must pass."""
+    blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
     sessions = [b for b in blocks if b.lstrip().startswith(">>>")]
-    assert sessions, "the README shows the Python API as >>> sessions"
+    assert sessions, f"{path.name} shows the Python API as >>> sessions"
     parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     globs: dict = {}
     for i, text in enumerate(sessions):
-        t = parser.get_doctest(text, globs, f"README[{i}]", str(README), 0)
+        t = parser.get_doctest(text, globs, f"{path.name}[{i}]", str(path), 0)
         runner.run(t, clear_globs=False)
         globs.update(t.globs)  # later blocks continue the session
     res = runner.summarize(verbose=False)
-    assert res.failed == 0, f"{res.failed} of {res.attempted} README examples failed"
+    assert res.failed == 0, f"{res.failed} of {res.attempted} {path.name} examples failed"
+
+
+def test_readme_python_examples():
+    """The README's ```python blocks written as doctest sessions (>>>) run as they stand."""
+    _run_sessions(README)
+
+
+def test_adding_a_family_python_examples(monkeypatch):
+    """docs/adding-a-family.md's sessions (n-queens, the conformance kit, Sudoku's collection file)
+    from the checkout's folder, with the n-queens and Sudoku examples registered from their
+    source folders when they are not installed."""
+    import puzzlesat as ps
+    from puzzlesat.families.registry import families
+    root = README.parent
+    monkeypatch.chdir(root)
+    registered = []
+    try:
+        for name in ("nqueens", "sudoku"):
+            monkeypatch.syspath_prepend(str(root / "examples" / name))
+            if name not in families():
+                ps.register_family(importlib.import_module(f"puzzlesat_{name}").FAMILY)
+                registered.append(name)
+        _run_sessions(root / "docs" / "adding-a-family.md")
+    finally:
+        for name in registered:
+            ps.unregister_family(name)
