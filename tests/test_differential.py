@@ -297,10 +297,15 @@ def _import_plugin(name: str):
     """The plug-in package `puzzlesat_<name>`: installed, else imported from examples/<name>."""
     import importlib
     try:
-        return importlib.import_module(f"puzzlesat_{name}")
+        mod = importlib.import_module(f"puzzlesat_{name}")
+        if getattr(mod, "__file__", None) is not None:
+            return mod
+        # a namespace package: an empty folder, such as the __pycache__ an uninstall leaves behind
+        del sys.modules[f"puzzlesat_{name}"]
     except ImportError:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / name))
-        return importlib.import_module(f"puzzlesat_{name}")
+        pass
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / name))
+    return importlib.import_module(f"puzzlesat_{name}")
 
 
 @contextlib.contextmanager
