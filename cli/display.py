@@ -82,7 +82,8 @@ def rich_table(t: TableModel) -> Table:
     idx = t.visible("text")
     for i in idx:
         c = t.columns[i]
-        rt.add_column(escape(c.name), justify="right" if c.right else ("center" if c.kind == "mark" else "left"))
+        rt.add_column(escape(c.name), justify="right" if c.right else ("center" if c.kind == "mark" else "left"),
+                      no_wrap=c.name == "engine", overflow="fold")  # an engine name stays whole
     for row in t.rows:
         cells = []
         for i in idx:
