@@ -16,7 +16,12 @@ of one round are the next round's jobs.
 
 The work folder is the checkpoint: `plan.json` (what is decided, the base CNF's SHA-256) and one
 `results/NAME.json` per finished job; a run with the same folder and the same plan runs only the
-jobs without a result, and a folder that holds another plan is refused.
+jobs without a result, and a folder that holds another plan is refused. A result file is a claim,
+not a fact: it counts only with the seal (core/seal.py) this user's puzzlesat put on it, bound to
+this plan, when it wrote it (after replaying its solution, after verifying its proof); a SAT
+record without a seal counts once its model is decoded and replayed by the checker again; any
+other file (no seal, another plan's, garbage, a FIFO or device, too large) is set aside and its
+job runs again. So a certificate says VERIFIED only for proofs our checker verified.
 
 Answers (`status`): INFEASIBLE = no solution with at most K moves (every cube left unsplit and
 every cover refuted: the optimum is at least K + 1); FEASIBLE = a cube had a model, decoded and
@@ -36,9 +41,12 @@ from typing import Any, Callable
 
 from ...core.config import Config, parse
 from ...core.files import file_sha256, write_atomic
+from ...core.inputs import read_bytes
 from ...core.result import CheckError, InputError, Status, Task
 
 SAT_ENGINES = ("sat:ordered", "sat:merson", "sat:time", "sat:resource")
+MAX_RECORD_BYTES = 64 * 1024 * 1024   # one result file (a SAT record holds the model: a value per variable)
+STATUSES = {False: ("SAT", "UNSAT", "UNKNOWN"), True: ("COUNTED", "UNKNOWN")}  # deciding, counting
 
 
 def _sat_solvers() -> tuple[str, ...]:
@@ -93,6 +101,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     from ...puzzles.peg import check
     from ..export import export
     from ...native_search.peg.disk import OutOfTime
+    from ...core.seal import sign
     t0 = time.monotonic()
     say = progress or (lambda s: None)
     cfg = parse(cfg) if isinstance(cfg, str) else cfg
@@ -165,8 +174,8 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                 "solver": solver, "search": search, "cubes": len(all_cubes), "split_after": split_after,
                 "base_sha256": file_sha256(base)}
         plan_path = folder / "plan.json"
-        if plan_path.exists():
-            old = json.loads(plan_path.read_text())
+        if plan_path.exists() or plan_path.is_symlink():
+            old = _read_plan(plan_path)
             if old != plan:
                 diff = sorted(k for k in plan if old.get(k) != plan[k])
                 raise InputError(f"the work folder holds another plan (differs in {', '.join(diff)}); "
@@ -217,9 +226,31 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                     stack.extend(reversed(children(s)))
             return jobs, [s for s in jobs if s["name"] not in done]
 
+        context = "peg cubes " + json.dumps(plan, sort_keys=True)  # a seal binds a record to its plan
+
+        def replay(res: dict) -> dict:
+            """The solution of a SAT record's model, replayed by the checker (CheckError)."""
+            try:
+                seq = pc.decode(res["model"], keys, inst.board.lines)
+            except Exception as e:  # a model that is not one of this CNF's
+                raise CheckError(f"its model cannot be decoded ({type(e).__name__})") from None
+            m = check(inst, seq)  # CheckError: never reported
+            if m > bound:
+                raise CheckError(f"a model of {m} moves at moves <= {bound}")
+            return {"jumps": [list(j) for j in seq], "moves": m}
+
         done: dict[str, dict] = {}
-        for p in results.glob("*.json"):
-            done[p.stem] = json.loads(p.read_text())
+        set_aside = 0
+        for p in sorted(results.glob("*.json")):
+            res, why = _load_record(p, context, count, replay)
+            if res is None:
+                set_aside += 1
+                if set_aside <= 5:
+                    say(f"  {p.name}: {why}: its job runs again")
+                continue
+            done[p.stem] = res
+        if set_aside > 5:
+            say(f"  ... {set_aside} result files set aside in all: their jobs run again")
         jobs, todo = tree()
         say(f"{inst.name}: {'count' if count else 'decide'} moves <= {bound}: {len(all_cubes)} cubes "
             f"of depth {depth} ({legal} legal prefixes{', up to symmetry' if symmetry else ''}); "
@@ -239,17 +270,17 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                 raise CheckError(f"the cover CNF {s['name']} has a model: some solution of the base "
                                  "CNF is in no cube (a bug in the cubes; nothing is claimed)")
             if res["status"] == "SAT":
-                seq = pc.decode(res["model"], keys, inst.board.lines)
-                m = check(inst, seq)  # CheckError: never reported
-                if m > bound:
-                    raise CheckError(f"{s['name']}: a model of {m} moves at moves <= {bound}")
-                res["solution"] = {"jumps": [list(j) for j in seq], "moves": m}
+                try:
+                    res["solution"] = replay(res)
+                except CheckError as e:
+                    raise CheckError(f"{s['name']}: {e}") from None
                 stop.setdefault("sat", res)
             if res["status"] == "UNKNOWN" and s["time_limit"]:
                 res["split"] = True  # its children replace it (tree())
             cert = res.get("certificate")
             if certify and res["status"] == "UNSAT" and (cert is None or cert["verdict"] != "VERIFIED"):
                 stop.setdefault("rejected", res)
+            res = sign(res, context)  # written by us, checked by us: sealed
             write_atomic(results / f"{s['name']}.json", json.dumps(res), "cube result")
             done[s["name"]] = res
 
@@ -285,6 +316,47 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
             tmp.cleanup()
         else:
             _tidy(folder / "jobs", keep)
+
+
+def _read_plan(path: Path) -> dict:
+    """The plan.json of a work folder (InputError naming it: not a regular file, too large, not
+    a JSON object)."""
+    data = read_bytes(path, 1 << 20, "plan")
+    try:
+        old = json.loads(data)
+    except (ValueError, RecursionError):
+        raise InputError("the work folder's plan is not JSON (not written by puzzlesat, or edited); "
+                         "use a new folder", file=path) from None
+    if not isinstance(old, dict):
+        raise InputError("the work folder's plan is not a JSON object; use a new folder", file=path)
+    return old
+
+
+def _load_record(path: Path, context: str, count: bool, replay) -> tuple[dict | None, str]:
+    """(record, '') for a result file that counts (module docstring), else (None, why not)."""
+    from ...core.seal import verified
+    try:
+        data = read_bytes(path, MAX_RECORD_BYTES, "cube result")
+        rec = json.loads(data)
+    except InputError as e:
+        return None, e.message
+    except (ValueError, RecursionError):
+        return None, "not JSON"
+    if not isinstance(rec, dict) or rec.get("name") != path.stem or rec.get("status") not in STATUSES[count]:
+        return None, "not a result record of this folder"
+    sealed = verified(rec, context)
+    if rec["status"] == "SAT":
+        try:
+            solution = replay(rec)
+        except CheckError as e:
+            return None, f"its solution fails the checker ({e})"
+        return {**rec, "solution": solution}, ""
+    if not sealed:
+        return None, "no seal of this user's puzzlesat for this plan (a claim, not checked)"
+    if rec["status"] == "COUNTED" and (isinstance(rec.get("count"), bool) or not isinstance(rec.get("count"), int)
+                                       or rec["count"] < 0):
+        return None, "no count"
+    return rec, ""
 
 
 def _tidy(jobs_dir: Path, keep: bool) -> None:

@@ -7,7 +7,12 @@ mode "c": the file is never written through it, and the kernels see the same wri
 as an in-memory layer, so numba compiles each of them once, not again for read-only arrays); with
 a work folder every finished layer is also written there (the checkpoint) and listed in `manifest.json`
 only once the file is complete (written under a temporary name, then renamed), so a search
-interrupted at any point resumes from its last complete layer.
+interrupted at any point resumes from its last complete layer. A work folder holds claims, not
+facts: the manifest lists each layer's size and SHA-256 and carries the seal of this user's
+puzzlesat (core/seal.py, bound to the folder's key); a manifest without a valid seal (forged,
+edited, another user's, written before checksums) is set aside and every layer is built again,
+and a layer whose file is not a regular file of its size and SHA-256 is built again when the
+search reaches it (`redone` names what was set aside).
 
 `LayerBuilder` assembles the next layer from sorted chunks of successors: merged in memory while
 the working set fits in the rest of the budget; past that it spills — range splitters are taken
@@ -22,8 +27,11 @@ With a work folder the spilled state is also a checkpoint inside the layer: the 
 `part-<layer>` (kept when the search stops for time or is interrupted), and `checkpoint` records
 in `progress.json` (atomically) how far the expansion got and each range file's size at that
 moment; a run that builds the same layer again (`resume`: the same input layer, side and bound)
-truncates the range files to those sizes and goes on from that position. The merge at the end
-consumes the range files, so the checkpoint is dropped when it starts.
+truncates the range files to those sizes and goes on from that position. The progress file is
+sealed too and lists, per range file, the SHA-256 of each piece appended between checkpoints
+(hashing only what is new at each checkpoint); a range file that does not match is not resumed
+from: the layer is built from its start. The merge at the end consumes the range files, so the
+checkpoint is dropped when it starts.
 
 Disk use is counted (bytes of the files this store holds; `peak_disk`), bounded by `disk_limit`
 and by a reserve of free space left on the file system; past either, or on a real ENOSPC, the
@@ -37,16 +45,22 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from ...core.files import file_sha256
 
 ITEM = 8                      # bytes per position
 FREE_RESERVE = 1 << 30        # bytes of free space left on the file system for everyone else
 MAX_BUCKETS = 1024            # ranges of one spilled layer
 MANIFEST = "manifest.json"
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024   # a manifest or progress file read back
+MAX_POSITIONS = 1 << 46                 # positions of one layer a manifest may claim (512 TiB)
 
 
 class DiskFull(Exception):
@@ -123,14 +137,15 @@ class Store:
         self.in_memory: dict[str, int] = {}   # name -> bytes of layers held in memory
         self.disk = 0                         # bytes of files held now
         self.peak_disk = 0
+        self.redone: list[str] = []           # what a resume set aside (module docstring)
         self.manifest = {"key": self.key, "layers": {}, "notes": {}}
         if self.persistent:
             for tmp in self.dir.glob("tmp-*"):  # an interrupted layer: start it again
                 shutil.rmtree(tmp, ignore_errors=True)
             path = self.dir / MANIFEST
-            if path.exists():
-                m = json.loads(path.read_text())
-                if m.get("key") == self.key:
+            if path.exists() or path.is_symlink():
+                m = self._read_manifest(path)
+                if m is not None:
                     self.manifest = m
             for part in self.dir.glob("part-*"):  # range files of a layer finished since
                 if part.name[len("part-"):] in self.manifest["layers"]:
@@ -215,19 +230,72 @@ class Store:
     def _path(self, name: str) -> Path:
         return self.folder() / f"{name}.u64"
 
+    def _context(self) -> str:
+        return "peg layers " + json.dumps([self.dir.name, self.key], sort_keys=True, default=str)
+
+    def _read_manifest(self, path: Path) -> dict | None:
+        """The folder's manifest if it is one this user's puzzlesat sealed for this key, with
+        layers of sane sizes; None (noted in `redone`) otherwise."""
+        from ...core.seal import verified
+        try:
+            m = json.loads(_read_claim(path))
+        except (OSError, ValueError, RecursionError) as e:
+            self.redone.append(f"{MANIFEST} ({e if isinstance(e, OSError) else 'not JSON'})")
+            return None
+        ok = (isinstance(m, dict) and m.get("key") == self.key and verified(m, self._context())
+              and isinstance(m.get("layers"), dict) and isinstance(m.get("notes"), dict)
+              and all(isinstance(v, dict) and isinstance(v.get("size"), int)
+                      and not isinstance(v.get("size"), bool) and 0 <= v["size"] <= MAX_POSITIONS
+                      and isinstance(v.get("sha256"), str) for v in m["layers"].values()))
+        if not ok:
+            self.redone.append(f"{MANIFEST} (no seal of this user's puzzlesat for this search)")
+            return None
+        m.pop("seal", None)
+        return m
+
     def _write_manifest(self) -> None:
         if not self.persistent:
             return
+        from ...core.seal import sign
         tmp = self.dir / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(self.manifest, sort_keys=True))
+        tmp.write_text(json.dumps(sign(self.manifest, self._context()), sort_keys=True))
         os.replace(tmp, self.dir / MANIFEST)
 
     def saved(self, name: str) -> np.ndarray | None:
-        """Layer `name` if a complete copy is on disk (resuming), else None."""
+        """Layer `name` if a complete copy is on disk (resuming) whose file has the size and
+        SHA-256 its manifest lists, else None (a changed file is removed, noted in `redone`)."""
         meta = self.manifest["layers"].get(name)
         if meta is None:
             return None
+        why = self._check_file(name, meta)
+        if why:
+            self.redone.append(f"{name} ({why})")
+            self.manifest["layers"].pop(name, None)
+            self.manifest["notes"].pop(name, None)
+            self.disk -= ITEM * meta["size"]
+            path = self._path(name)
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+            self._write_manifest()
+            return None
         return self._open(name, meta["size"])
+
+    def _check_file(self, name: str, meta: dict) -> str | None:
+        """Why layer `name`'s file is not the one the manifest lists (None: it is)."""
+        path = self._path(name)
+        if meta["size"] == 0:
+            return None
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return "its file is missing"
+        if not stat.S_ISREG(st.st_mode):
+            return "its file is not a regular file"
+        if st.st_size != ITEM * meta["size"]:
+            return f"its file holds {st.st_size} bytes, not {ITEM * meta['size']}"
+        if file_sha256(path) != meta["sha256"]:
+            return "its file's SHA-256 differs"
+        return None
 
     def note(self, name: str) -> dict:
         """The figures stored with layer `name` (empty if none)."""
@@ -248,10 +316,13 @@ class Store:
         `size` positions. Written to the folder when the store persists or the layer does not fit
         in memory; returned in memory or as a memmap per the budget."""
         final = None
+        digest = None
         if isinstance(layer, Path):
             final = self._path(name)
             os.replace(layer, final)
             n = size
+            if self.persistent:
+                digest = file_sha256(final)
         else:
             n = len(layer)
             fits = layer.nbytes + self.memory_in_layers() <= self.memory // 2
@@ -265,12 +336,14 @@ class Store:
                     with open(tmp, "rb") as f:
                         os.fsync(f.fileno())
                 os.replace(tmp, final)
+            if self.persistent:
+                digest = _array_sha256(layer)
             if fits or n == 0:
                 arr = np.asarray(layer, dtype=np.uint64)
                 self.in_memory[name] = arr.nbytes
-                self._record(name, n, note)
+                self._record(name, n, note, digest)
                 return arr
-        self._record(name, n, note)
+        self._record(name, n, note, digest)
         if n == 0:
             return np.empty(0, np.uint64)
         if final is not None and ITEM * n + self.memory_in_layers() <= self.memory // 2:
@@ -279,9 +352,10 @@ class Store:
             return arr
         return np.memmap(final, dtype=np.uint64, mode="c", shape=(n,))
 
-    def _record(self, name: str, size: int, note: dict | None) -> None:
+    def _record(self, name: str, size: int, note: dict | None, digest: str | None = None) -> None:
         if self.persistent:
-            self.manifest["layers"][name] = {"size": size}
+            self.manifest["layers"][name] = {"size": size, "sha256": digest or _array_sha256(
+                np.empty(0, np.uint64))}
             if note:
                 self.manifest["notes"][name] = note
             self._write_manifest()
@@ -303,6 +377,39 @@ class Store:
             self.disk = 0
 
 
+def _array_sha256(a: np.ndarray) -> str:
+    """SHA-256 of a layer's bytes as its file holds them (raw uint64, this machine's order)."""
+    return hashlib.sha256(memoryview(np.ascontiguousarray(a, dtype=np.uint64)).cast("B")).hexdigest()
+
+
+def _read_claim(path: Path) -> bytes:
+    """A work folder's JSON file, read as a claim: a regular file (never a symlink, FIFO or
+    device), at most MAX_MANIFEST_BYTES (OSError otherwise)."""
+    from ...core.inputs import read_bytes
+    from ...core.result import InputError
+    if path.is_symlink():
+        raise OSError("a symlink")
+    try:
+        return read_bytes(path, MAX_MANIFEST_BYTES, "work-folder file")
+    except InputError as e:
+        raise OSError(e.message) from None
+
+
+def _piece_sha256(path: Path, start: int, end: int) -> str:
+    """SHA-256 of bytes [start, end) of a file."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        f.seek(start)
+        left = end - start
+        while left > 0:
+            b = f.read(min(left, 1 << 24))
+            if not b:
+                break
+            h.update(b)
+            left -= len(b)
+    return h.hexdigest()
+
+
 def memory_bytes(parts) -> int:
     return sum(p.nbytes for p in parts)
 
@@ -320,6 +427,7 @@ class LayerBuilder:
         self.expected = expected              # guess: final size / size when spilled
         self.spilled = False
         self.resumable = store.persistent     # range files in part-<name>, checkpointed
+        self.pieces: dict[str, list] = {}     # range file -> [[size, SHA-256 of the piece], ...]
 
     def _cap(self) -> int:
         """Positions one range may hold to be finished in memory (sort and set work: ~4 copies)."""
@@ -349,6 +457,7 @@ class LayerBuilder:
         acc, self.acc = self.acc, np.empty(0, np.uint64)
         nb = int(min(MAX_BUCKETS, max(2, -(-len(acc) * self.expected // self._cap()))))
         self.cuts = _splitters(acc, nb)
+        self.pieces = {}
         if self.resumable:
             self.dir = self.store.part(self.name)
             self.store.drop_scratch(self.dir)
@@ -373,17 +482,27 @@ class LayerBuilder:
         whether a checkpoint was written."""
         if not self.resumable or self.cuts is None or self.dir is None:
             return False
+        from ...core.seal import sign
         sizes = {}
         for f in self.dir.iterdir():
             if f.name.isdigit():
-                sizes[f.name] = f.stat().st_size
+                sizes[f.name] = size = f.stat().st_size
                 with open(f, "rb+") as h:
                     os.fsync(h.fileno())
+                got = self.pieces.setdefault(f.name, [])
+                at = got[-1][0] if got else 0
+                if size > at:  # only what was appended since the last checkpoint is hashed
+                    got.append([size, _piece_sha256(f, at, size)])
         tmp = self.dir / "progress.json.tmp"
-        tmp.write_text(json.dumps({"ident": ident, "state": state, "sizes": sizes,
-                                   "cuts": [int(c) for c in self.cuts]}))
+        tmp.write_text(json.dumps(sign({"ident": ident, "state": state, "sizes": sizes,
+                                        "pieces": self.pieces, "cuts": [int(c) for c in self.cuts]},
+                                       self._context(ident))))
         os.replace(tmp, self.dir / "progress.json")
         return True
+
+    def _context(self, ident: dict) -> str:
+        return "peg layer progress " + json.dumps([self.store._context(), self.name, ident],
+                                                  sort_keys=True, default=str)
 
     def resume(self, ident: dict) -> dict | None:
         """The state of the last checkpoint of this layer (same `ident`), its range files cut
@@ -393,13 +512,16 @@ class LayerBuilder:
         d = self.store.part(self.name)
         prog = d / "progress.json"
         try:
-            m = json.loads(prog.read_text())
-        except (OSError, ValueError):
+            m = json.loads(_read_claim(prog))
+        except (OSError, ValueError, RecursionError):
             m = None
-        if m is None or m.get("ident") != ident:
+        if not self._progress_holds(m, ident, d):
+            if m is not None:
+                self.store.redone.append(f"part-{self.name} (its checkpoint does not hold)")
             if d.exists():
                 shutil.rmtree(d, ignore_errors=True)
             return None
+        self.pieces = m["pieces"]
         for f in d.iterdir():
             if f.name.isdigit() and f.name not in m["sizes"]:
                 f.unlink()
@@ -414,6 +536,30 @@ class LayerBuilder:
         self.dir = d
         self.spilled = True
         return m["state"]
+
+    def _progress_holds(self, m: Any, ident: dict, d: Path) -> bool:
+        """Whether a progress file is this layer's sealed checkpoint whose range files still
+        hold, piece by piece, the bytes it hashed."""
+        from ...core.seal import verified
+        if not (isinstance(m, dict) and m.get("ident") == ident and verified(m, self._context(ident))):
+            return False
+        try:
+            for name, size in m["sizes"].items():
+                pieces = m["pieces"].get(name) or []
+                if not name.isdigit() or (pieces[-1][0] if pieces else 0) != size:
+                    return False
+                f = d / name
+                st = os.lstat(f)
+                if not stat.S_ISREG(st.st_mode) or st.st_size < size:
+                    return False
+                at = 0
+                for end, digest in pieces:
+                    if _piece_sha256(f, at, end) != digest:
+                        return False
+                    at = end
+        except (OSError, AttributeError, TypeError, ValueError, IndexError, KeyError):
+            return False
+        return True
 
     def finish(self, previous: list[np.ndarray], note: dict | None = None,
                deadline: float | None = None) -> np.ndarray:
