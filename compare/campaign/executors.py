@@ -3,7 +3,8 @@ campaign's client (the caller) writes them.
 
 - LocalExecutor: `jobs` supervisor threads on this machine, each running one job process at a time.
 - DaskExecutor: the same supervisor (`execute_on_worker`) as Dask tasks on a `distributed` cluster
-  (an existing scheduler, or a LocalCluster on 127.0.0.1). A task whose worker dies is re-run on
+  (an existing scheduler, or a LocalCluster on 127.0.0.1: TLS only, with a temporary
+  certificate, and no HTTP server: core/cluster.py). A task whose worker dies is re-run on
   another worker by the scheduler, up to its `allowed-failures` (default 3); past that the job is
   recorded once as `killed` (a later `run` retries it).
 
@@ -13,6 +14,9 @@ required) or, without them, with the `distributed.comm.tls` security config. A p
 scheduler (or one with no scheme) must be on this machine — 127.0.0.0/8, ::1 or `localhost` —
 unless `insecure` is given (`check_scheduler_address`: a pure check on the address text, made
 before any connection; host names are not resolved).
+
+No wait on a cluster is unbounded (`finished`): a cluster that has had no worker for
+NO_WORKERS_SECONDS gives up its jobs (stored as killed: a later `run` runs them).
 """
 from __future__ import annotations
 
@@ -151,7 +155,7 @@ class DaskExecutor:
         if tls.given() and scheme != "tls":
             raise InputError("--tls-ca-file/--tls-cert/--tls-key need a tls:// --scheduler")
         try:
-            from distributed import Client, LocalCluster
+            from distributed import Client
         except ImportError:
             raise InputError("--executor dask needs the distributed package: pip install 'puzzlesat[dask]'") from None
         self.cluster = None
@@ -164,9 +168,8 @@ class DaskExecutor:
                 raise InputError(f"Dask scheduler {scheduler} does not answer "
                                  f"({type(e).__name__}: {' '.join(str(e).split())[:160]})") from None
         else:
-            self.cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                        host="127.0.0.1", dashboard_address=None)
-            self.client = Client(self.cluster, set_as_default=False)
+            from ...core.cluster import local_cluster
+            self.client, self.cluster = local_cluster(jobs)  # TLS only, no HTTP server
 
     def run(self, payloads: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         """Records as tasks finish, each job exactly once (a worker's death re-runs its task)."""
@@ -181,16 +184,22 @@ class DaskExecutor:
             futures.append(f)
         seen: set[str] = set()
         try:
-            for f in as_completed(futures, loop=self.client.loop):
-                if f.key in seen:
-                    continue
-                seen.add(f.key)
-                try:
-                    rec = f.result()
-                except KilledWorker as e:
-                    rec = _killed(by_key[f.key], f"Dask workers died running it: {e}")
-                yield rec
-                f.release()
+            try:
+                for f in finished(self.client, as_completed(futures, loop=self.client.loop)):
+                    if f.key in seen:
+                        continue
+                    seen.add(f.key)
+                    try:
+                        rec = f.result()
+                    except KilledWorker as e:
+                        rec = _killed(by_key[f.key], f"Dask workers died running it: {e}")
+                    yield rec
+                    f.release()
+            except NoWorkers as e:  # every job not finished is stored as killed: a later run runs it
+                for f in futures:
+                    if f.key not in seen:
+                        seen.add(f.key)
+                        yield _killed(by_key[f.key], str(e))
         finally:
             for f in futures:
                 if f.key not in seen:
@@ -200,6 +209,48 @@ class DaskExecutor:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+NO_WORKERS_SECONDS = 120.0   # a cluster with no worker this long: the jobs waiting on it are given up
+POLL_SECONDS = 0.25
+
+
+class NoWorkers(RuntimeError):
+    """The Dask cluster has had no worker for NO_WORKERS_SECONDS: waiting longer could be forever."""
+
+
+def finished(client, ac, deadline: float | None = None, what: str = "the Dask jobs",
+             no_workers: float | None = None) -> Iterator[Any]:
+    """The futures of `ac` (a distributed.as_completed) as they finish, never waiting forever:
+    polled every POLL_SECONDS; past `deadline` (time.monotonic) OutOfTime; when the cluster has
+    had no worker for `no_workers` seconds (default NO_WORKERS_SECONDS), NoWorkers."""
+    import time
+    from ...native_search.peg.disk import OutOfTime, past
+    grace = NO_WORKERS_SECONDS if no_workers is None else no_workers
+    empty_since = None
+    last_look = 0.0
+    while not ac.is_empty():
+        if ac.has_ready():
+            for f in ac.next_batch(block=False):
+                yield f
+            continue
+        if past(deadline):
+            raise OutOfTime(f"time limit while waiting for {what}")
+        now = time.monotonic()
+        if now - last_look >= 1.0:
+            last_look = now
+            try:
+                workers = len(client.nthreads())
+            except Exception:  # the scheduler itself does not answer: no workers either
+                workers = 0
+            if workers:
+                empty_since = None
+            elif empty_since is None:
+                empty_since = now
+            elif now - empty_since >= grace:
+                raise NoWorkers(f"the Dask cluster has had no worker for {grace:.0f} s while "
+                                f"waiting for {what}")
+        time.sleep(POLL_SECONDS)
 
 
 def _killed(p: dict[str, Any], reason: str) -> dict[str, Any]:

@@ -137,6 +137,7 @@ class ChunkPool:
         from distributed import as_completed
         import importlib
         from ...native_search.peg.disk import OutOfTime, past
+        from ..campaign.executors import NoWorkers, finished as completed
         expand_chunk = getattr(importlib.import_module(self.module), self.function)
         client = self.executor.client
         tries = {s["id"]: 0 for s in specs}
@@ -151,7 +152,7 @@ class ChunkPool:
         finished = False
         live = {f.key for f in futures}
         try:
-            for f in ac:
+            for f in completed(client, ac, deadline, "a layer's chunk jobs"):  # never waits forever
                 if past(deadline):
                     raise OutOfTime("time limit inside a layer's chunk jobs")
                 s = by_key[f.key]
@@ -178,6 +179,8 @@ class ChunkPool:
                 seen.add(res["id"])
                 yield res
             finished = True
+        except NoWorkers as e:
+            raise ChunkFailed(f"{e}: {len(live)} chunks never finished") from None
         finally:
             if not finished and live:  # leaving early (time limit, a failed chunk): stop the rest
                 client.cancel([g for g in futures if g.key in live])

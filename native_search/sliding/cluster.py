@@ -168,13 +168,12 @@ def _until_timeout(ac):
 def open_client(address: str, workers: int):
     """(client, cluster): a LocalCluster of `workers` single-threaded worker processes on 127.0.0.1
     for address 'local', else a client of the scheduler at `address` (cluster None)."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     from ...core.result import InputError
     if address == "local":
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None)
-        return Client(cluster, set_as_default=False), cluster
+        from ...core.cluster import local_cluster
+        return local_cluster(workers)  # TLS only, no HTTP server
     try:
         return Client(address, timeout=10, set_as_default=False), None
     except (OSError, TimeoutError, ValueError) as e:
