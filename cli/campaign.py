@@ -19,6 +19,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 from rich.markup import escape
 from rich.table import Table
 
+from ..compare.tables import csv_text
 from ..core.files import writable, write_atomic
 from ..core.result import InputError
 from .display import err, out, print_tables
@@ -244,7 +245,7 @@ def export(store_path, fmt, output) -> None:
         extra = [k for k in dict.fromkeys(k for r in rows for k in r) if k not in NAMES]  # newer columns
         w = csv.DictWriter(buf, fieldnames=[*NAMES, *extra])
         w.writeheader()
-        w.writerows(rows)
+        w.writerows({k: csv_text(v) for k, v in r.items()} for r in rows)  # no formulas
     if output:
         write_atomic(output, buf.getvalue(), "export")
     else:

@@ -9,8 +9,10 @@ before it is printed.
 """
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
 import signal
 import sys
 from typing import Any
@@ -21,7 +23,7 @@ from rich.table import Table
 from ..compare import api
 from ..compare.crossval import Comparison, Verdict, assess, compare_runs
 from ..compare.plan import plan
-from ..compare.runner import execute
+from ..compare.runner import execute, uncertified
 from ..compare.tables import Table as TableModel
 from ..core import __version__
 from ..core.config import parse_pairs
@@ -309,7 +311,9 @@ def solve(instance, engine, picture, allow_code, family_name, task, time_limit, 
     collection file (one instance a line) solves each instance in turn: one result per instance
     (named FILE#LINE; --json: one record per line), then a summary.
 
-    Exit status: 0, or 1 if a result is ERROR, 2 on bad input, 130 when interrupted.
+    Exit status: 0, or 1 if a result is ERROR, 2 on bad input, 3 if --certify was asked and an
+    OPTIMAL or INFEASIBLE answer is not certified (its certificate not VERIFIED), 130 when
+    interrupted.
     """
     loaded = load_instances(instance, family=family_name)
     opts = _options(option_pairs)
@@ -358,7 +362,20 @@ def solve(instance, engine, picture, allow_code, family_name, task, time_limit, 
         if not r.solutions:
             err.print(f"no solution ({r.status}): the picture shows the instance", markup=False)
         _save_picture(picture, fam, inst, r.solutions[0] if r.solutions else None)
-    sys.exit(1 if r.status is Status.ERROR else 0)
+    sys.exit(_exit_status([r]))
+
+
+def _exit_status(results: list[Result]) -> int:
+    """1 if a result is ERROR; else 3 if a certified run's answer is not certified (one line on
+    stderr says which and why); else 0."""
+    if any(r.status is Status.ERROR for r in results):
+        return 1
+    why = [w for w in map(uncertified, results) if w]
+    if why:
+        print(f"puzzlesat: uncertified: {why[0]}" + (f" (+{len(why) - 1} more)" if len(why) > 1 else ""),
+              file=sys.stderr)
+        return 3
+    return 0
 
 
 def _solve_collection(name, loaded, configs, origins, allow_code, task, time_limit, memory_limit,
@@ -391,7 +408,7 @@ def _solve_collection(name, loaded, configs, origins, allow_code, task, time_lim
     label = runs[0].engine.name + (f" ({runs[0].config})" if runs[0].config else "")
     summary = collection_summary(name, label, done)
     print(summary, file=sys.stderr if as_json else sys.stdout)
-    sys.exit(1 if any(r.status is Status.ERROR for r in done) else 0)
+    sys.exit(_exit_status(done))
 
 
 def collection_summary(name: str, label: str, results: list[Result]) -> str:
@@ -464,6 +481,7 @@ def compare(instances, engine_list, jobs, fmt, allow_code, family_name, task, ti
                     origins=origins if configs else None, allow_code=allow_code)
         planned.append((fam, inst, runs))
     worst = 0
+    uncertain = False  # --certify, and an agreed answer no engine certified: exit 3
     verdicts: dict[str, int] = {}
     for fam, inst, runs in planned:
         ftask, n = runs[0].task, len(runs)
@@ -508,13 +526,19 @@ def compare(instances, engine_list, jobs, fmt, allow_code, family_name, task, ti
             out.print()
         if c.verdict is Verdict.DISAGREE:
             worst = 1
+        elif (c.verdict is Verdict.AGREE and not c.certified and ftask is not Task.FEASIBLE
+              and any(r.certificate for r in c.results)
+              and any(r.status in (Status.OPTIMAL, Status.INFEASIBLE) for r in c.results)):
+            print(f"puzzlesat: uncertified: {label}: the engines agree, and no answer is certified "
+                  "(no certificate VERIFIED)", file=sys.stderr)
+            uncertain = True
         verdicts[c.verdict.value] = verdicts.get(c.verdict.value, 0) + 1
     if tables:
         print_tables(tables, fmt)
     if len(planned) > 1 and fmt == "text":
         out.print(f"verdicts of {len(planned)} instances: "
                   + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())), markup=False)
-    sys.exit(worst)
+    sys.exit(worst or (3 if uncertain else 0))
 
 
 @cli.group()
@@ -543,6 +567,18 @@ from .campaign import campaign as _campaign  # noqa: E402  (the campaign command
 cli.add_command(_campaign)
 
 
+OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EPIPE)  # writing out
+
+
+def _quiet_stdout() -> None:
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: every error is one line `puzzlesat: error: ...` on stderr, exit 2
     (click's usage errors too)."""
@@ -562,6 +598,14 @@ def main(argv: list[str] | None = None) -> None:
     except click.Abort:
         print("puzzlesat: interrupted", file=sys.stderr)
         sys.exit(130)
+    except OSError as e:
+        if e.errno not in OUTPUT_ERRORS:
+            raise
+        _quiet_stdout()  # nothing more can go there: no second error at exit
+        if e.errno == errno.EPIPE:  # the reader went away (`| head`): as a shell tool does
+            sys.exit(141)
+        print(f"puzzlesat: error: cannot write the output ({e.strerror or e})", file=sys.stderr)
+        sys.exit(2)
     except tuple(INTERRUPTED) as e:  # a command that does not report what it finished itself
         print("puzzlesat: interrupted", file=sys.stderr)
         sys.exit(INTERRUPTED[type(e)])

@@ -145,6 +145,11 @@ def admit_engine(eng: Engine, options: dict[str, Any], config: str, origin: Orig
     what = engine_code(eng, options)
     if what is not None and not origin.typed and not allow_code:
         raise _refuse(origin, config, what)
+    folder = (options or {}).get("proof_dir")
+    if folder and not origin.typed and not allow_code:  # a file must not choose where we write
+        raise InputError(f"configuration '{config}' would write its proofs into the folder "
+                         f"{str(folder)!r}, which a file chose: refused (give proof_dir on the command "
+                         f"line, or {ALLOW_HINT})", file=origin.file, line=origin.line, field=origin.field)
 
 
 def admit(run: Run, origin: Origin = TYPED, allow_code: bool = False) -> None:

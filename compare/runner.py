@@ -92,6 +92,8 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
     name = getattr(inst, "name", "?")
     if isolate:
         _load_kernels()  # kernels earlier workers used: inherited by this one at its fork
+    if opts.get("certify"):
+        _warm_checker()  # the checker's first compile (20-45 s) is not this run's time either
     t0 = time.perf_counter()
     reason = fam.infeasible_reason(inst) if run.precheck else None
     if reason is not None:
@@ -127,6 +129,8 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
     if out.status is Status.ERROR and not (isinstance(out.reason, str) and out.reason.strip()):
         out = replace(out, reason=f"engine {eng.name} reported ERROR without a reason")
     stats = dict(out.stats) if isinstance(out.stats, dict) else {}
+    for k in ("count_lower_bound", "streamed_checked"):  # the runner's alone (RUNNER_STATS)
+        stats.pop(k, None)
     params.update(stats.pop("params", {}))  # engines written before 0.3 put them in stats
     params.update(out.params if isinstance(out.params, dict) else {})
     stats.pop("engine_seconds", None)  # an engine's own figure of that name is Result.seconds now
@@ -492,7 +496,14 @@ def _call(eng: Engine, inst: Any, task: Task, ctx: Context, capped: bool = False
         out = replace(out, stats={})
     if not isinstance(out.params, dict):
         out = replace(out, params={})
+    out = replace(out, stats={k: v for k, v in out.stats.items() if k not in RUNNER_STATS})
     return out, clock
+
+
+# Statistics only the runner writes: an engine's value for one of them is dropped (its clock is
+# the runner's; a count's lower bound is the number of distinct solutions the checker passed).
+RUNNER_STATS = frozenset({"engine_seconds", "cpu_seconds", "jit_seconds", "imports_in_call",
+                          "count_lower_bound", "streamed_checked"})
 
 
 class _FoundStream:
@@ -612,6 +623,31 @@ def _jit_clock() -> list[float] | None:
 
 _KERNELS: list[bytes] = []  # numba kernels earlier workers held (pickled), not yet loaded here
 _KERNELS_LOCK = threading.Lock()
+
+
+_CHECKER_WARM = False
+
+
+def _warm_checker() -> None:
+    """Load (or compile, once per install) the proof checker's kernels in this process, outside
+    any run's clock: forked checkers inherit them."""
+    global _CHECKER_WARM
+    if not _CHECKER_WARM:
+        from ..certify.check import preload
+        preload()
+        _CHECKER_WARM = True
+
+
+def uncertified(r: Result) -> str | None:
+    """Why a certified run's answer is not certified (None: it is, or it needs no proof): under
+    `certify`, an OPTIMAL or INFEASIBLE answer (not a FEASIBLE one, which its checked solution
+    backs) whose certificate is not VERIFIED. The command line exits 3 for it (README)."""
+    c = r.certificate
+    if not isinstance(c, dict) or r.status not in (Status.OPTIMAL, Status.INFEASIBLE) \
+            or r.task is Task.FEASIBLE or c.get("verdict") == "VERIFIED":
+        return None
+    return (f"{r.status} of {r.engine} is not certified: certificate {c.get('verdict')}"
+            + (f" ({' '.join(str(c['reason']).split())[:300]})" if c.get("reason") else ""))
 
 
 def _load_kernels() -> None:

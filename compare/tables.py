@@ -146,7 +146,7 @@ def to_csv(tables: list[Table]) -> str:
             w.writerow(header)
             last = header
         for r in t.rows:
-            w.writerow([*t.key.values(), *(_csv_value(r[i].value) for i in idx)])
+            w.writerow([*map(csv_text, t.key.values()), *(_csv_value(r[i].value) for i in idx)])
     return buf.getvalue()
 
 
@@ -157,7 +157,28 @@ def _csv_value(v: Any) -> Any:
         return int(v)
     if isinstance(v, float):
         return round(v, 6)
-    return v
+    return csv_text(v)
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_text(v: Any) -> Any:
+    """A CSV cell that no spreadsheet reads as a formula: a text beginning with = + - @ or a
+    control character gets a leading apostrophe (OWASP's CSV injection advice); numbers, and
+    texts that are numbers ('-3', '1e-5'), stay as they are. A carriage return becomes a line
+    feed (the writer quotes a cell with a line feed; a bare one would split the row)."""
+    if not isinstance(v, str):
+        return v
+    if "\r" in v:
+        v = v.replace("\r\n", "\n").replace("\r", "\n")
+    if not v.startswith(FORMULA_START):
+        return v
+    try:
+        float(v)
+        return v
+    except ValueError:
+        return "'" + v
 
 
 # ---- footnote -------------------------------------------------------------------------------------
@@ -191,7 +212,10 @@ def _param(v: Any) -> str:
 
 # ---- Markdown -------------------------------------------------------------------------------------
 def _md(s: str) -> str:
-    return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Text in a Markdown table: pipes and backslashes escaped, and <, >, & as HTML entities, so
+    that no raw HTML (a script, an image, a link) passes through to a renderer."""
+    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\\", "\\\\").replace("|", "\\|").replace("\n", " "))
 
 
 def to_markdown(t: Table, machine: dict[str, Any] | None = None) -> str:

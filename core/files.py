@@ -37,7 +37,7 @@ def write_atomic(path: str | Path, data: Any, what: str = "file", suffix: str = 
                 f.write(data.encode("utf-8") if isinstance(data, str) else data)
         if callable(data):
             data(tmp)
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, 0o666 & ~umask())  # as open() would make it (mkstemp's are 0600)
         os.replace(tmp, p)
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
@@ -46,6 +46,20 @@ def write_atomic(path: str | Path, data: Any, what: str = "file", suffix: str = 
         Path(tmp).unlink(missing_ok=True)
         raise
     return p
+
+
+def umask() -> int:
+    """This process's umask (read from /proc where it can be, so no thread sees it changed)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    m = os.umask(0o022)
+    os.umask(m)
+    return m
 
 
 def file_sha256(path: str | Path) -> str:

@@ -51,7 +51,10 @@ def _instances(rows: list[dict[str, Any]], meta: dict[str, str], store_path: Pat
         found: tuple = (None, "instance not found (its file is not beside the spec or the store)")
         for src in [label] + [str(b / label) for b in bases]:
             try:
-                fam, inst = load_instance(src, family=r.get("family") or None)
+                fam, inst = load_instance(src, _no_plugin, family=r.get("family") or None)
+            except PluginRefused as e:
+                found = (None, str(e))
+                break
             except InputError:
                 continue
             if r.get("instance_hash") and content_hash(fam, inst) != r["instance_hash"]:
@@ -61,6 +64,18 @@ def _instances(rows: list[dict[str, Any]], meta: dict[str, str], store_path: Pat
             break
         out[label] = found
     return out
+
+
+class PluginRefused(InputError):
+    """A stored instance of a plug-in family: a report never runs a plug-in's code."""
+
+
+def _no_plugin(fam) -> None:
+    """The report's admission: a store names what a report draws, so no plug-in family's loader
+    or catalogue runs for it (the store may come from anyone)."""
+    if fam.user:
+        raise PluginRefused(f"an instance of the plug-in family {fam.name}: a report does not run "
+                            "a plug-in's code to draw it")
 
 
 def _pictures(rows: list[dict[str, Any]], insts: dict[str, tuple]) -> tuple[dict[str, str], list]:
