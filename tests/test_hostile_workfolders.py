@@ -291,5 +291,25 @@ def test_a_search_resumes_from_checked_layers_with_the_same_answer(tmp_path):
     assert (r2.status, r2.objective) == (Status.OPTIMAL, 7)
 
 
+def test_forged_peg_problem_answers_are_searched_again(tmp_path):
+    """`peg problems --method bfs --work-dir W` records each settled problem in W/answers/: a
+    forged 'impossible' for triangle5 0 -> 0 (10 moves), and a 9-move minimum for it backed by a
+    real but longer solution, are searched again, not reported."""
+    from puzzlesat.compare.peg.problems import answer_path, problems
+    from puzzlesat.puzzles.peg import board
+    b, w = board("triangle5"), tmp_path / "w"
+    opts = {"options": {"prune": "merson", "work_dir": str(w)}}
+    want = [(r.vacate, r.finish, r.min_moves) for r in problems(b, finish="same", method="bfs", **opts)]
+    assert want[0] == (0, 0, 10)
+    lie = answer_path(b, 0, 0, w)
+    d = json.loads(lie.read_text())
+    d.pop("seal")
+    lie.write_text(json.dumps(dict(d, status="INFEASIBLE", min_moves=None, solution=None)))
+    TRIED["folders"] += 1
+    again = list(problems(b, finish="same", method="bfs", **opts))
+    assert [(r.vacate, r.finish, r.min_moves) for r in again] == want
+    assert "answer_recorded" not in again[0].stats
+
+
 def test_figures():
     print(f"hostile work folders tried: {TRIED['folders']}")

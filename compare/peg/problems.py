@@ -200,6 +200,8 @@ def write_answer(b: Board, row, work_dir: str | Path) -> Path:
            "finish": row.finish, "status": str(row.status), "min_moves": row.min_moves,
            "solution": None if row.solution is None else [list(j) for j in row.solution],
            "proof": row.proof, "seconds": row.seconds, "stats": _plain(row.stats)}
+    from ...core.seal import sign
+    doc = sign(doc, _answer_context(b, row.vacate, row.finish))  # settled by us: sealed
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as fh:
@@ -213,18 +215,30 @@ def write_answer(b: Board, row, work_dir: str | Path) -> Path:
     return path
 
 
+def _answer_context(b: Board, v: int, f: int) -> str:
+    return f"peg answer {ANSWER_VERSION} {b.name} {b.n} {v} {f}"
+
+
 def read_answer(b: Board, v: int, f: int, size: int, work_dir: str | Path):
     """The recorded answer of (v, f) as a `Problem` (the solution replayed by the checker), or a
-    string: "" when there is none, else why the record is not used (it is then searched again)."""
+    string: "" when there is none, else why the record is not used (it is then searched again).
+    A record is a claim: it counts only with the seal this user's puzzlesat put on it for this
+    problem (core/seal.py), so a forged INFEASIBLE or a short solution called a minimum is
+    searched again."""
+    from ...core.inputs import read_bytes
+    from ...core.seal import verified
     from ...native_search.peg.problems import Problem, problem_instance
     path = answer_path(b, v, f, work_dir)
-    if not path.exists():
+    if not (path.exists() or path.is_symlink()):
         return ""
     try:
-        d = json.loads(path.read_text())
-        if (d.get("version"), d.get("board"), d.get("holes"), d.get("vacate"), d.get("finish")) != (
-                ANSWER_VERSION, b.name, b.n, v, f):
+        d = json.loads(read_bytes(path, 16 << 20, "answer record"))
+        if not isinstance(d, dict) or (d.get("version"), d.get("board"), d.get("holes"), d.get("vacate"),
+                                       d.get("finish")) != (ANSWER_VERSION, b.name, b.n, v, f):
             return f"{path}: a record of another problem or format; searched again"
+        if not verified(d, _answer_context(b, v, f)):
+            return (f"{path}: no seal of this user's puzzlesat for this problem (a claim, not "
+                    "checked); searched again")
         status = Status(d["status"])
         stats = dict(d.get("stats") or {}, answer_recorded=str(path))
         sec = float(d.get("seconds") or 0.0)

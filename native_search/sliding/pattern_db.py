@@ -343,8 +343,10 @@ def read(key: Key) -> np.ndarray | None:
     written by another version (never trusted then)."""
     f = path(key)
     try:
+        if not f.is_file() or f.stat().st_size > key.entries + (1 << 16):  # a FIFO, a device,
+            return None                                                    # a file too large
         with open(f, "rb") as fh:
-            head = json.loads(fh.readline().decode("utf-8"))
+            head = json.loads(fh.readline(1 << 16).decode("utf-8"))  # a header is < 1 KB
             want = {"format": "puzzlesat-sliding-pdb", "version": VERSION, "rows": key.rows,
                     "cols": key.cols, "cells": list(key.cells), "blank": key.blank,
                     "entries": key.entries}
