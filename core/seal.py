@@ -10,7 +10,8 @@ A seal is the HMAC-SHA256 of the record's canonical JSON and its `context` (e.g.
 job it belongs to, so a sealed record moved into another plan or job no longer verifies), keyed
 by 32 random bytes private to the user: created on first use with mode 0600 in the user's data
 folder (platformdirs.user_data_dir("puzzlesat")/seal.key; the environment variable
-PUZZLESAT_SEAL_KEY names another file). Whoever can read that file can forge seals: it guards
+PUZZLESAT_SEAL_KEY names another file; where it cannot be created, a key of this process alone,
+so a later run checks or redoes everything). Whoever can read that file can forge seals: it guards
 against folders that come from elsewhere, not against the user's own account.
 
     seal(record, context) -> str          the record's seal
@@ -53,8 +54,10 @@ def key() -> bytes:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except FileExistsError:
         fd = None
-    except OSError as e:
-        raise InputError(f"cannot create the seal key ({e.strerror})", file=path) from None
+    except OSError:  # no writable data folder (a read-only home): a key for this process only,
+        data = os.urandom(KEY_BYTES)  # so what it seals is checked again by a later process
+        _KEY[str(path)] = data
+        return data
     if fd is not None:
         with os.fdopen(fd, "wb") as f:
             f.write(os.urandom(KEY_BYTES))

@@ -311,5 +311,19 @@ def test_forged_peg_problem_answers_are_searched_again(tmp_path):
     assert "answer_recorded" not in again[0].stats
 
 
+def test_the_seal_key_is_private_and_a_home_without_one_still_works(tmp_path, monkeypatch):
+    import stat as st
+    from puzzlesat.core import seal
+    monkeypatch.setattr(seal, "_KEY", {})
+    monkeypatch.setenv("PUZZLESAT_SEAL_KEY", str(tmp_path / "k" / "seal.key"))
+    rec = seal.sign({"status": "UNSAT", "name": "cube-000001"}, "plan A")
+    assert st.S_IMODE((tmp_path / "k" / "seal.key").stat().st_mode) == 0o600
+    assert seal.verified(rec, "plan A") and not seal.verified(rec, "plan B")
+    assert not seal.verified({**rec, "status": "SAT"}, "plan A") and not seal.verified([rec], "plan A")
+    monkeypatch.setenv("PUZZLESAT_SEAL_KEY", "/proc/no-such-folder/seal.key")  # cannot be made
+    other = seal.sign({"x": 1}, "c")
+    assert seal.verified(other, "c") and not seal.verified(rec, "plan A")  # this process's key
+
+
 def test_figures():
     print(f"hostile work folders tried: {TRIED['folders']}")
