@@ -489,7 +489,7 @@ def test_campaign_store_has_a_certificate_column_and_the_report_counts_certified
                         'time_limit = 60\n[configs]\nnative = "native"\n'
                         f'sat = "sat:time[certify=true,proof_dir={proofs}]"\n')
     db = tmp_path / "cert.db"
-    p = _cli("campaign", "run", str(sp), "--store", str(db))
+    p = _cli("campaign", "run", str(sp), "--store", str(db), "--allow-code")  # its proof_dir
     assert p.returncode == 0, p.stderr
     got = {r["config"]: r for r in rows(db)}
     assert got["native"]["certificate"] is None
@@ -507,7 +507,7 @@ def test_campaign_store_has_a_certificate_column_and_the_report_counts_certified
     with con:
         con.execute("ALTER TABLE runs DROP COLUMN certificate")
     con.close()
-    again = _cli("campaign", "run", str(sp), "--store", str(db))
+    again = _cli("campaign", "run", str(sp), "--store", str(db), "--allow-code")
     assert again.returncode == 0 and "2 already stored, 0 to run" in again.stderr
     con = sqlite3.connect(db)
     cols = [r[1] for r in con.execute("PRAGMA table_info(runs)")]

@@ -42,7 +42,9 @@ def main(argv: list[str]) -> int:
                        options=json.loads(job["options"]), precheck=job["precheck"],
                        memory_limit_mb=job["memory_limit_mb"],
                        origins=[Origin(f"job {job['key']}", field="engine")],
-                       allow_code=bool(job.get("user_code")))
+                       # a proof_dir was admitted by the campaign (a spec's needs --allow-code)
+                       allow_code=bool(job.get("user_code"))
+                       or bool(json.loads(job["options"]).get("proof_dir")))
         if run.user_code != job.get("user_code"):
             raise InputError(f"job payload: the run executes {run.user_code or 'no user code'}, "
                              f"the campaign allowed {job.get('user_code') or 'none'}")

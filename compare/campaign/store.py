@@ -426,7 +426,8 @@ class Store:
         this writer (`StoreLock`) and its schema checked again inside the first write
         transaction; InputError (nothing written) otherwise."""
         path = Path(path)
-        cls.check(path, campaign)
+        if not (path.is_file() and path.stat().st_size == 0):  # empty: a writer creating it right
+            cls.check(path, campaign)                          # now (checked under the lock)
         lock = StoreLock(path)
         con = None
         try:
