@@ -16,11 +16,11 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from .result import InputError
 
 
-def local_security():
+def local_security() -> Any:
     """TLS with a temporary certificate, encryption required; InputError without `cryptography`."""
     from distributed.security import Security
     try:
-        return Security.temporary()
+        return Security.temporary()  # type: ignore[no-untyped-call]  # distributed ships no annotations
     except ImportError:
         raise InputError("a local Dask cluster talks over TLS with a temporary certificate: it needs "
                          "the cryptography package (pip install 'puzzlesat[dask]')") from None
@@ -33,10 +33,10 @@ def local_cluster(workers: int) -> tuple[Any, Any]:
     security = local_security()
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                            protocol="tls://", security=security, dashboard_address=None,
-                           worker_dashboard_address=None)
+                           worker_dashboard_address=None)  # type: ignore[no-untyped-call]  # distributed ships no annotations
     try:
-        client = Client(cluster, set_as_default=False, security=security)
-        client.run_on_scheduler(stop_http)
+        client = Client(cluster, set_as_default=False, security=security)  # type: ignore[no-untyped-call]  # distributed ships no annotations
+        client.run_on_scheduler(stop_http)  # type: ignore[no-untyped-call]  # distributed ships no annotations
         client.register_plugin(NoHTTP())
     except BaseException:
         cluster.close()
@@ -49,11 +49,11 @@ class NoHTTP(WorkerPlugin):
 
     name = "puzzlesat-no-http"
 
-    def setup(self, worker) -> None:
+    def setup(self, worker: Any) -> None:
         stop_http(dask_worker=worker)
 
 
-def stop_http(dask_scheduler=None, dask_worker=None, **_) -> None:
+def stop_http(dask_scheduler: Any = None, dask_worker: Any = None, **_: Any) -> None:
     """Stop the HTTP server of a Dask scheduler or worker (client.run_on_scheduler / run)."""
     node = dask_scheduler if dask_scheduler is not None else dask_worker
     server = getattr(node, "http_server", None)

@@ -63,7 +63,7 @@ def capped(fn, *args):
             if time.monotonic() - t0 > WALL:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-                raise AssertionError(f"hang: no answer in {WALL:.0f} s")
+                raise AssertionError(f"hang: no answer in {WALL:.0f} s") from None
             time.sleep(0.05)
     os.close(r)
     try:

@@ -17,7 +17,6 @@ import pytest
 import helpers
 from puzzlesat.compare.tables import Cell, Column, Table, csv_text, to_csv, to_markdown
 from puzzlesat.core.files import write_atomic
-from puzzlesat.core.result import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 TRIED = {"inputs": 0}

@@ -182,7 +182,7 @@ class DaskExecutor:
             f = self.client.submit(execute_on_worker, p, key=f"puzzlesat-job-{p['key']}", pure=False)
             by_key[f.key] = p
             futures.append(f)
-        seen: set[str] = set()
+        seen: set[Any] = set()  # Dask keys: str or tuples
         try:
             try:
                 for f in finished(self.client, as_completed(futures, loop=self.client.loop)):
