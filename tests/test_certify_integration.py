@@ -399,7 +399,9 @@ def test_checking_that_outlasts_the_time_limit_leaves_the_answer_uncertified(tmp
     assert (r.status, r.count) == (Status.OPTIMAL, 4)  # the answer stands, checked solutions
     c = r.certificate
     assert c["verdict"] == "UNKNOWN" and not r.certified, c["verdict"]
-    assert c["reason"].startswith("time limit: checking stopped after ") and "of 5000 proofs" in c["reason"]
+    # under load the engine may use the whole limit: "time limit (none of the run's time was left): …"
+    assert c["reason"].startswith("time limit") and "checking stopped after " in c["reason"] \
+        and "of 5000 proofs" in c["reason"], c["reason"]
     assert len(c["proofs"]) < 5000 and all(p["verdict"] == "VERIFIED" for p in c["proofs"])
 
 
