@@ -11,6 +11,13 @@ def pytest_addoption(parser):
 # suite (measured with --durations) and each has a lighter stand-in in the default suite (named
 # after it); they run with --runslow like the cases marked slow in their files.
 HEAVY = {
+    # 2026-11-27: 313 s cold on a fresh clone after issues 35-40: four more cases, each beside a sibling
+    "test_peg_upper.py::test_beam_against_exact_minima[6]",            # the side-5 case stays
+    "test_campaign.py::test_a_job_past_its_time_limit_is_stored_with_its_time_and_counts_as_unsolved",
+    # ^ test_reports' late answers counted unsolved stays
+    "test_hostile_dask.py::test_a_peg_layer_on_a_cluster_without_workers_fails_in_bounded_time",
+    # ^ the campaign on a cluster without workers stays
+    "test_plugins.py::test_installed_plugin_works_from_the_command_line[nqueens]",  # the others stay
     # suite time (2026-11-26: 319 s cold on 2 cores): a sibling case of each stays in the default suite
     "test_peg_disk.py::test_interrupted_search_resumes_from_its_last_layer[None]",  # disk path [0] stays
     "test_peg_bfs.py::test_lone_peg_long_chains_lose_no_successor[triangle7-14]",   # triangle7-0 stays
