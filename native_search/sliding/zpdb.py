@@ -826,15 +826,7 @@ def _diff(u, old, pos, scratch, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_fact, l
     q = inf >> 1
     if inf & 1:
         q += regtab[mr, u_cmap[u, pos[0]]]
-    r = 0
-    for i in range(k):
-        ci = scratch[i]
-        dd = 0
-        for j in range(i + 1, k):
-            if scratch[j] < ci:
-                dd += 1
-        r = r * (k - i) + dd
-    e = q * u_fact[u] + r
+    e = q * u_fact[u] + lehmer(scratch, k)
     up = old + 1
     if ((up >> 1) & 1) == ((byte_at(u_addr[u] + (e >> 3)) >> (e & 7)) & 1):
         return up
