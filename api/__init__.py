@@ -31,13 +31,13 @@ from .core import __version__
 from .core.config import Config
 from .core.family import Engine, Family, Option, UserEngine
 from .core.inputs import Source
-from .core.result import (CheckError, Context, InputError, Outcome, PluginError, Result, Status,
-                          Task)
+from .core.result import (CertificateClaim, Certificate, CertVerdict, CheckError, Context, InputError,
+                          Outcome, PluginError, Result, Status, Task)
 from .families.registry import (PluginInfo, family_of, plugins, register_engine, register_family,
                                 unregister_engine, unregister_family)
 
 __all__ = ["load", "load_all", "solve", "compare", "certify", "engines", "catalogue", "check", "svg", "model", "Model",
            "family_of", "register_engine", "unregister_engine", "register_family",
            "unregister_family", "plugins", "PluginInfo", "UserEngine", "Option", "Engine", "Family", "EngineInfo",
-           "Result", "Comparison", "Verdict", "Status", "Task", "Outcome", "Context", "InputError",
+           "Result", "Comparison", "Verdict", "Certificate", "CertificateClaim", "CertVerdict", "Status", "Task", "Outcome", "Context", "InputError",
            "CheckError", "PluginError", "Config", "Source", "__version__"]

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 import puzzlesat as ps
+from puzzlesat.core.result import Certificate
 
 CASES = [  # (instance, task, engine, solver[, options])
     ("peg/hoppers", "optimize", "sat", "cadical195"),
@@ -74,18 +75,19 @@ def main() -> None:
         if solver:
             opts["solver"] = solver
         r = ps.solve(inst, engine, task, time_limit=600, **opts)
-        c = r.certificate or {}
+        c = r.certificate if r.certificate is not None else Certificate.not_certifiable("no certificate")
         ans = r.objective if task == "optimize" and r.objective is not None else r.count
         what = task + (" up to symmetry" if opts.get("up_to_symmetry") else "")
-        print(f"| {label(spec)} | {what} | {r.status} {'' if ans is None else ans} | {c.get('claim') or c.get('reason')} "
-              f"| {solver or ('cpsat (CNF)' if engine == 'cpsat' else 'cadical (binary)')} | {len(c.get('proofs') or [])} | {c.get('proof_bytes', '')} "
-              f"| {c.get('lemmas', '')} | {r.stats.get('cpu_seconds')} | {c.get('checker_seconds', '')} "
-              f"| {c.get('verdict')} |", flush=True)
-        if solver == "glucose4" and c.get("proofs"):
-            last = c["proofs"][0]
+        print(f"| {label(spec)} | {what} | {r.status} {'' if ans is None else ans} | {c.claim or c.reason} "
+              f"| {solver or ('cpsat (CNF)' if engine == 'cpsat' else 'cadical (binary)')} | {len(c.proofs)} "
+              f"| {'' if c.proof_bytes is None else c.proof_bytes} | {'' if c.lemmas is None else c.lemmas} "
+              f"| {r.stats.get('cpu_seconds')} | {'' if c.checker_seconds is None else c.checker_seconds} "
+              f"| {c.verdict} |", flush=True)
+        if solver == "glucose4" and c.proofs and c.proofs[0].files:
+            last = c.proofs[0].files
     print(f"load after: {uptime()}")
     if last is not None:
-        cnf, proof = Path(last["files"]["cnf"]), Path(last["files"]["proof"])
+        cnf, proof = Path(last["cnf"]), Path(last["proof"])
         bad = d / "tampered.drat"
         lines = proof.read_text().splitlines()
         bad.write_text("\n".join(lines[:10] + ["0"]) + "\n")

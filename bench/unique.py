@@ -39,9 +39,8 @@ def one(name: str, time_limit: float) -> dict:
     engine = MODEL.get(fam, "sat")
     inst = ps.load(name)
     r = ps.solve(inst, engine, "unique", time_limit=time_limit, certify=True)
-    cert = r.certificate or {}
     return {"instance": name, "engine": r.engine, "answer": r.answer, "objective": r.objective,
-            "checked": r.checked, "certificate": cert.get("verdict"),
+            "checked": r.checked, "certificate": None if r.certificate is None else str(r.certificate.verdict),
             "engine_s": r.stats.get("engine_seconds"), "cpu_s": r.stats.get("cpu_seconds"),
             "reason": (r.reason or "")[-120:]}
 

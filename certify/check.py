@@ -3,14 +3,13 @@
 The verdict is VERIFIED (the proof derives the empty clause and every lemma it needs passed),
 REJECTED (with the reason: the first needed lemma that fails, in backward order for DRAT — the
 order in which they are checked — or "no empty clause"), or NOT-CERTIFIABLE (no proof can be had;
-set by the producers, never by the checker). Formats: `drat` (RUP, else RAT on the first literal),
+set by the producers, never by the checker); `Verdict` is puzzlesat.core.result.CertVerdict. Formats: `drat` (RUP, else RAT on the first literal),
 `drup` (RUP only), `lrat` (hints; RAT hints too). From DRAT/DRUP the checker can write the LRAT of
 what it checked (`lrat=FILE`: the core lemmas with their hints), which our LRAT checker then checks
 again. Algorithms and trust: kernels.py.
 """
 from __future__ import annotations
 
-import enum
 import functools
 import tempfile
 import time
@@ -20,22 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from ..core.result import InputError
+from ..core.result import CertVerdict, InputError
 from . import kernels as K
 from .parse import RAT_UNKNOWN, UNKNOWN_ID, Cnf, decode, parse_cnf, parse_drat, parse_lrat, sha256
 
 FORMATS = ("drat", "drup", "lrat")
 
 
-class Verdict(str, enum.Enum):
-    """What a certificate says."""
-
-    VERIFIED = "VERIFIED"                # the proof checked: the CNF is unsatisfiable
-    REJECTED = "REJECTED"                # the proof does not prove it (reason says where)
-    NOT_CERTIFIABLE = "NOT-CERTIFIABLE"  # no proof could be produced (reason says why)
-
-    def __str__(self) -> str:
-        return self.value
+# What a certificate says: VERIFIED, REJECTED, UNKNOWN (the runner's check stopped at a limit),
+# NOT-CERTIFIABLE. The one verdict enum of the project (puzzlesat.core.result.CertVerdict).
+Verdict = CertVerdict
 
 
 @dataclass(frozen=True)
@@ -61,6 +54,19 @@ class Certificate:
         return {"format": self.format, "verdict": self.verdict.value, "reason": self.reason,
                 "files": dict(self.files), "sha256": dict(self.sha256), "lemmas": self.lemmas,
                 "checker_seconds": self.checker_seconds, "stats": dict(self.stats)}
+
+    @classmethod
+    def from_json(cls, d: Any) -> "Certificate":
+        """The certificate `to_json` wrote (e.g. a peg cube's record); InputError if it is not one."""
+        if not isinstance(d, dict):
+            raise InputError(f"certificate: a JSON object expected, not {type(d).__name__}")
+        try:
+            verdict = Verdict(d.get("verdict"))
+        except ValueError:
+            raise InputError(f"certificate: unknown verdict {str(d.get('verdict'))[:40]!r}") from None
+        return cls(d.get("format"), verdict, d.get("reason"), dict(d.get("files") or {}),
+                   dict(d.get("sha256") or {}), d.get("lemmas"), d.get("checker_seconds"),
+                   dict(d.get("stats") or {}))
 
 
 def not_certifiable(reason: str, fmt: str | None = None, **files: str) -> Certificate:

@@ -349,15 +349,15 @@ def solve(instance, engine, picture, allow_code, family_name, task, time_limit, 
         out.print(times_text(r), markup=False)
         if r.certificate:
             c = r.certificate
-            line = f"certificate: {c.get('verdict')}"
-            if c.get("proofs"):
-                line += (f" ({len(c['proofs'])} proof(s), {c.get('lemmas')} lemmas, "
-                         f"{c.get('proof_bytes')} bytes, checked in {c.get('checker_seconds')} s CPU; "
-                         f"folder {c.get('folder')})")
+            line = f"certificate: {c.verdict}"
+            if c.proofs:
+                line += (f" ({len(c.proofs)} proof(s), {c.lemmas} lemmas, "
+                         f"{c.proof_bytes} bytes, checked in {c.checker_seconds} s CPU; "
+                         f"folder {c.folder})")
             out.print(line, markup=False)
-            for k in ("claim", "reason", "trusted"):
-                if c.get(k):
-                    out.print(f"  {k}: {c[k]}", markup=False)
+            for k, v in (("claim", c.claim), ("reason", c.reason), ("trusted", c.trusted)):
+                if v:
+                    out.print(f"  {k}: {v}", markup=False)
     if picture is not None:
         if not r.solutions:
             err.print(f"no solution ({r.status}): the picture shows the instance", markup=False)

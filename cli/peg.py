@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import click
 
-from ..core.result import InputError, Status
+from ..core.result import Certificate, InputError, Status
 from .campaign import dask_options
 from .options import Seconds
 
@@ -501,10 +501,10 @@ def _print_cubes(rep: dict) -> None:
         sol = rep["solution"]
         click.echo(f"a solution of {sol['moves']} moves (replayed by the checker; in "
                    f"{rep['found_in']}): " + " ".join(f"{a}-{c}" for a, _, c in sol["jumps"]))
-    c = rep.get("certificate")
-    if c:
-        click.echo(f"certificate: {c['verdict']}  ({c['proofs']} proofs, {c['lemmas']} lemmas, "
-                   f"{c['proof_bytes'] / 1e6:.1f} MB, checked in {c['checker_seconds']} s)")
+    if rep.get("certificate"):
+        c = Certificate.from_json(rep["certificate"])
+        click.echo(f"certificate: {c.verdict}  ({c.proof_count} proofs, {c.lemmas} lemmas, "
+                   f"{(c.proof_bytes or 0) / 1e6:.1f} MB, checked in {c.checker_seconds} s)")
     if rep.get("reason"):
         click.echo(f"reason: {rep['reason']}")
 

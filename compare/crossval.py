@@ -88,7 +88,7 @@ class Comparison:
         return [{"config": r.label, "engine": r.engine, "status": r.status.value, "objective": r.objective,
                  "count": r.count, "checked": r.checked, "failed": r.failed,
                  "seconds": round(r.seconds, 4), "reason": r.reason,
-                 "certificate": (r.certificate or {}).get("verdict"), "wrong": w}
+                 "certificate": None if r.certificate is None else str(r.certificate.verdict), "wrong": w}
                 for r, w in zip(self.results, self.wrong)]
 
 

@@ -99,9 +99,10 @@ def record(r: Result, seed: int | None, repeat: int) -> dict[str, Any]:
                conflicts=_int(st.get("conflicts")) if solver else None,
                decisions=_int(st.get("sat_decisions", st.get("decisions"))) if solver else None,
                branches=_int(st.get("branches")) if solver else None, nodes=_int(st.get("nodes")))
-    cert = r.certificate or {}  # runs with certify: the verdict, proof bytes, checker CPU seconds
-    rec.update(certificate_verdict=cert.get("verdict"), proof_bytes=_int(cert.get("proof_bytes")),
-               check_seconds=cert.get("checker_seconds"))
+    cert = r.certificate  # runs with certify: the verdict, proof bytes, checker CPU seconds
+    rec.update(certificate_verdict=None if cert is None else str(cert.verdict),
+               proof_bytes=None if cert is None else _int(cert.proof_bytes),
+               check_seconds=None if cert is None else cert.checker_seconds)
     return rec
 
 

@@ -25,8 +25,9 @@ from typing import Any, Callable
 from ..core import procs
 from ..core.config import Config
 from ..core.family import Engine, Family
-from ..core.result import (CheckError, Context, InputError, Outcome, PluginError, Result, Status,
-                           Task, one_line)
+from ..core.result import (CertificateClaim, Certificate, CertVerdict, CheckError, Context, InputError,
+                           Outcome, PluginError, ProofArtifact, ProofCheck, Result, Status, Task,
+                           one_line)
 from .plan import Run, plan_one
 
 
@@ -101,8 +102,8 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
         cert, status = None, Status.INFEASIBLE
         if opts.get("certify") or run.extra.get("certify_refused"):
             cert = invariant_certificate(fam, inst, reason)
-            if cert["verdict"] == "REJECTED":
-                status, reason = Status.ERROR, "certificate REJECTED: " + str(cert["reason"])
+            if cert.verdict is CertVerdict.REJECTED:
+                status, reason = Status.ERROR, "certificate REJECTED: " + str(cert.reason)
         return Result(name, fam.name, eng.name, task, status, None,
                       0 if task in (Task.COUNT, Task.UNIQUE) and status is Status.INFEASIBLE else None, [],
                       seconds, params,
@@ -151,15 +152,15 @@ def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -
     res.config, res.fam, res.inst = config, fam, inst
     res.startup_seconds = None if clock.get("startup") is None else round(clock["startup"], 4)
     if run.extra.get("certify_refused"):
-        res.certificate = {"verdict": "NOT-CERTIFIABLE", "reason": run.extra["certify_refused"]}
+        res.certificate = Certificate.not_certifiable(run.extra["certify_refused"])
     elif opts.get("certify"):
         limits = None
         if isolate:  # the proofs share the checking's own bound, and the run's memory cap
             limits = CheckLimits(deadline, run.memory_limit_mb)
         res.certificate = check_certificate(out.certificate, res, eng.identity(opts), limits)
-        if res.certificate.get("verdict") == "REJECTED":
+        if res.certificate.verdict is CertVerdict.REJECTED:
             res.status = Status.ERROR
-            res.reason = "certificate REJECTED: " + str(res.certificate.get("reason"))
+            res.reason = "certificate REJECTED: " + str(res.certificate.reason)
             res.stats["termination"] = "refuted"
     res.check_seconds = round(time.perf_counter() - t_check, 4)
     return res
@@ -183,20 +184,20 @@ def _unique_watch(fam: Family, inst: Any, eng: Engine, task: Task, opts: dict) -
     return key, fam.sense is not None
 
 
-def invariant_certificate(fam: Family, inst: Any, reason: str) -> dict:
+def invariant_certificate(fam: Family, inst: Any, reason: str) -> Certificate:
     """The certificate of an INFEASIBLE answer an invariant gave (`reason`): the family's own
     check of that invariant (`check_infeasible`, beside its checker, sharing nothing with the
     solvers) says VERIFIED or REJECTED (with why); a family without one: NOT-CERTIFIABLE."""
     got = fam.check_infeasible(inst)
     if got is None:
-        return {"verdict": "NOT-CERTIFIABLE", "reason": f"proved by the family's invariant check "
-                f"before any solver call ({reason}), not by a proof"}
+        return Certificate.not_certifiable(f"proved by the family's invariant check before any "
+                                           f"solver call ({reason}), not by a proof")
     fmt, why = got
     mod = fam.module
-    return {"verdict": "VERIFIED" if why is None else "REJECTED", "reason": why, "format": fmt,
-            "claim": f"no solution: {reason}", "proofs": [],
-            "trusted": f"the invariant, recomputed by {getattr(mod, '__name__', fam.name)}.check_infeasible "
-                       "(no solver, no proof file)"}
+    return Certificate(CertVerdict.VERIFIED if why is None else CertVerdict.REJECTED, why, "invariant",
+                       claim=f"no solution: {reason}", format=fmt,
+                       trusted=f"the invariant, recomputed by {getattr(mod, '__name__', fam.name)}"
+                               ".check_infeasible (no solver, no proof file)")
 
 
 @dataclass(frozen=True)
@@ -209,91 +210,91 @@ class CheckLimits:
     memory_mb: float | None
 
 
-def check_certificate(claimed: dict | None, res: Result, identity: dict | None = None,
-                      limits: CheckLimits | None = None) -> dict:
-    """The engine's certificate checked by the runner after the engine returned: every proof
-    against its CNF by `puzzlesat.certify` (VERIFIED only if all are), the claim matched to the
-    result (a count's blocking clauses number the solutions counted). REJECTED makes the result
-    ERROR (the caller's job); an answer no proof can back is NOT-CERTIFIABLE with the reason.
+def check_certificate(claimed: CertificateClaim | dict | None, res: Result, identity: dict | None = None,
+                      limits: CheckLimits | None = None) -> Certificate:
+    """The engine's certificate claim checked by the runner after the engine returned: every
+    proof against its CNF by `puzzlesat.certify` (VERIFIED only if all are), the claim matched to
+    the result (a count's blocking clauses number the solutions counted). REJECTED makes the
+    result ERROR (the caller's job); an answer no proof can back is NOT-CERTIFIABLE with the
+    reason. A claim that is not one (not a CertificateClaim nor its JSON form) is REJECTED.
     `limits`: the proofs are checked in a killable worker under them (None: in this process, no
     limit); a check stopped by a limit leaves the verdict UNKNOWN (docs/certify.md)."""
     if res.status is Status.FEASIBLE or (res.status is Status.OPTIMAL and res.task is Task.FEASIBLE):
-        return {"verdict": "NOT-CERTIFIABLE", "reason": "a FEASIBLE answer is backed by its solution "
-                "(checked by the family's checker): there is nothing to refute"}
+        return Certificate.not_certifiable("a FEASIBLE answer is backed by its solution (checked by "
+                                           "the family's checker): there is nothing to refute")
     if res.status not in (Status.OPTIMAL, Status.INFEASIBLE):
-        return {"verdict": "NOT-CERTIFIABLE", "reason": f"the answer is {res.status}: nothing was proved"}
+        return Certificate.not_certifiable(f"the answer is {res.status}: nothing was proved")
     if res.task is Task.UNIQUE and res.status is Status.OPTIMAL and res.count != 1:
-        return {"verdict": "NOT-CERTIFIABLE", "reason": "MULTIPLE is backed by its two different "
-                "solutions (each checked by the family's checker): there is nothing to refute"}
-    if not claimed:
-        return {"verdict": "NOT-CERTIFIABLE", "reason": "the engine returned no certificate"}
-    if claimed.get("verdict") == "NOT-CERTIFIABLE":
-        return {"verdict": "NOT-CERTIFIABLE", "reason": claimed.get("reason")}
-    if claimed.get("invariant"):  # an engine's INFEASIBLE by an invariant, no solver call
+        return Certificate.not_certifiable("MULTIPLE is backed by its two different solutions (each "
+                                           "checked by the family's checker): there is nothing to refute")
+    if claimed is None or (isinstance(claimed, dict) and not claimed):
+        return Certificate.not_certifiable("the engine returned no certificate")
+    try:
+        c = CertificateClaim.from_json(claimed)
+    except InputError as e:
+        return Certificate.rejected(f"the engine's certificate is not a claim: {e}")
+    if c.refused is not None:
+        return Certificate.not_certifiable(c.refused)
+    if c.invariant is not None:  # an engine's INFEASIBLE by an invariant, no solver call
         if res.status is not Status.INFEASIBLE:
-            return {"verdict": "REJECTED", "reason": f"an invariant certificate for a {res.status} answer"}
-        return invariant_certificate(res.fam, res.inst, str(claimed.get("claim") or claimed["invariant"]))
-    claim = claimed.get("claim")
+            return Certificate.rejected(f"an invariant certificate for a {res.status} answer")
+        return invariant_certificate(res.fam, res.inst, str(c.claim or c.invariant))
+    claim = c.claim
     if res.task is Task.UNIQUE and claim:
         claim = f"unique: {claim}"
-    cert = {"verdict": "VERIFIED", "reason": None, "claim": claim,
-            "trusted": claimed.get("trusted"), "folder": claimed.get("folder")}
-    proofs = list(claimed.get("proofs") or ())
     problems = []
-    if not proofs:
+    if not c.proofs:
         problems.append("no proof for the claim")
-    orbits = claimed.get("orbits")
     counted = res.task in (Task.COUNT, Task.UNIQUE)  # unique: the count of one, certified alike
-    if counted and orbits is not None:
-        cert["orbits"] = _orbit_count(orbits, claimed.get("blocking"), res, identity or {}, problems)
-    elif counted and claimed.get("blocking") != res.count:
-        problems.append(f"the refuted CNF blocks {claimed.get('blocking')} solutions, the count is {res.count}")
+    orbits = None
+    if counted and c.orbits is not None:
+        orbits = _orbit_count(c.orbits, c.blocking, res, identity or {}, problems)
+    elif counted and c.blocking != res.count:
+        problems.append(f"the refuted CNF blocks {c.blocking} solutions, the count is {res.count}")
     if limits is None:
-        checked, stopped = [_check_proof(p) for p in proofs], None
+        checked, stopped = [_check_proof(p) for p in c.proofs], None
     else:
-        checked, stopped = _check_isolated(proofs, limits)
-    for i, (p, entry) in enumerate(zip(proofs, checked), 1):
-        if entry["verdict"] != "VERIFIED":
-            problems.append(f"proof {i} ({p.get('claim')}): {entry['reason']}")
-    formats = sorted({e["format"] for e in checked if e.get("format")})
-    cert.update(format="+".join(formats) or None, proofs=checked,
-                lemmas=sum(e.get("lemmas") or 0 for e in checked),
-                proof_bytes=sum(e.get("proof_bytes") or 0 for e in checked),
-                checker_seconds=round(sum(e.get("checker_seconds") or 0.0 for e in checked), 3))
+        checked, stopped = _check_isolated(list(c.proofs), limits)
+    for i, (p, entry) in enumerate(zip(c.proofs, checked), 1):
+        if not entry.verified:
+            problems.append(f"proof {i} ({p.claim}): {entry.reason}")
+    formats = sorted({e.format for e in checked if e.format})
     if len(checked) == 1:
-        cert.update(files=checked[0].get("files", {}), sha256=checked[0].get("sha256", {}))
+        files, sha = dict(checked[0].files or {}), dict(checked[0].sha256 or {})
     else:
-        cert.update(files={f"{i}.{k}": v for i, e in enumerate(checked, 1) for k, v in e.get("files", {}).items()},
-                    sha256={f"{i}.{k}": v for i, e in enumerate(checked, 1) for k, v in e.get("sha256", {}).items()})
+        files = {f"{i}.{k}": v for i, e in enumerate(checked, 1) for k, v in (e.files or {}).items()}
+        sha = {f"{i}.{k}": v for i, e in enumerate(checked, 1) for k, v in (e.sha256 or {}).items()}
+    lemmas = sum(e.lemmas or 0 for e in checked)
+    verdict, reason = CertVerdict.VERIFIED, None
     if problems:
-        cert.update(verdict="REJECTED", reason="; ".join(problems))
+        verdict, reason = CertVerdict.REJECTED, "; ".join(problems)
     elif stopped:
-        cert.update(verdict="UNKNOWN", reason=f"{stopped}: checking stopped after {len(checked)} of "
-                    f"{len(proofs)} proofs ({cert['lemmas']} lemmas checked); the answer is not certified")
-    return cert
+        verdict, reason = CertVerdict.UNKNOWN, (f"{stopped}: checking stopped after {len(checked)} of "
+                                                f"{len(c.proofs)} proofs ({lemmas} lemmas checked); the "
+                                                "answer is not certified")
+    return Certificate(verdict, reason, "proofs", claim=claim, trusted=c.trusted, folder=c.folder,
+                       orbits=orbits, format="+".join(formats) or None, proofs=tuple(checked),
+                       lemmas=lemmas, proof_bytes=sum(e.proof_bytes or 0 for e in checked),
+                       checker_seconds=round(sum(e.checker_seconds or 0.0 for e in checked), 3),
+                       files=files, sha256=sha)
 
 
-def _check_proof(p: dict) -> dict:
-    """One proof checked by `puzzlesat.certify`: the certificate entry (verdict, reason, files,
-    SHA-256, lemmas, bytes, checker seconds; the producer's figures carried over)."""
+def _check_proof(p: ProofArtifact) -> ProofCheck:
+    """One proof checked by `puzzlesat.certify`: its entry (verdict, reason, files, SHA-256,
+    lemmas, bytes, checker seconds; the producer's figures carried over)."""
     from ..certify import certify
-    entry = {"claim": p.get("claim"), "solver": p.get("solver"), "format": p.get("format")}
     try:
-        c = certify(p["cnf"], p["proof"], format=p.get("format") or "auto")
+        if p.cnf is None or p.proof is None:
+            raise InputError("the proof names no " + ("CNF" if p.cnf is None else "proof") + " file")
+        c = certify(p.cnf, p.proof, format=p.format or "auto")
     except Exception as e:  # malformed or missing files: the proof does not stand
-        entry.update(verdict="REJECTED", reason=str(e))
-        return entry
-    j = c.to_json()
-    entry.update(verdict=j["verdict"], reason=j["reason"], files=j["files"], sha256=j["sha256"],
-                 lemmas=j["lemmas"], checker_seconds=j["checker_seconds"],
-                 proof_bytes=os.path.getsize(p["proof"]))
-    for k in ("solve_seconds", "producer_check"):
-        if k in p:
-            entry[k] = p[k]
-    return entry
+        return ProofCheck(p.claim, p.solver, p.format, CertVerdict.REJECTED, str(e))
+    extra: dict[str, Any] = {k: p.extra[k] for k in ("solve_seconds", "producer_check") if k in p.extra}
+    return ProofCheck(p.claim, p.solver, p.format, CertVerdict(c.verdict), c.reason, dict(c.files),
+                      dict(c.sha256), c.lemmas, c.checker_seconds, os.path.getsize(p.proof), extra)
 
 
-def _check_child(conn, proofs: list, memory_mb: float | None, parent: int) -> None:
+def _check_child(conn, proofs: list[ProofArtifact], memory_mb: float | None, parent: int) -> None:
     procs.become_worker(None, parent)
     from ..certify import check  # noqa: F401  (numba and the kernels load before the cap)
     procs.limit_memory(memory_mb)
@@ -306,7 +307,7 @@ def _check_child(conn, proofs: list, memory_mb: float | None, parent: int) -> No
     conn.close()
 
 
-def _check_isolated(proofs: list, limits: CheckLimits) -> tuple[list[dict], str | None]:
+def _check_isolated(proofs: list[ProofArtifact], limits: CheckLimits) -> tuple[list[ProofCheck], str | None]:
     """The proofs checked one by one in a forked worker (own process group, memory cap), killed
     at `limits.deadline`: (the entries of the proofs checked, None or why checking stopped)."""
     if limits.deadline is not None and time.perf_counter() >= limits.deadline:
@@ -319,7 +320,7 @@ def _check_isolated(proofs: list, limits: CheckLimits) -> tuple[list[dict], str 
     with procs.forking():
         proc.start()
     child.close()
-    checked: list[dict] = []
+    checked: list[ProofCheck] = []
     stopped = None
     try:
         while True:
@@ -643,11 +644,11 @@ def uncertified(r: Result) -> str | None:
     `certify`, an OPTIMAL or INFEASIBLE answer (not a FEASIBLE one, which its checked solution
     backs) whose certificate is not VERIFIED. The command line exits 3 for it (README)."""
     c = r.certificate
-    if not isinstance(c, dict) or r.status not in (Status.OPTIMAL, Status.INFEASIBLE) \
-            or r.task is Task.FEASIBLE or c.get("verdict") == "VERIFIED":
+    if c is None or r.status not in (Status.OPTIMAL, Status.INFEASIBLE) \
+            or r.task is Task.FEASIBLE or c.verified:
         return None
-    return (f"{r.status} of {r.engine} is not certified: certificate {c.get('verdict')}"
-            + (f" ({' '.join(str(c['reason']).split())[:300]})" if c.get("reason") else ""))
+    return (f"{r.status} of {r.engine} is not certified: certificate {c.verdict}"
+            + (f" ({' '.join(str(c.reason).split())[:300]})" if c.reason else ""))
 
 
 def _load_kernels() -> None:

@@ -368,7 +368,8 @@ def results_table(title: str, results: list, key: dict[str, str] | None = None,
     for r, w in zip(results, wrong):
         late = r.over_limit()
         checked = f"{r.checked}" + (f" ({r.failed} failed)" if r.failed else "")
-        cert = (cell((r.certificate or {}).get("verdict")),) if certs else ()
+        c = getattr(r, "certificate", None)
+        cert = (cell(None if c is None else str(c.verdict)),) if certs else ()
         note = note_text(r) if not w else f"wrong: {w}"
         answer = (cell(getattr(r, "answer", None), "status"),) if answers else ()
         t.add(cell(r.label), cell(str(r.status), "status", status_text(r.status, late, bool(w)), wrong=bool(w)),

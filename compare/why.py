@@ -55,7 +55,7 @@ def core_table(res: Result, decision: Any) -> Table:
                 "solver calls": st.get("calls"), "core re-check": st.get("core_recheck"),
                 "seconds": round(res.seconds, 3)}
     if res.certificate:
-        t.params["certificate"] = res.certificate.get("verdict")
+        t.params["certificate"] = str(res.certificate.verdict)
     return t
 
 

@@ -7,6 +7,9 @@ what the runner reports, and the two errors every layer raises.
     Outcome     what an engine returns: solutions *unchecked*, claims, stats, solver params
     Result      what the runner reports: the Outcome after the family's checker saw every
                 solution and every claim (`checked` solutions passed, `failed` did not)
+    CertificateClaim  what an engine says backs its answer (proof files it wrote): unchecked
+    Certificate       what the runner's checker found of those proofs (CertVerdict VERIFIED,
+                      REJECTED, UNKNOWN, NOT-CERTIFIABLE): only the runner makes one
     InputError  bad input from a user: a message naming the file, line and field
     CheckError  a solution broke the puzzle's rules (raised by the independent checkers)
     PluginError a plug-in's code raised where its contract allows no exception (an InputError:
@@ -125,6 +128,300 @@ def one_line(e: BaseException) -> str:
 InputError.__module__ = CheckError.__module__ = PluginError.__module__ = "puzzlesat"
 
 
+class CertVerdict(str, enum.Enum):
+    """What a certificate says (`puzzlesat.certify.Verdict` is this enum)."""
+
+    VERIFIED = "VERIFIED"                # our checker verified every proof the answer needs
+    REJECTED = "REJECTED"                # a proof does not prove its claim (reason says where)
+    UNKNOWN = "UNKNOWN"                  # checking stopped at a limit: the answer is not certified
+    NOT_CERTIFIABLE = "NOT-CERTIFIABLE"  # no proof can back this answer (reason says why)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class _JsonView:
+    """Read-only mapping access to `to_json()` (`c["verdict"]`, `c.get("proofs")`, `{**c}`): how
+    certificates were read before they were typed; new code reads the attributes."""
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_json()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_json().get(key, default)
+
+    def keys(self) -> Any:
+        return self.to_json().keys()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.to_json()
+
+
+def _text(x: Any) -> str | None:
+    return None if x is None else str(x)
+
+
+def _verdict(x: Any) -> CertVerdict:
+    try:
+        return CertVerdict(x)
+    except ValueError:
+        raise InputError(f"certificate: unknown verdict {str(x)[:40]!r}; known: "
+                         + ", ".join(v.value for v in CertVerdict)) from None
+
+
+def _mapping(x: Any, what: str) -> dict[str, Any]:
+    if isinstance(x, _JsonView):
+        return x.to_json()
+    if not isinstance(x, dict):
+        raise InputError(f"{what}: a JSON object expected, not {type(x).__name__}")
+    return x
+
+
+@dataclass(frozen=True)
+class ProofArtifact(_JsonView):
+    """One proof an engine says it wrote (unchecked): the CNF of one solver call and the solver's
+    refutation of it, what the call claims, the proof's format and the solver; `extra` the
+    producer's figures (solve_seconds, producer_check), carried into the checked entry."""
+
+    claim: str | None
+    cnf: str | None
+    proof: str | None
+    format: str | None = None
+    solver: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    _KEYS = ("claim", "cnf", "proof", "format", "solver")
+
+    def to_json(self) -> dict[str, Any]:
+        """The engine's JSON form: claim, cnf, proof, format, solver, then the producer's figures."""
+        return {"claim": self.claim, "cnf": self.cnf, "proof": self.proof, "format": self.format,
+                "solver": self.solver, **self.extra}
+
+    @classmethod
+    def from_json(cls, d: Any) -> "ProofArtifact":
+        d = _mapping(d, "certificate proof")
+        return cls(_text(d.get("claim")), _text(d.get("cnf")), _text(d.get("proof")), _text(d.get("format")),
+                   _text(d.get("solver")), {k: v for k, v in d.items() if k not in cls._KEYS})
+
+
+@dataclass(frozen=True)
+class CertificateClaim(_JsonView):
+    """What an engine says backs its answer (`Outcome.certificate`): a *claim*, never checked by
+    the engine. The runner turns it into a `Certificate` only after our checker ran on every
+    proof (`compare.runner.check_certificate`); a claim has no verdict, so no engine can call
+    its own answer VERIFIED.
+
+    `proofs` the proof files written; `trusted` what the proofs rest on (the formulation);
+    `folder` where they are; `blocking` (count) the number of solutions the refuted CNF blocks;
+    `orbits` (orbit counts) the full enumeration the runner re-counts; `invariant` an INFEASIBLE
+    answer by an invariant (e.g. "parity"), re-checked by the family; `refused` the engine says
+    no proof can back this answer, and why (it becomes NOT-CERTIFIABLE); `extra` any other key.
+    """
+
+    claim: str | None = None
+    proofs: tuple[ProofArtifact, ...] = ()
+    trusted: str | None = None
+    folder: str | None = None
+    blocking: Any = None
+    orbits: dict[str, Any] | None = None
+    invariant: str | None = None
+    refused: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    _KEYS = ("claim", "proofs", "trusted", "folder", "blocking", "orbits", "invariant", "verdict", "reason")
+
+    @classmethod
+    def refusal(cls, reason: str | None) -> "CertificateClaim":
+        """The claim of an engine that knows no proof can back its answer."""
+        return cls(refused=reason)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form engines wrote before claims were typed (the keys that are set)."""
+        if self.refused is not None and not self.proofs:
+            return {"verdict": CertVerdict.NOT_CERTIFIABLE.value, "reason": self.refused, **self.extra}
+        out: dict[str, Any] = {}
+        if self.invariant is not None:
+            out["invariant"] = self.invariant
+        out["claim"] = self.claim
+        if self.proofs or self.invariant is None:
+            out["proofs"] = [p.to_json() for p in self.proofs]
+        for k in ("trusted", "folder", "blocking", "orbits"):
+            if getattr(self, k) is not None:
+                out[k] = getattr(self, k)
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_json(cls, d: Any) -> "CertificateClaim":
+        """A claim from its JSON form (an engine written before claims were typed returns a dict).
+        A "verdict" in it is ignored but NOT-CERTIFIABLE (with its reason): a claim has none."""
+        if isinstance(d, CertificateClaim):
+            return d
+        d = _mapping(d, "certificate")
+        proofs = d.get("proofs")
+        refused = None
+        if d.get("verdict") == CertVerdict.NOT_CERTIFIABLE.value:
+            refused = _text(d.get("reason")) or "the engine says no proof backs this answer"
+        orbits = d.get("orbits")
+        return cls(_text(d.get("claim")),
+                   tuple(ProofArtifact.from_json(p) for p in proofs) if isinstance(proofs, (list, tuple)) else (),
+                   _text(d.get("trusted")), _text(d.get("folder")), d.get("blocking"),
+                   orbits if isinstance(orbits, dict) else None, _text(d.get("invariant")), refused,
+                   {k: v for k, v in d.items() if k not in cls._KEYS})
+
+
+@dataclass(frozen=True)
+class ProofCheck(_JsonView):
+    """One proof as our checker found it (an entry of `Certificate.proofs`): what it claims, the
+    solver and format, the verdict and why, the files with their SHA-256, lemmas checked,
+    checker CPU seconds, the proof's size; `extra` the producer's figures. `files` is None when
+    the proof could not be read at all (REJECTED with the reason)."""
+
+    claim: str | None
+    solver: str | None
+    format: str | None
+    verdict: CertVerdict
+    reason: str | None = None
+    files: dict[str, str] | None = None
+    sha256: dict[str, str] | None = None
+    lemmas: int | None = None
+    checker_seconds: float | None = None
+    proof_bytes: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    _KEYS = ("claim", "solver", "format", "verdict", "reason", "files", "sha256", "lemmas",
+             "checker_seconds", "proof_bytes")
+
+    @property
+    def verified(self) -> bool:
+        return self.verdict is CertVerdict.VERIFIED
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry's JSON form (the keys in the order records have always had)."""
+        out: dict[str, Any] = {"claim": self.claim, "solver": self.solver, "format": self.format,
+                               "verdict": self.verdict.value, "reason": self.reason}
+        if self.files is not None:
+            out.update(files=self.files, sha256=self.sha256, lemmas=self.lemmas,
+                       checker_seconds=self.checker_seconds, proof_bytes=self.proof_bytes)
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_json(cls, d: Any) -> "ProofCheck":
+        d = _mapping(d, "certificate proof")
+        files = d.get("files")
+        return cls(_text(d.get("claim")), _text(d.get("solver")), _text(d.get("format")),
+                   _verdict(d.get("verdict")), _text(d.get("reason")),
+                   dict(files) if isinstance(files, dict) else None,
+                   dict(d["sha256"]) if isinstance(d.get("sha256"), dict) else None,
+                   d.get("lemmas"), d.get("checker_seconds"), d.get("proof_bytes"),
+                   {k: v for k, v in d.items() if k not in cls._KEYS})
+
+
+# a Certificate's kinds and the keys of each one's JSON form, in order (records, stores, --json)
+CERTIFICATE_KINDS = {
+    "none": ("verdict", "reason"),
+    "invariant": ("verdict", "reason", "format", "claim", "proofs", "trusted"),
+    "proofs": ("verdict", "reason", "claim", "trusted", "folder", "orbits", "format", "proofs", "lemmas",
+               "proof_bytes", "checker_seconds", "files", "sha256"),
+    "cubes": ("verdict", "proofs", "format", "lemmas", "proof_bytes", "checker_seconds", "trusted"),
+}
+
+
+@dataclass(frozen=True)
+class Certificate(_JsonView):
+    """A checked certificate: what our side found of an answer's proof, made by the runner (or
+    the peg cube runner) after its checker ran — never by an engine (an engine hands over a
+    `CertificateClaim`). `verified` only if every proof was checked VERIFIED.
+
+    kind  none       no proof was checked: NOT-CERTIFIABLE (or REJECTED) with the reason
+          invariant  an INFEASIBLE answer by an invariant the family re-checked (`format`
+                     "invariant:NAME", no proof file)
+          proofs     refutation proofs (DRAT/DRUP/LRAT, `format` e.g. "drat"), each checked
+                     (`proofs`), their lemmas, bytes and checker CPU seconds summed; `orbits` the
+                     runner's re-count of an orbit count
+          cubes      a peg cube run's proofs, one per refuted cube, summed (`proof_count` of them)
+
+    `to_json()` / `from_json()` are the record's form: the keys of the kind in CERTIFICATE_KINDS
+    order, then `extra` (keys of a record this version does not know, kept as they were).
+    `c["verdict"]` and `c.get(...)` read that form, as before certificates were typed.
+    """
+
+    verdict: CertVerdict
+    reason: str | None = None
+    kind: str = "none"
+    claim: str | None = None
+    trusted: str | None = None
+    folder: str | None = None
+    orbits: dict[str, Any] | None = None
+    format: str | None = None
+    proofs: tuple[ProofCheck, ...] = ()
+    proof_count: int | None = None
+    lemmas: int | None = None
+    proof_bytes: int | None = None
+    checker_seconds: float | None = None
+    files: dict[str, str] | None = None
+    sha256: dict[str, str] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in CERTIFICATE_KINDS:
+            raise ValueError(f"certificate kind {self.kind!r}; known: " + ", ".join(CERTIFICATE_KINDS))
+
+    @classmethod
+    def not_certifiable(cls, reason: str | None) -> "Certificate":
+        """No proof can back the answer, and why."""
+        return cls(CertVerdict.NOT_CERTIFIABLE, reason)
+
+    @classmethod
+    def rejected(cls, reason: str) -> "Certificate":
+        """The answer's certificate does not stand, and why (no proof checked)."""
+        return cls(CertVerdict.REJECTED, reason)
+
+    @property
+    def verified(self) -> bool:
+        """True when every proof was checked VERIFIED."""
+        return self.verdict is CertVerdict.VERIFIED
+
+    def to_json(self) -> dict[str, Any]:
+        """The record's form (`Result.to_record`, `solve --json`, the campaign store)."""
+        out: dict[str, Any] = {}
+        for k in CERTIFICATE_KINDS[self.kind]:
+            if k == "verdict":
+                out[k] = self.verdict.value
+            elif k == "proofs":
+                out[k] = self.proof_count if self.kind == "cubes" else [p.to_json() for p in self.proofs]
+            elif k == "orbits" and self.orbits is None:
+                continue
+            else:
+                out[k] = getattr(self, k)
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_json(cls, d: Any) -> "Certificate":
+        """A certificate from its record form (any version's); InputError if it is not one."""
+        if isinstance(d, Certificate):
+            return d
+        d = _mapping(d, "certificate")
+        proofs = d.get("proofs")
+        if isinstance(proofs, int) and not isinstance(proofs, bool):
+            kind = "cubes"
+        elif isinstance(proofs, (list, tuple)):
+            kind = "proofs" if "lemmas" in d or "folder" in d else "invariant"
+        else:
+            kind = "none"
+        known = CERTIFICATE_KINDS[kind]
+        orbits = d.get("orbits")
+        return cls(_verdict(d.get("verdict")), _text(d.get("reason")), kind, _text(d.get("claim")),
+                   _text(d.get("trusted")), _text(d.get("folder")), orbits if isinstance(orbits, dict) else None,
+                   _text(d.get("format")),
+                   tuple(ProofCheck.from_json(p) for p in proofs) if kind != "cubes" and proofs else (),
+                   proofs if kind == "cubes" else None, d.get("lemmas"), d.get("proof_bytes"),
+                   d.get("checker_seconds"), d.get("files"), d.get("sha256"),
+                   {k: v for k, v in d.items() if k not in known})
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What an engine returns: solutions in the family's own type (or its JSON form), unchecked.
@@ -135,10 +432,10 @@ class Outcome:
     that their solution keys differ), INFEASIBLE, or UNKNOWN / FEASIBLE with what was found. `stats` carries engine figures (nodes, model
     size as numbers `vars`, `clauses`, `constraints`, layer sizes); `params` the solver
     parameters the engine pinned (recorded with the result); `reason` says why (e.g. "parity" for
-    an unsolvable sliding position). `certificate` (engines run with `certify=True`): the proofs
-    of its UNSAT calls, *unchecked* — {"claim", "proofs": [{"claim", "cnf", "proof", "format",
-    "solver"}], "trusted", "blocking"} or {"verdict": "NOT-CERTIFIABLE", "reason"}; the runner
-    checks every proof and puts the checked certificate in the Result.
+    an unsolvable sliding position). `certificate` (engines run with `certify=True`): a
+    `CertificateClaim` (or its JSON form, a dict), *unchecked* — the proofs of its UNSAT calls, or
+    why none can be had; the runner checks every proof and puts the checked `Certificate` in the
+    Result.
     """
 
     status: Status
@@ -148,7 +445,7 @@ class Outcome:
     stats: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
-    certificate: dict[str, Any] | None = None
+    certificate: CertificateClaim | dict[str, Any] | None = None
 
 
 class Context:
@@ -245,7 +542,7 @@ class Result:
     checked: int = 0           # solutions that went through the checker
     config: str | None = None  # the configuration's name when it is more than the engine name
     failed: int = 0            # solutions the checker refused (the result is then ERROR)
-    certificate: dict[str, Any] | None = None  # the checked certificate (runs with certify=True)
+    certificate: Certificate | None = None  # the checked certificate (runs with certify=True)
     fam: Any = field(default=None, repr=False, compare=False)
     inst: Any = field(default=None, repr=False, compare=False)
     startup_seconds: float | None = None  # the worker's fork, imports, kernel loading
@@ -254,7 +551,7 @@ class Result:
     @property
     def certified(self) -> bool:
         """True when the answer's every proof was checked VERIFIED (`certificate`)."""
-        return self.certificate is not None and self.certificate.get("verdict") == "VERIFIED"
+        return self.certificate is not None and self.certificate.verified
 
     @property
     def refuted(self) -> bool:
@@ -327,7 +624,8 @@ class Result:
                 "seconds": round(self.seconds, 4), "startup_seconds": _round(self.startup_seconds),
                 "check_seconds": _round(self.check_seconds), "over_limit": self.over_limit(),
                 "params": self.params, "stats": self.stats, "reason": self.reason,
-                "certificate": self.certificate, "answer": self.answer}
+                "certificate": None if self.certificate is None else self.certificate.to_json(),
+                "answer": self.answer}
 
     def to_json(self, fam: Any = None, inst: Any = None, max_solutions: int | None = None) -> dict[str, Any]:
         """The record as `solve --json` prints it (`to_record`)."""
@@ -341,6 +639,7 @@ class Result:
         """The Result a record describes; with the family (and instance), solutions are decoded
         from their JSON form, else kept as JSON. The inverse of `to_record`."""
         sols = list(rec.get("solutions") or [])
+        cert = rec.get("certificate")
         if fam is not None:
             sols = [fam.solution_from_json(inst, s) for s in sols]
         return cls(rec["instance"], rec["family"], rec["engine"], Task(rec["task"]),
@@ -349,7 +648,8 @@ class Result:
                    dict(rec.get("stats") or {}), rec.get("reason"),
                    int(rec.get("solutions_checked") or 0),
                    rec["config"] if rec.get("config") != rec["engine"] else None,
-                   int(rec.get("solutions_failed") or 0), rec.get("certificate"), fam, inst,
+                   int(rec.get("solutions_failed") or 0),
+                   Certificate.from_json(cert) if cert else None, fam, inst,
                    _float(rec.get("startup_seconds")), _float(rec.get("check_seconds")))
 
     def _repr_html_(self) -> str:
@@ -392,5 +692,6 @@ def _float(x: Any) -> float | None:
     return None if x is None else float(x)
 
 
-__all__ = ["Status", "Task", "Outcome", "Context", "Result", "InputError", "CheckError",
+__all__ = ["Status", "Task", "CertVerdict", "Certificate", "CertificateClaim", "ProofArtifact",
+           "ProofCheck", "CERTIFICATE_KINDS", "Outcome", "Context", "Result", "InputError", "CheckError",
            "PluginError", "one_line", "RECORD_FIELDS", "ANSWERS"]

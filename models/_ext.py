@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from ..core.procs import find_program, preexec_for_child
-from ..core.result import Context, InputError, Outcome, Status, Task
+from ..core.result import CertificateClaim, Context, InputError, Outcome, ProofArtifact, Status, Task
 
 from .formulation import Cnf, Formulation, to_cnf
 
@@ -280,12 +280,13 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         claim = {Status.INFEASIBLE: "no solution",
                  Status.OPTIMAL: f"optimum {out.objective}: the solution found, and no better one "
                                  "in the decision calls refuted"}.get(out.status, str(out.status))
-        cert = {"claim": claim, "proofs": proofs, "folder": folder,
-                "trusted": f"the CNF of the {hook} formulation states the puzzle; bounds below the "
-                           "formulation's lower bound (ascending search) rest on that bound"}
+        cert = CertificateClaim(claim, tuple(ProofArtifact.from_json(p) for p in proofs),
+                                f"the CNF of the {hook} formulation states the puzzle; bounds below the "
+                                "formulation's lower bound (ascending search) rest on that bound",
+                                None if folder is None else str(folder))
         if not proofs and out.status is Status.OPTIMAL:
-            cert = {"verdict": "NOT-CERTIFIABLE", "reason": f"the optimum {out.objective} is the "
-                    "formulation's lower bound: no decision call was refuted (the bound is the argument)"}
+            cert = CertificateClaim.refusal(f"the optimum {out.objective} is the formulation's lower "
+                                            "bound: no decision call was refuted (the bound is the argument)")
     return replace(out, params=params, certificate=cert)
 
 

@@ -26,7 +26,7 @@ import tempfile
 from dataclasses import replace
 from typing import Any
 
-from ..core.result import Context, Outcome, Status, Task
+from ..core.result import CertificateClaim, Context, Outcome, ProofArtifact, Status, Task
 from ._ext import SAT, UNKNOWN, UNSAT, Decision, _search, call_hook, dimacs_text, violated
 from .formulation import to_cnf
 
@@ -99,15 +99,15 @@ def run_certified(inst: Any, task: Task, ctx: Context, hook: str) -> Outcome:
                               if out.objective is not None else "")) if task is Task.COUNT else
              f"optimum {out.objective}: the solution found, and no better one in the decision "
              "calls refuted"}.get(out.status, str(out.status))
-    cert: dict[str, Any] = {"claim": claim, "proofs": proofs, "folder": folder,
-                            "trusted": f"the CNF of the {hook} formulation states the puzzle "
-                            f"(cross-validated); bounds below the formulation's lower bound rest on "
-                            "that bound", "route": params["certify_route"]}
-    if task is Task.COUNT and out.status in (Status.OPTIMAL, Status.INFEASIBLE):
-        cert["blocking"] = out.count or 0
+    counted = task is Task.COUNT and out.status in (Status.OPTIMAL, Status.INFEASIBLE)
+    cert = CertificateClaim(claim, tuple(ProofArtifact.from_json(p) for p in proofs),
+                            f"the CNF of the {hook} formulation states the puzzle (cross-validated); "
+                            "bounds below the formulation's lower bound rest on that bound",
+                            None if folder is None else str(folder), (out.count or 0) if counted else None,
+                            extra={"route": params["certify_route"]})
     if not proofs and out.status is Status.OPTIMAL and task is not Task.COUNT:
-        cert = {"verdict": "NOT-CERTIFIABLE", "reason": f"the optimum {out.objective} is the "
-                "formulation's lower bound: no decision call was refuted (the bound is the argument)"}
+        cert = CertificateClaim.refusal(f"the optimum {out.objective} is the formulation's lower "
+                                        "bound: no decision call was refuted (the bound is the argument)")
     return replace(out, params={**params, **(out.params or {})}, certificate=cert)
 
 

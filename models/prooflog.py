@@ -9,7 +9,7 @@ after the engine has returned (the engine is never trusted with the verdict).
     log.unsat(s, clauses, claim)  after `s` answered UNSAT: CNF k.cnf and proof k.drat written
     log.refute(clauses, claim)    a fresh proof-logging call on `clauses` that must answer UNSAT
                                   (a count's final call: the formula plus N blocking clauses)
-    log.certificate(claim, ...)   the Outcome's `certificate` dict
+    log.certificate(claim, ...)   the Outcome's `certificate`: a CertificateClaim (unchecked)
 
 Proofs come from python-sat's `with_proof=True` (models/proofs.py: cadical195 binary DRAT,
 glucose4 / lingeling text DRUP), copied byte for byte. Each logged call uses a solver that made
@@ -22,14 +22,14 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..core.result import Context, InputError
+from ..core.result import CertificateClaim, Context, InputError, ProofArtifact
 from . import _sat
 from .proofs import PYSAT_PROOF_SOLVERS, copy_proof, prove
 
 
-def not_certifiable(reason: str) -> dict[str, Any]:
-    """The certificate of an answer no proof backs, and why."""
-    return {"verdict": "NOT-CERTIFIABLE", "reason": reason}
+def not_certifiable(reason: str) -> CertificateClaim:
+    """The claim of an answer no proof backs, and why (the runner makes it NOT-CERTIFIABLE)."""
+    return CertificateClaim.refusal(reason)
 
 
 def check_proof_solver(solver: str, engine: str = "") -> None:
@@ -98,12 +98,14 @@ class ProofLog:
         self.proofs.append({"claim": claim, "cnf": str(cnf), "proof": str(proof), "format": "drat",
                             "solver": self.solver_name, "solve_seconds": run.solve_seconds})
 
-    def certificate(self, claim: str, trusted: str, **extra: Any) -> dict[str, Any] | None:
-        """The Outcome's certificate: what is claimed, the proofs, what the proofs rest on."""
+    def certificate(self, claim: str, trusted: str, *, blocking: int | None = None,
+                    orbits: dict[str, Any] | None = None, **extra: Any) -> CertificateClaim | None:
+        """The Outcome's certificate claim: what is claimed, the proofs, what the proofs rest on
+        (`blocking`: a count's blocked solutions; `orbits`: an orbit count's full enumeration)."""
         if not self.on:
             return None
-        return {"claim": claim, "proofs": list(self.proofs), "trusted": trusted,
-                "folder": str(self.folder), **extra}
+        return CertificateClaim(claim, tuple(ProofArtifact.from_json(p) for p in self.proofs), trusted,
+                                str(self.folder), blocking, orbits, extra=extra)
 
 
 def blocking(true: Sequence[int] | frozenset, proj: Sequence[int]) -> list[int]:

@@ -98,7 +98,7 @@ FILE_SECONDS = {
     # certify_integration (48 s when it compiles the proof checker) runs mid-suite, after the
     # README session (test_doctests) and the CP-SAT cubes (test_peg_cubes) have compiled the
     # checker and the LRAT converter into numba's cache: the other worker then loads them
-    "test_certify_integration.py": 22.5, "test_reports.py": 21,
+    "test_certify_integration.py": 22.5, "test_reports.py": 21, "test_certificate.py": 3,
     "test_sliding_split.py": 30, "test_sliding_dual.py": 19, "test_examples.py": 18,
     "test_peg_games.py": 20, "test_sliding_zpdb.py": 40,
     "test_campaign_tls.py": 17, "test_differential.py": 16, "test_peg_cluster.py": 13,

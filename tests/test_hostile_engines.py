@@ -12,7 +12,7 @@ import pytest
 import helpers
 from puzzlesat.compare import runner
 from puzzlesat.compare.crossval import Verdict, assess
-from puzzlesat.core.result import Outcome, Status, Task
+from puzzlesat.core.result import Certificate, CertVerdict, Outcome, Status, Task
 from puzzlesat.families.instances import load_instance
 from puzzlesat.families.registry import register_engine, unregister_engine
 
@@ -81,7 +81,7 @@ def test_the_checker_compile_is_outside_the_runs_clock(monkeypatch):
 @pytest.mark.parametrize("verdict", ["UNKNOWN", "NOT-CERTIFIABLE"])
 def test_an_uncertified_answer_under_certify_exits_3(monkeypatch, verdict):
     monkeypatch.setattr(runner, "check_certificate",
-                        lambda *a, **k: {"verdict": verdict, "reason": "time limit: checking stopped"})
+                        lambda *a, **k: Certificate(CertVerdict(verdict), "time limit: checking stopped"))
     TRIED["inputs"] += 1
     p = helpers.cli("solve", "peg/hoppers", "-e", "sat", "--certify", "--time-limit", "120")
     assert p.returncode == 3, (p.returncode, p.stderr)

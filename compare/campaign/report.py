@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.files import write_atomic
-from ...core.result import Status, Task
+from ...core.result import Certificate, InputError, Status, Task
 
 from ..crossval import Verdict, assess
 from ...families.registry import families
@@ -103,9 +103,15 @@ def _split_key(r: dict[str, Any]) -> tuple:
 
 
 def certificate_verdict(row: dict[str, Any]) -> str | None:
-    """The verdict of a row's certificate (VERIFIED, REJECTED, NOT-CERTIFIABLE; None: not asked)."""
+    """The verdict of a row's certificate (VERIFIED, REJECTED, UNKNOWN, NOT-CERTIFIABLE; None: not
+    asked, or a stored certificate this version cannot read)."""
     c = row.get("certificate")
-    return loads(c).get("verdict") if c else None
+    if not c:
+        return None
+    try:
+        return str(Certificate.from_json(loads(c)).verdict)
+    except (InputError, ValueError):
+        return None
 
 
 def par2(row: dict[str, Any]) -> float:

@@ -42,11 +42,35 @@ from typing import Any, Callable
 from ...core.config import Config, parse
 from ...core.files import file_sha256, write_atomic
 from ...core.inputs import read_bytes
-from ...core.result import CheckError, InputError, Status, Task
+from ...core.result import CertVerdict, Certificate, CheckError, InputError, Status, Task
 
 SAT_ENGINES = ("sat:ordered", "sat:merson", "sat:time", "sat:resource")
 MAX_RECORD_BYTES = 64 * 1024 * 1024   # one result file (a SAT record holds the model: a value per variable)
 STATUSES = {False: ("SAT", "UNSAT", "UNKNOWN"), True: ("COUNTED", "UNKNOWN")}  # deciding, counting
+
+
+def _proof_of(res: dict) -> Any:
+    """A cube record's checked proof (`puzzlesat.certify.Certificate`), or None: none, or not one."""
+    c = res.get("certificate")
+    if c is None:
+        return None
+    from ...certify import Certificate as ProofCertificate
+    try:
+        return ProofCertificate.from_json(c)
+    except InputError:
+        return None
+
+
+def _proof_verified(res: dict) -> bool:
+    """True when a cube record's proof was checked VERIFIED by our checker."""
+    c = _proof_of(res)
+    return c is not None and c.verified
+
+
+def _proof_text(res: dict) -> str:
+    """', proof VERDICT, check S s' for a progress line (empty without a proof)."""
+    c = _proof_of(res)
+    return "" if c is None else f", proof {c.verdict}, check {c.checker_seconds or 0:.1f} s"
 
 
 def _sat_solvers() -> tuple[str, ...]:
@@ -277,8 +301,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                 stop.setdefault("sat", res)
             if res["status"] == "UNKNOWN" and s["time_limit"]:
                 res["split"] = True  # its children replace it (tree())
-            cert = res.get("certificate")
-            if certify and res["status"] == "UNSAT" and (cert is None or cert["verdict"] != "VERIFIED"):
+            if certify and res["status"] == "UNSAT" and not _proof_verified(res):
                 stop.setdefault("rejected", res)
             res = sign(res, context)  # written by us, checked by us: sealed
             write_atomic(results / f"{s['name']}.json", json.dumps(res), "cube result")
@@ -299,8 +322,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                     say(f"  {res['name']}: " + ("split" if res.get("split") else res["status"])
                         + (f" {res['count']}" if "count" in res else "")
                         + f" ({res['solve_seconds']:.1f} s"
-                        + (f", proof {res['certificate']['verdict']}, check "
-                           f"{res['certificate']['checker_seconds']:.1f} s" if res.get("certificate") else "")
+                        + _proof_text(res)
                         + f")  [{len(done)} jobs done]")
                     if stop:
                         break
@@ -412,22 +434,23 @@ def _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir, params, 
         rep["found_in"] = r["name"]
         return rep
     if certify:
-        certs = [r.get("certificate") for r in [*cover_res, *finished] if r is not None]
-        rep["certificate"] = {
-            "verdict": "REJECTED" if "rejected" in stop else (
-                "VERIFIED" if len(refuted) == len(leaves) and covered else "UNKNOWN"),
-            "proofs": len(certs), "format": certs[0]["format"] if certs else None,
-            "lemmas": sum(c.get("lemmas") or 0 for c in certs if c),
-            "proof_bytes": sum((c.get("stats") or {}).get("proof_bytes", 0) for c in certs if c),
-            "checker_seconds": round(sum(c.get("checker_seconds") or 0 for c in certs if c), 3),
-            "trusted": "that the base CNF states the decision (the formulation and its encoding; "
-                       "peg:ordered's symmetry breaking is valid for decisions, "
-                       "models/peg/ordered.py) and the checker (docs/certify.md)"}
+        certs = [_proof_of(r) for r in [*cover_res, *finished] if r is not None]
+        checked = [c for c in certs if c is not None]
+        rep["certificate"] = Certificate(
+            CertVerdict.REJECTED if "rejected" in stop else (
+                CertVerdict.VERIFIED if len(refuted) == len(leaves) and covered else CertVerdict.UNKNOWN),
+            kind="cubes", proof_count=len(certs), format=certs[0].format if certs and certs[0] else None,
+            lemmas=sum(c.lemmas or 0 for c in checked),
+            proof_bytes=sum(c.stats.get("proof_bytes", 0) for c in checked),
+            checker_seconds=round(sum(c.checker_seconds or 0 for c in checked), 3),
+            trusted="that the base CNF states the decision (the formulation and its encoding; "
+                    "peg:ordered's symmetry breaking is valid for decisions, "
+                    "models/peg/ordered.py) and the checker (docs/certify.md)").to_json()
         if "rejected" in stop:
             r = stop["rejected"]
+            c = _proof_of(r)
             rep["status"] = Status.ERROR.value
-            rep["reason"] = (f"{r['name']}: its proof was not verified: "
-                             f"{(r.get('certificate') or {}).get('reason')}")
+            rep["reason"] = f"{r['name']}: its proof was not verified: {None if c is None else c.reason}"
             return rep
     if len(refuted) == len(leaves) and covered:
         rep["status"] = Status.INFEASIBLE.value

@@ -8,6 +8,7 @@ variables only.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 
@@ -93,7 +94,7 @@ def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_b
         cert = log.certificate("the start is the finish" if ok else "no jump and not solved at the "
                                "start: nothing for a solver to refute", trusted)
         if cert is not None:
-            cert = {**cert, "verdict": "NOT-CERTIFIABLE", "reason": "no solver call: the board has no jump"}
+            cert = replace(cert, refused="no solver call: the board has no jump")
         return Outcome(Status.OPTIMAL if ok else Status.INFEASIBLE, 0 if ok else None,
                        1 if ok and task is Task.COUNT else None, ((),) if ok else (), stats, params=params,
                        certificate=cert)

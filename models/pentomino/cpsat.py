@@ -23,7 +23,7 @@ from ortools.sat.python import cp_model
 from .. import _cpsat
 from .cover import X, cube_placements, formulation, scan_key
 from ..formulation import to_cpsat
-from ...core.result import Context, Outcome, Status, Task
+from ...core.result import CertificateClaim, Context, Outcome, Status, Task
 from ...puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetries
 from ...puzzles.pentomino_breaking import symmetry_plan
 
@@ -134,14 +134,14 @@ def _certified(inst: Tiling, task: Task, ctx: Context, up: bool, group: str) -> 
         return run_certified(inst, task, ctx, hook)
     out = run_certified(inst, task, ctx.sub({**ctx.options, "up_to_symmetry": False}), hook)
     cert = out.certificate
-    if out.status is not Status.OPTIMAL or not isinstance(cert, dict) or "proofs" not in cert:
+    if out.status is not Status.OPTIMAL or not isinstance(cert, CertificateClaim) or cert.refused is not None:
         return out
     full = list(out.solutions)
     kept = tuple(one_per_orbit(inst, full, group))
     how = "the full count, CP-SAT on the CNF without symmetry-breaking clauses"
-    cert = {**cert, "claim": cert["claim"] + f", in the orbits of the group '{group}' counted from them",
-            "orbits": {"identity": {"up_to_symmetry": True, "symmetry": group}, "enumeration": how,
-                       "solutions": [{"placements": [[n, [list(c) for c in cells]] for n, cells in t]}
-                                     for t in full]}}
+    cert = replace(cert, claim=f"{cert.claim}, in the orbits of the group '{group}' counted from them",
+                   orbits={"identity": {"up_to_symmetry": True, "symmetry": group}, "enumeration": how,
+                           "solutions": [{"placements": [[n, [list(c) for c in cells]] for n, cells in t]}
+                                         for t in full]})
     return replace(out, count=len(kept), solutions=kept, certificate=cert,
                    params={**out.params, "certify_full_enumeration": how})

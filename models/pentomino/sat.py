@@ -33,7 +33,7 @@ from pysat.engines import Propagator
 from .. import _sat
 from .cover import X, cube_placements, formulation, scan_key
 from ..formulation import to_cnf
-from ...core.result import Context, InputError, Outcome, Status, Task
+from ...core.result import CertificateClaim, Context, InputError, Outcome, Status, Task
 from ...puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetries
 from ...puzzles.pentomino_breaking import symmetry_plan
 
@@ -273,7 +273,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
                                    "the pieces' placements; cross-validated against the native "
                                    "search)", blocking=len(trues))
     if up and log.on and cert is not None:
-        params["certify_full_enumeration"] = cert["enumeration"]
+        params["certify_full_enumeration"] = cert.extra["enumeration"]
     if task is Task.FEASIBLE:
         return Outcome(status, solutions=tuple(sols), stats=stats, params=params, certificate=cert)
     if up and not (brk and symmetry_plan(inst, group).leaves_exact()):
@@ -289,7 +289,7 @@ def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
 
 
 def _orbit_certificate(inst: Tiling, o: dict, log, clauses, nvars: int, x: list[int], trues: list,
-                       brk: bool, group: str, ctx: Context) -> dict | None:
+                       brk: bool, group: str, ctx: Context) -> CertificateClaim | None:
     """The certificate of an orbit count: every tiling (the CNF without symmetry breaking,
     enumerated afresh when the count used breaking), a proof that the CNF with one blocking clause
     per tiling is UNSAT, and the tilings themselves, from which the runner derives the orbit count

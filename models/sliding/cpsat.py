@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from ...core.result import Context, Outcome, Status, Task
+from ...core.result import CertificateClaim, Context, Outcome, Status, Task
 from ...puzzles.sliding import Sliding
 
 from ..formulation import to_cpsat
@@ -35,7 +35,7 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     if out is not None:
         if ctx.options.get("certify") and out.status is Status.INFEASIBLE:
             from dataclasses import replace
-            return replace(out, certificate={"invariant": "parity", "claim": out.reason})
+            return replace(out, certificate=CertificateClaim(out.reason, invariant="parity"))
         return out
     if ctx.options.get("certify"):
         from ..cpsat_cnf import run_certified

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from ...core.result import Context, Outcome, Status, Task
+from ...core.result import CertificateClaim, Context, Outcome, Status, Task
 from ...puzzles.sliding import Sliding
 
 from ..formulation import to_cnf
@@ -27,7 +27,7 @@ def run(inst: Sliding, task: Task, ctx: Context) -> Outcome:
     if out is not None:
         if log.on:
             from dataclasses import replace
-            out = replace(out, certificate={"invariant": "parity", "claim": out.reason}
+            out = replace(out, certificate=CertificateClaim(out.reason, invariant="parity")
                           if out.status is Status.INFEASIBLE else not_certifiable(
                               "no solver call: the start is the goal"))
         return out
