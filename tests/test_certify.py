@@ -684,9 +684,9 @@ def test_kernels_as_plain_python(tmp_path, no_jit):
 
 
 def test_checker_imports_nothing_of_ours_but_input_error_and_no_solver():
-    """The checker shares no code with any solver and takes only InputError and the one bounded
-    reader of input files (core.inputs.open_regular: regular files only, no solver code) from
-    the project."""
+    """The checker shares no code with any solver and takes only InputError, the project's one
+    certificate verdict enum (CertVerdict, which certify.Verdict is) and the one bounded reader of
+    input files (core.inputs.open_regular: regular files only, no solver code) from the project."""
     import ast
     root = Path(__file__).resolve().parents[1] / "certify"
     seen = set()
@@ -698,4 +698,5 @@ def test_checker_imports_nothing_of_ours_but_input_error_and_no_solver():
                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             assert not any(m.split(".")[0] in ("pysat", "ortools", "pysolvers", "puzzlesat")
                            for m in mods), (path.name, mods)
-    assert seen <= {("core.result", ("InputError",)), ("core.inputs", ("open_regular",))}
+    assert seen <= {("core.result", ("InputError",)), ("core.result", ("CertVerdict", "InputError")),
+                    ("core.inputs", ("open_regular",))}
