@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import puzzlesat as ps
-from puzzlesat.core.family import Engine
+from puzzlesat.core.family import Engine, record
 from puzzlesat.engine import Outcome, Status, Task
 from puzzlesat.testing import Conformance, assert_family_conforms
 
@@ -46,10 +46,13 @@ def _kitq(nq, engines=None, **members):
 
 
 def _fails(fam, match: str, **kw) -> str:
-    """The kit's AssertionError on `fam` (on queens-5 and queens-4, counting, native and sat)."""
+    """The kit's AssertionError on `fam` (on queens-5 and queens-4, counting, native and sat).
+    The instances are recorded as kitq's: with the n-queens example installed, its family claims
+    their class too."""
     kw = {"engines": ["native", "sat"], "tasks": ["count"], "time_limit": 120, **kw}
+    insts = [record(fam.module.Queens("q5", 5), fam), record(fam.module.Queens("q4", 4), fam)]
     with pytest.raises(AssertionError, match=match) as e:
-        assert_family_conforms(fam, [fam.module.Queens("q5", 5), fam.module.Queens("q4", 4)], **kw)
+        assert_family_conforms(fam, insts, **kw)
     assert "kitq" not in [f.family for f in ps.engines()]  # registered for the check only
     return str(e.value)
 
@@ -158,7 +161,8 @@ def test_a_collection_reader_that_crashes_or_forgets_the_line_fails(nq, tmp_path
         if not line.strip().isdigit():
             raise ps.InputError("not a number")
         return puzzle.Queens(src.name, int(line))
-    report = assert_family_conforms(_kitq(nq, COLLECTIONS={".kq": unnamed}), [puzzle.Queens("q4", 4)],
+    kq = _kitq(nq, COLLECTIONS={".kq": unnamed})
+    report = assert_family_conforms(kq, [record(puzzle.Queens("q4", 4), kq)],
                                     engines=["native"], tasks=["count"], files=[p])
     assert report.instances == 1 and report.bad_inputs_refused > 0
 
