@@ -71,8 +71,9 @@ FAMILY = Family(
                    "one replaces; keeps one optimal path, so a count uses simple)",
                    since="0.3"),
             Option("processes", 1, "search each IDA* iteration's subtrees in this many forked "
-                   "processes (node counts add up; 1: one process); with dask=local, the number "
-                   "of Dask workers"),
+                   "processes (node counts add up; 1: one process; with a zero-aware catalogue "
+                   "also optimize gives one process's solution, nodes and expansions); with "
+                   "dask=local, the number of Dask workers"),
             Option("dask", "", "run the expensive IDA* iterations' subtrees as jobs on a Dask "
                    "cluster: 'local' (a LocalCluster of `processes` workers on 127.0.0.1) or a "
                    "scheduler address tcp://HOST:PORT; a job lost with its worker is re-run",

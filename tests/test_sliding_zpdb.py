@@ -221,6 +221,42 @@ def test_count_is_the_same_over_processes_and_without_pruning_automaton(cache):
         assert check(inst, s) == 30
 
 
+def test_optimize_over_two_processes_is_one_process(cache):
+    """Both cores on one instance (processes=2: the two share every iteration's subtrees below the
+    cut): the same first solution, nodes generated and expansions in every iteration as one
+    process, whichever depth the tree is cut at."""
+    for inst, fsm, depths in ((catalogue()["15-easy-30"](), "simple", (2, 9)),
+                              (generate(4, 4, 11, walk=70), "loops-12", (5,))):
+        one = I.deepen(inst, "auto", False, pdb="zpdb-small4", fsm=fsm)
+        assert one[0] is Status.OPTIMAL and check(inst, one[1][0]) == len(one[1][0])
+        for depth in depths:
+            two = I.deepen(inst, "auto", False, pdb="zpdb-small4", fsm=fsm, processes=2, split_depth=depth)
+            assert two[0] is Status.OPTIMAL and two[1] == one[1], depth
+            for k in ("nodes", "expanded", "iterations"):
+                assert two[2][k] == one[2][k], (depth, k)
+
+
+def test_split_merge_counts_up_to_the_first_solution():
+    """merge_split: the solution of the lowest subtree wins, whichever process found it first;
+    its counts are those above the cut before it, the subtrees before it and its own up to the
+    solution; a process's subtrees past it do not count."""
+    rec = lambda s, g, e, tg, te: [s, g, e, 0, tg, te, 0]  # noqa: E731
+    p0 = ([(1, 2)], [100, 60, 7, 0, 0], False, [3], [rec(0, 10, 5, 4, 2), rec(3, 7, 3, 9, 5)])
+    p1 = ([(3, 4)], [90, 50, 8, 0, 0], False, [1], [rec(1, 20, 9, 5, 3), rec(2, 30, 11, 6, 4)])
+    sols, cnt, expired = Z.merge_split([p0, p1], 40, True)
+    assert sols == [(3, 4)] and not expired
+    assert cnt[:3] == [5 + 10 + 20, 3 + 5 + 9, 15]
+    with pytest.raises(RuntimeError, match="missing"):
+        Z.merge_split([([(1, 2)], [1, 1, 1, 0, 0], False, [3], [rec(0, 1, 1, 0, 0), rec(3, 1, 1, 0, 0)])], 40, True)
+    # no solution: every process walked the whole tree above the cut (the same counts there)
+    p0 = ([], [50, 30, 7, 42, 0], False, [], [rec(0, 10, 5, 0, 0), rec(2, 12, 6, 0, 0)])
+    p1 = ([], [48, 28, 8, 1 << 30, 0], False, [], [rec(1, 20, 9, 0, 0)])
+    assert Z.merge_split([p0, p1], 40, True) == ([], [28 + 42, 19 + 20, 15, 42], False)
+    p1[4][0][0] = 3  # subtree 1 searched by nobody
+    with pytest.raises(RuntimeError, match="disagree"):
+        Z.merge_split([p0, p1], 40, True)
+
+
 def test_goal_mapped_from_another_corner(cache):
     """A goal whose blank is in another corner is searched through a board symmetry; a goal whose
     blank is not in a corner is refused with a clear error."""
@@ -364,11 +400,15 @@ def test_no_jit_build_and_search(no_jit, tmp_path, cache):
         "from puzzlesat.puzzles.sliding import generate\n"
         "from puzzlesat.native_search.sliding import ida as S\n"
         "r = S.deepen(generate(3, 3, 7, walk=30), 'auto', True, pdb='zpdb-small3')\n"
-        "print(r[2]['heuristic'], sorted(r[1]), r[2]['nodes'], r[2]['expanded'])\n")
+        "print(r[2]['heuristic'], sorted(r[1]), r[2]['nodes'], r[2]['expanded'])\n"
+        "r = S.deepen(generate(3, 3, 7, walk=30), 'auto', False, pdb='zpdb-small3', processes=2, split_depth=3)\n"
+        "print(r[1], r[2]['nodes'], r[2]['expanded'])\n")
     stdout = no_jit(code, env={"XDG_CACHE_HOME": str(tmp_path)})
     inst = generate(3, 3, 7, walk=30)
     r = I.deepen(inst, "auto", True, pdb="zpdb-small3")
-    assert stdout.strip() == f"{r[2]['heuristic']} {sorted(r[1])} {r[2]['nodes']} {r[2]['expanded']}"
+    first = I.deepen(inst, "auto", False, pdb="zpdb-small3")
+    assert stdout.strip().splitlines() == [f"{r[2]['heuristic']} {sorted(r[1])} {r[2]['nodes']} {r[2]['expanded']}",
+                                           f"{first[1]} {first[2]['nodes']} {first[2]['expanded']}"]
     assert len(r[1][0]) >= 10 and all(check(inst, x) == len(x) for x in r[1])
     assert list((tmp_path / "puzzlesat" / "sliding").glob("zpdb-3x3-*.bits"))
 

@@ -592,6 +592,10 @@ def deepen(inst: Sliding, heuristic_name: str, count: bool, ctx: Context | None 
             except SplitLost as e:
                 stats["lower_bound"] = bound
                 return finish(Status.UNKNOWN, [], f"{e} (the optimum is at least {bound})")
+        elif processes > 1 and bound > split_depth and hasattr(pr, "run_split"):
+            # zero-aware catalogues: the processes share one kernel walk (same nodes as one process)
+            sols, k_nodes, nxt, expired, k_extra = pr.run_split(bound, not count, processes, deadline,
+                                                                split_depth)
         elif processes > 1 and bound > split_depth:
             sols, k_nodes, nxt, expired, k_extra = _iteration_parallel(pr, bound, not count, processes,
                                                                        deadline, split_depth)

@@ -860,10 +860,75 @@ def _move_unit(u, mask, perm, ca, cb, u_k, u_ibase, u_fact, u_mbase, lo, hi, inf
     return m2, p2, q * f + p2
 
 
+# ---------------------------------------------------------------- one iteration over several processes
+
+_SPLIT: dict = {"counter": None, "lock": None}  # this iteration's shared [next claim, first solution]
+
+
+def _split_claim() -> int:
+    """The next subtree number for this process, or -1 when it lies past the first solution."""
+    a, lock = _SPLIT["counter"], _SPLIT["lock"]
+    with lock:
+        x = a[0]
+        if x > a[1]:
+            return -1
+        a[0] = x + 1
+    return int(x)
+
+
+def _split_best() -> int:
+    """The lowest subtree number with a solution so far (large: none)."""
+    return int(_SPLIT["counter"][1])
+
+
+def _split_found(sub: int) -> None:
+    a, lock = _SPLIT["counter"], _SPLIT["lock"]
+    with lock:
+        if sub < a[1]:
+            a[1] = sub
+
+
+@njit(cache=True)
+def _claim():
+    with objmode(x="int64"):
+        x = _split_claim()
+    return x
+
+
+@njit(cache=True)
+def _best():
+    with objmode(x="int64"):
+        x = _split_best()
+    return x
+
+
+@njit(cache=True)
+def _found(sub):
+    with objmode():
+        _split_found(sub)
+
+
+@njit(cache=True)
+def _record(recs, nrec, sub, g, e, lk, tg, te, tl):
+    """recs with row nrec = [sub, g, e, lk, tg, te, tl] (grown when full), and nrec + 1."""
+    if nrec == recs.shape[0]:
+        more = np.zeros((2 * nrec + 64, 7), np.int64)
+        more[:nrec] = recs[:nrec]
+        recs = more
+    recs[nrec, 0] = sub
+    recs[nrec, 1] = g
+    recs[nrec, 2] = e
+    recs[nrec, 3] = lk
+    recs[nrec, 4] = tg
+    recs[nrec, 5] = te
+    recs[nrec, 6] = tl
+    return recs, nrec + 1
+
+
 @njit(cache=True)
 def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, vals0, n, nbr, nnbr,
            fsm_next, u_addr, u_k, u_tiles, u_cmap, u_ibase, u_fact, u_mbase, lo, hi, info, regtab, moved,
-           t_units, t_nunits, h_units, h_np, h_uot, mode):
+           t_units, t_nunits, h_units, h_np, h_uot, mode, cut, out_s):
     """All move sequences of exactly `bound` moves from `board` (frame labels, cell -> tile) to the
     goal with f = g + h <= bound, h the largest partition sum of the catalogue.
 
@@ -880,6 +945,18 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
     moved); counters += [nodes generated, nodes expanded (f <= bound, not the goal), database
     lookups]; counters[3] = the next bound (bound + 2 if anything was pruned); counters[4] = 1 if
     the wall clock passed `deadline` (time.monotonic seconds) first.
+
+    cut > 0 (0 < cut < bound): one of several processes sharing the iteration (`SplitShared`).
+    Every process walks the tree above depth `cut`; the nodes at depth `cut` are numbered in
+    depth-first order (identical in every process) and each is searched by the process that
+    claimed its number (`_claim`: a shared counter, so the work balances itself); a process whose
+    claim lies past the first solution found (find_first) stops. Returns (solutions, records):
+    one record per subtree searched, [its number, nodes generated, expanded, lookups in it (from
+    the expansion of its root on), and the same three counters above the cut before it]; out_s[i]
+    = the subtree of solution i. So every process's counters are exactly those one process would
+    have had: the first solution is the one in the lowest-numbered subtree, and the counts up to it
+    are the ones above the cut before it plus those of the subtrees before it (`merge_split`).
+    With cut = 0 the records are empty.
     """
     U = u_k.size
     H = h_np.size
@@ -937,12 +1014,14 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
     lookups = 0
     found = 0
     pruned_any = False
+    recs = np.zeros((64 if cut > 0 else 0, 7), np.int64)
+    nrec = 0
     if hmax > bound:
         counters[3] = hmax
-        return 0
+        return 0, recs[:0]
     if hmax == 0:
         counters[3] = 1 << 30
-        return 1 if bound == 0 else 0
+        return (1 if bound == 0 else 0), recs[:0]
     expanded += 1
     nt = 0
     for h in range(H):
@@ -954,6 +1033,17 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
     fsm_st[0] = fsm0
     lastp = 0
     stamp = 0
+    # the split (cut > 0): cut nodes seen, the one claimed next, the one being searched (-1: none),
+    # counters at its root, counters of the subtrees searched so far
+    ncut = 0
+    mine = -1
+    if cut > 0:
+        mine = _claim()
+        if mine < 0:
+            return 0, recs[:0]
+    cur = -1
+    g0 = e0 = l0 = 0
+    sub_g = sub_e = sub_l = 0
     d = 0
     while d >= 0:
         b = blank_st[d]
@@ -968,6 +1058,20 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
                     cval[u] = log_v[i]
                     cmask[u] = log_m[i]
                     cperm[u] = log_p[i]
+            if d == cut and cur >= 0:  # a claimed subtree is done: its record, the next claim
+                recs, nrec = _record(recs, nrec, cur, generated - g0, expanded - e0, lookups - l0,
+                                     g0 - sub_g, e0 - sub_e, l0 - sub_l)
+                sub_g += generated - g0
+                sub_e += expanded - e0
+                sub_l += lookups - l0
+                cur = -1
+                mine = _claim()
+                if mine < 0:  # past the first solution found: nothing left worth searching
+                    counters[0] += generated
+                    counters[1] += expanded
+                    counters[2] += lookups
+                    counters[3] = bound + 2
+                    return found, recs[:nrec]
             d -= 1
             continue
         next_st[d] = e + 1
@@ -988,7 +1092,13 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
                 counters[2] += lookups
                 counters[3] = bound + 2
                 counters[4] = 1
-                return found
+                return found, recs[:nrec]
+            if cur >= 0 and find_first and _best() < cur:  # a solution in an earlier subtree
+                counters[0] += generated
+                counters[1] += expanded
+                counters[2] += lookups
+                counters[3] = bound + 2
+                return found, recs[:nrec]
         # the tile t would move from c to b, the blank to c
         stamp += 1
         pruned = False
@@ -1067,18 +1177,31 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
         blank_st[d] = c
         next_st[d] = 0
         fsm_st[d] = ns
+        if d == cut:
+            if ncut != mine:  # another process's subtree
+                ncut += 1
+                next_st[d] = nnbr[c]
+                continue
+            ncut += 1
+            cur = mine
+            g0, e0, l0 = generated, expanded, lookups
         if hmax == 0:
             if d == bound:
                 if found < out.shape[0]:
                     for i in range(d):
                         out[found, i] = path[i]
+                    out_s[found] = cur
                 found += 1
                 if find_first:
                     counters[0] += generated
                     counters[1] += expanded
                     counters[2] += lookups
                     counters[3] = bound + 2
-                    return found
+                    if cur >= 0:
+                        recs, nrec = _record(recs, nrec, cur, generated - g0, expanded - e0, lookups - l0,
+                                             g0 - sub_g, e0 - sub_e, l0 - sub_l)
+                        _found(cur)
+                    return found, recs[:nrec]
             next_st[d] = nnbr[c]  # the goal is not expanded
             continue
         expanded += 1
@@ -1097,7 +1220,7 @@ def search(board, bound, prev_blank, fsm0, find_first, deadline, out, counters, 
     counters[1] += expanded
     counters[2] += lookups
     counters[3] = bound + 2 if pruned_any else 1 << 30
-    return found
+    return found, recs[:nrec]
 
 
 # ---------------------------------------------------------------- a catalogue ready to search
@@ -1219,9 +1342,11 @@ MODE = 1  # the kernel's lookup order (see `search`); bench/sliding.py measures 
 
 def run_search(cat: Catalogue, board, bound: int, find_first: bool, prev_blank: int = -1,
                deadline: float = float("inf"), fsm=None, fsm0: int = -1, vals=None, capacity: int = 64,
-               nbr=None):
+               nbr=None, cut: int = 0):
     """One iteration from `board` (frame labels): (solutions as tiles moved, counters, expired);
-    counters = [generated, expanded, lookups, next bound]."""
+    counters = [generated, expanded, lookups, next bound]. With `cut` > 0 this process's share of
+    a split iteration (`run_split`): also the subtree of each solution and the records, and the
+    counters in full (5)."""
     n = cat.rows * cat.cols
     board = np.array(board, np.int64)
     if fsm is None:
@@ -1235,15 +1360,123 @@ def run_search(cat: Catalogue, board, bound: int, find_first: bool, prev_blank: 
     while True:
         counters = np.zeros(5, np.int64)
         out = np.zeros((capacity, max(bound, 1)), np.int8)
-        found = int(search(board.copy(), bound, prev_blank, fsm0, find_first, deadline, out, counters, vals,
-                           n, nbr, nnbr, fsm[0], A["u_addr"], A["u_k"], A["u_tiles"], A["u_cmap"],
-                           A["u_ibase"], A["u_fact"], A["u_mbase"], A["lo"], A["hi"], A["info"], A["regtab"],
-                           A["moved"], A["t_units"], A["t_nunits"], A["h_units"], A["h_np"], A["h_uot"], MODE))
+        out_s = np.zeros(capacity, np.int64)
+        found, recs = search(board.copy(), bound, prev_blank, fsm0, find_first, deadline, out, counters, vals,
+                             n, nbr, nnbr, fsm[0], A["u_addr"], A["u_k"], A["u_tiles"], A["u_cmap"],
+                             A["u_ibase"], A["u_fact"], A["u_mbase"], A["lo"], A["hi"], A["info"],
+                             A["regtab"], A["moved"], A["t_units"], A["t_nunits"], A["h_units"], A["h_np"],
+                             A["h_uot"], MODE, cut, out_s)
+        found = int(found)
         expired = bool(counters[4])
         if found <= capacity or expired:
-            sols = [tuple(int(x) for x in out[i, :bound]) for i in range(min(found, capacity))]
+            k = min(found, capacity)
+            sols = [tuple(int(x) for x in out[i, :bound]) for i in range(k)]
+            if cut > 0:
+                return sols, [int(x) for x in counters], expired, [int(x) for x in out_s[:k]], recs
             return sols, [int(x) for x in counters[:4]], expired
         capacity = found
+
+
+def merge_split(parts: list, bound: int, find_first: bool) -> tuple[list, list[int], bool]:
+    """One iteration's (solutions, [generated, expanded, lookups, next bound], expired) from its
+    processes' shares (`run_search` with cut > 0: solutions, counters, expired, subtree of each
+    solution, records), with the solutions, nodes and expansions one process would have had;
+    lookups are those of every process (each also walks the tree above the cut, and the order of
+    the lookups follows the partition that pruned last, which depends on the subtrees it saw)."""
+    expired = any(p[2] for p in parts)
+    lookups = sum(p[1][2] for p in parts)
+    recs = {}
+    for p in parts:
+        for r in p[4]:
+            recs[int(r[0])] = [int(x) for x in r]
+    sols = sorted(((sub, i, w, sol) for w, p in enumerate(parts) for i, (sol, sub) in enumerate(zip(p[0], p[3]))),
+                  key=lambda x: x[:3])
+    if find_first and sols and not expired:
+        first = sols[0]
+        r = recs[first[0]]
+        if sorted(x for x in recs if x < first[0]) != list(range(first[0])):
+            raise RuntimeError(f"split iteration with bound {bound}: a subtree before the solution's "
+                               "is missing")
+        g = r[4] + r[1] + sum(recs[x][1] for x in range(first[0]))
+        e = r[5] + r[2] + sum(recs[x][2] for x in range(first[0]))
+        return [first[3]], [g, e, lookups, bound + 2], expired
+    # every process walked the whole tree above the cut: its own counters less its subtrees'
+    top = set()
+    for p in parts:
+        mine = [r for r in p[4]]
+        top.add((p[1][0] - sum(int(r[1]) for r in mine), p[1][1] - sum(int(r[2]) for r in mine)))
+    if expired:
+        return [], [sum(p[1][0] for p in parts), sum(p[1][1] for p in parts), lookups, bound + 2], True
+    if len(top) != 1 or sorted(recs) != list(range(len(recs))):
+        raise RuntimeError(f"split iteration with bound {bound}: the processes' trees disagree {top}")
+    tg, te = top.pop()
+    g = tg + sum(r[1] for r in recs.values())
+    e = te + sum(r[2] for r in recs.values())
+    nxt = min(p[1][3] for p in parts)
+    return [x[3] for x in sols], [g, e, lookups, nxt], expired
+
+
+def run_split(cat: Catalogue, board, bound: int, find_first: bool, processes: int, cut: int,
+              deadline: float = float("inf"), fsm=None, fsm0: int = -1, vals=None, nbr=None):
+    """One iteration over `processes` forked processes sharing it (`search` with `cut`, 0 < cut <
+    bound): the same (solutions, counters, expired) as `run_search` in one process (`merge_split`:
+    lookups apart)."""
+    import multiprocessing as mp
+    import os
+    import pickle
+    import select
+    import signal
+
+    from ...core.procs import die_with_parent, forking
+    ctx = mp.get_context("fork")
+    shared = ctx.RawArray("q", 2)
+    shared[0], shared[1] = 0, 1 << 62
+    _SPLIT["counter"], _SPLIT["lock"] = shared, ctx.Lock()
+    if vals is None:
+        vals = cat.values(np.asarray(board, np.int64))
+    pipes, pids = [], []
+    try:
+        with forking():  # see core/procs.py
+            for _ in range(processes):
+                r, w = os.pipe()
+                pid = os.fork()
+                if pid == 0:
+                    code = 0
+                    try:
+                        os.close(r)
+                        die_with_parent()
+                        res = run_search(cat, board, bound, find_first, -1, deadline, fsm, fsm0, vals, nbr=nbr,
+                                         cut=cut)
+                        with os.fdopen(w, "wb") as fh:
+                            pickle.dump(res, fh)
+                    except BaseException:
+                        code = 1
+                    finally:
+                        os._exit(code)
+                os.close(w)
+                pipes.append(os.fdopen(r, "rb"))
+                pids.append(pid)
+        parts = []
+        waiting = list(pipes)
+        while waiting:
+            ready, _, _ = select.select(waiting, [], [])
+            for f in ready:
+                waiting.remove(f)
+                try:
+                    parts.append(pickle.load(f))
+                except EOFError:
+                    raise RuntimeError(f"a process of the split iteration with bound {bound} died") from None
+    finally:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+        for f in pipes:
+            f.close()
+        _SPLIT["counter"] = _SPLIT["lock"] = None
+    return merge_split(parts, bound, find_first)
 
 
 @njit(cache=True)
@@ -1365,6 +1598,14 @@ class ZProblem:
         fsm0 = self._fsm_state(board, path)
         sols, cnt, expired = run_search(self.cat, board, bound, find_first, prev_blank, deadline, self.fsm,
                                         fsm0, vals, capacity, self.nbr)
+        return sols, cnt[0], (cnt[3] if cnt[3] < (1 << 30) else 1 << 30), expired, \
+            {"expanded": cnt[1], "lookups": cnt[2]}
+
+    def run_split(self, bound: int, find_first: bool, processes: int, deadline: float, cut: int):
+        """One iteration from the start over `processes` processes (`run_split`): the same return
+        as `run` from the start, with the same solutions, nodes and expansions."""
+        sols, cnt, expired = run_split(self.cat, self.start, bound, find_first, processes, cut, deadline,
+                                       self.fsm, self._fsm_state(self.start, ()), None, self.nbr)
         return sols, cnt[0], (cnt[3] if cnt[3] < (1 << 30) else 1 << 30), expired, \
             {"expanded": cnt[1], "lookups": cnt[2]}
 
