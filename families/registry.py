@@ -363,15 +363,17 @@ def with_counter(fam: Family) -> Family:
         COUNTER_ENGINE, "puzzlesat.models.count:run", (Task.COUNT,),
         options=(Option("formulation", sat.formulation, f"the formulation hook (that of {sat.name})",
                         (sat.formulation,)),
-                 Option("memory_mb", 2048, "memory budget of the layers, in MB (what they add "
-                        "to the worker's resident memory): past it the count stops (UNKNOWN "
-                        "'memory')", check=_megabytes, since="0.3"),
+                 Option("memory_mb", 2048, "memory budget of the layers, in MB (the compiled "
+                        "layers' arrays, or what Python layers add to the worker's resident "
+                        "memory): past it the count stops (UNKNOWN 'memory')", check=_megabytes,
+                        since="0.3"),
                  *(o for o in sat.options if o.name in keep or o.name not in
                    {"certify", "proof_dir", "blocking", "cubes", "phase", "search"})),
         description=f"the {sat.name} formulation counted on its projection without listing the "
                     "solutions (frontier compilation of its constraints, exact integers; for an "
                     "objective, at the optimum found by decision calls)",
-        validate="puzzlesat.models.count:validate", formulation=sat.formulation, counter=True)
+        validate="puzzlesat.models.count:validate", formulation=sat.formulation, counter=True,
+        preload=("puzzlesat.models._frontier",))
     return replace(fam, engines=(*fam.engines, counter))
 
 

@@ -9,21 +9,26 @@ count is exact or UNKNOWN). This counter is exact by construction and small.
 
 The method: knowledge compilation by frontier (Knuth, TAOCP 7.1.4, "BDDs from frontiers"; Minato's
 frontier-based search). The formulation's Boolean keys are put in an order (by first mention in
-the constraints, as the model lists them: a tiling's placements by their first cell, a time model
-step by step); at each point of the order the "frontier" is the set of constraints that mention
-keys on both sides of it, and a state is the value of each frontier constraint so far: a clause
-satisfied or not, a cardinality's running sum (capped), an XOR's parity. Constraints are read as
-the model states them (ExactlyOne, AtMost, AtLeast, Clause, Xor), not through a CNF encoding, so
-no auxiliary variable exists to multiply the count. The count is a sum over paths: layer by layer,
-a dict from state to the number of assignments of the keys so far that reach it (Python ints:
-exact, any size). A key outside the projection is existentially quantified by the subset
-construction: its two values lead into one set of states (a state of the counter is then a set of
-frontier states), so each projected assignment is counted once whatever the other keys do.
+the constraints: as the model lists them, or in Cuthill-McKee order of the constraints when that
+gives the narrower frontier, `frontier_bits`); at each point of the order the "frontier" is the
+set of constraints that mention keys on both sides of it, and a state is the value of each
+frontier constraint so far: a clause satisfied or not, a cardinality's running sum (capped), an
+XOR's parity. Constraints are read as the model states them (ExactlyOne, AtMost, AtLeast, Clause,
+Xor), not through a CNF encoding, so no auxiliary variable exists to multiply the count. The count
+is a sum over paths: layer by layer, every distinct state with the number of assignments of the
+keys so far that reach it.
+
+When every key is in the projection (tilings, n-queens) the layers are compiled
+(models/_frontier.py: numba kernels, states packed in uint64 words, counts as multi-limb integers
+that widen on a carry, joined into a Python int at the end). A key outside the projection is
+existentially quantified by the subset construction: its two values lead into one set of states (a
+state of the counter is then a set of frontier states), so each projected assignment is counted
+once whatever the other keys do; those layers are Python dicts of Python ints (exact, any size).
 
 It fits formulations of small frontier (rectangles tiled by small pieces, n-queens by rows, time
 models step by step); elsewhere the layers grow until the time limit or the memory budget
-(`memory_mb`: what the layers may add to the process's resident memory, looked at every few
-thousand states) stops it:
+(`memory_mb`: the compiled layers' arrays, estimated before each layer is made; the Python layers'
+growth of the process's resident memory, looked at every few thousand states) stops it:
 UNKNOWN with the point reached, never a partial number. For a family with an objective, the
 optimum is found first by decision calls of the same formulation (a SAT solver), and the solutions
 at the optimal bound are counted. Counting up to symmetry needs the solutions: refused.
@@ -32,7 +37,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Hashable
+from typing import Any, Hashable, Sequence
 
 from ..core.result import Context, InputError, Outcome, Status, Task
 from .formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation, Xor,
@@ -65,20 +70,90 @@ class _Con:
         self.first, self.last = min(pos), max(pos)
 
 
-def _compile(f: Formulation) -> tuple[list[Hashable], list[_Con | None]]:
+def _bandwidth_order(constraints: list) -> list:
+    """The constraints in Cuthill-McKee order (Cuthill and McKee 1969): breadth first over
+    "shares a key", neighbours by fewest keys first, from a pseudo-peripheral constraint (the last
+    one reached from a constraint of fewest keys); each component in turn. On a grid this is a
+    sweep across the short side, whatever order the model listed its cells in."""
+    by_key: dict[Hashable, list[int]] = {}
+    keys = [list(dict.fromkeys(keys_of(c))) for c in constraints]
+    for ci, ks in enumerate(keys):
+        for k in ks:
+            by_key.setdefault(k, []).append(ci)
+
+    def bfs(root: int, seen: list[bool]) -> list[int]:
+        out, seen[root] = [root], True
+        for ci in out:
+            nxt = []
+            for k in keys[ci]:
+                for cj in by_key[k]:
+                    if not seen[cj]:
+                        seen[cj] = True
+                        nxt.append(cj)
+            out.extend(sorted(nxt, key=lambda cj: len(keys[cj])))
+        return out
+
+    order: list[int] = []
+    done = [False] * len(constraints)
+    for root in sorted(range(len(constraints)), key=lambda ci: len(keys[ci])):
+        if done[root]:
+            continue
+        far = bfs(root, list(done))[-1]
+        part = bfs(far, done)
+        order.extend(part)
+    return [constraints[ci] for ci in order]
+
+
+def _width_bits(c: _Con) -> int:
+    """Bits of a constraint's value in a frontier state: a clause's or an XOR's one bit, a
+    cardinality's running sum up to its upper bound (or up to its lower bound, when no upper bound
+    can bind)."""
+    if c.kind != CARD:
+        return 1
+    return max(c.lo if c.hi >= len(c.lits) else c.hi, 0).bit_length()
+
+
+def frontier_bits(cons: Sequence[_Con | None], n: int) -> int:
+    """The widest frontier of a key order, in bits of a state (the log2 of a bound on its states)."""
+    delta = [0] * (n + 1)
+    for c in cons:
+        if c is not None and c.last > c.first:
+            delta[c.first] += _width_bits(c)
+            delta[c.last] -= _width_bits(c)
+    best = run = 0
+    for d in delta:
+        run += d
+        best = max(best, run)
+    return best
+
+
+def _compile(f: Formulation, order_constraints: bool = True) -> tuple[list[Hashable], list[_Con | None]]:
     """(keys in counting order, constraints over key indices); InputError for a formulation with
-    integer variables or Linear constraints (no Boolean counting form here)."""
+    integer variables or Linear constraints (no Boolean counting form here). The keys come in the
+    order the constraints first mention them: the model's listing, or (`order_constraints`) the
+    constraints in Cuthill-McKee order when that gives the narrower frontier (`frontier_bits`)."""
     if f.ints or not f.is_cnf():
         raise InputError(f"count:frontier counts Boolean formulations (clauses, cardinalities, XOR); "
                          f"{f.name} has integer variables or linear constraints")
+    listed = [c for _, c in f.constraints()]
+    best = _compile_in(f, listed)
+    if order_constraints and listed:
+        other = _compile_in(f, _bandwidth_order(listed))
+        if frontier_bits(other[1], len(other[0])) < frontier_bits(best[1], len(best[0])):
+            best = other
+    return best
+
+
+def _compile_in(f: Formulation, listed: list) -> tuple[list[Hashable], list[_Con | None]]:
+    """`_compile` for one listing of the constraints."""
     order: dict[Hashable, int] = {}
-    for _, c in f.constraints():
+    for c in listed:
         for k in keys_of(c):
             order.setdefault(k, len(order))
     for k in f.projection:  # a projection key in no constraint is free: it doubles the count
         order.setdefault(k, len(order))
     cons: list[_Con | None] = []  # None: a constraint nothing satisfies
-    for _, c in f.constraints():
+    for c in listed:
         if isinstance(c, Clause):
             lits: dict[int, bool] = {}
             taut = False
@@ -152,13 +227,19 @@ class Counter:
             for i in range(c.first, c.last + 1):
                 self.after[i][ci] = sum(1 for j in pos if j > i)
 
-    def run(self, ctx: Context | None = None, memory_mb: float = MEMORY_MB) -> tuple[int | None, str | None, dict]:
-        """(count or None, why not, stats)."""
+    def run(self, ctx: Context | None = None, memory_mb: float = MEMORY_MB,
+            compiled: bool = True) -> tuple[int | None, str | None, dict]:
+        """(count or None, why not, stats): by the compiled layers (models/_frontier.py) when every
+        key is in the projection and `compiled`, else by the Python layers below (sets of states)."""
         stats: dict[str, Any] = {"keys": len(self.keys), "constraints": len(self.cons),
                                  "max_frontier": max((len(x) for x in self.frontier), default=0),
-                                 "projection_keys": sum(self.projected)}
+                                 "frontier_bits": frontier_bits(self.cons, len(self.keys)),
+                                 "projection_keys": sum(self.projected),
+                                 "layers": "compiled" if compiled and all(self.projected) else "python"}
         if self.empty:
             return 0, None, {**stats, "peak_states": 0}
+        if stats["layers"] == "compiled":
+            return self._run_compiled(ctx, memory_mb, stats)
         cons, n = self.cons, len(self.keys)
         sets = not all(self.projected)
         layer: dict = {frozenset({()}): 1} if sets else {(): 1}
@@ -246,6 +327,88 @@ class Counter:
         stats.update(peak_states=peak, states=total)
         return sum(layer.values()), None, stats
 
+    def _layout(self, frontier: tuple[int, ...]) -> tuple[dict[int, tuple[int, int, int]], int]:
+        """({constraint: (word, shift, bit mask)} for a frontier's packed state, words)."""
+        at: dict[int, tuple[int, int, int]] = {}
+        word, shift = 0, 0
+        for ci in frontier:
+            width = self.width[ci]
+            if shift + width > 64:
+                word, shift = word + 1, 0
+            at[ci] = (word, shift, (1 << width) - 1)
+            shift += width
+        return at, word + 1
+
+    def _run_compiled(self, ctx: Context | None, memory_mb: float,
+                      stats: dict[str, Any]) -> tuple[int | None, str | None, dict]:
+        """The count by the compiled layers (every key projected: a state is one packed tuple)."""
+        import numpy as np
+
+        from . import _frontier as fk
+        cons, n = self.cons, len(self.keys)
+        # a cardinality with no upper bound in reach counts up to its lower bound (saturates)
+        self.width = [_width_bits(c) for c in cons]
+        self.saturate = [c.kind == CARD and c.hi >= len(c.lits) for c in cons]
+        i64, u64 = np.int64, np.uint64
+        states = np.zeros((1, 1), dtype=u64)
+        counts = np.zeros((1, 2), dtype=u64)
+        counts[0, 0] = 1
+        prev_at: dict[int, tuple[int, int, int]] = {}
+        peak, total, last, words = 1, 0, time.monotonic(), 1
+        budget = memory_mb * 2**20
+        for i in range(n):
+            if ctx is not None and ctx.expired():
+                return None, f"time limit at key {i} of {n} ({states.shape[0]} states in the layer)", \
+                    {**stats, "peak_states": peak, "states": total}
+            at, wout = self._layout(self.frontier[i])
+            words = max(words, wout)
+            S, L = states.shape[0], counts.shape[1]
+            need = 8 * S * (states.shape[1] + L + 2 * (2 * wout + L + 4))
+            if need > budget:
+                return None, (f"memory: the layer after key {i + 1} of {n} would outgrow the budget "
+                              f"of {memory_mb:g} MB (from {S} states; memory_mb)"), \
+                    {**stats, "peak_states": peak, "states": total}
+            touch = dict(self.touch[i])
+            after = self.after[i]
+            here = self.frontier[i]
+            src = [prev_at.get(ci, (-1, 0, 0)) for ci in here]
+            spec = [np.array(x, dtype=i64) for x in (
+                [w for w, _, _ in src], [sh for _, sh, _ in src],
+                [cons[ci].kind for ci in here],
+                [-1 if touch.get(ci) is None else int(touch[ci]) for ci in here],
+                [cons[ci].lo for ci in here], [cons[ci].hi for ci in here],
+                [int(self.saturate[ci]) for ci in here], [after.get(ci, 0) for ci in here],
+                [at[ci][0] for ci in here], [at[ci][1] for ci in here])]
+            s_msk = np.array([m for _, _, m in src], dtype=u64)
+            ends = [(ci, pol) for ci, pol in self.touch[i] if cons[ci].last == i]
+            esrc = [prev_at.get(ci, (-1, 0, 0)) for ci, _ in ends]
+            e_src, e_sh = (np.array(x, dtype=i64) for x in ([w for w, _, _ in esrc], [sh for _, sh, _ in esrc]))
+            e_msk = np.array([m for _, _, m in esrc], dtype=u64)
+            e_kind, e_pol, e_lo, e_hi = (np.array(x, dtype=i64) for x in (
+                [cons[ci].kind for ci, _ in ends], [int(p) for _, p in ends],
+                [cons[ci].lo for ci, _ in ends], [cons[ci].hi for ci, _ in ends]))
+            out, par, k = fk.expand(states, spec[0], spec[1], s_msk, spec[2], spec[3], spec[4],
+                                    spec[5], spec[6], spec[7], spec[8], spec[9],
+                                    e_src, e_sh, e_msk, e_kind, e_pol, e_lo, e_hi, wout)
+            if k == 0:
+                return 0, None, {**stats, "peak_states": peak, "states": total, "words": words,
+                                 "limbs": counts.shape[1]}
+            out = out[:k]
+            order = (np.argsort(out[:, 0], kind="stable") if wout == 1
+                     else np.lexsort(out.T[::-1]))
+            while True:
+                nxt, ncounts, carry = fk.merge(out, par, order, k, counts)
+                if not carry:
+                    break
+                counts = np.hstack([counts, np.zeros((S, 1), dtype=u64)])  # one limb more
+            states, counts, prev_at = nxt, ncounts, at
+            peak, total = max(peak, states.shape[0]), total + states.shape[0]
+            if ctx is not None and time.monotonic() - last > 0.5:
+                ctx.progress(key=f"{i + 1}/{n}", states=states.shape[0])
+                last = time.monotonic()
+        stats.update(peak_states=peak, states=total, words=words, limbs=counts.shape[1])
+        return fk.total(counts), None, stats
+
 
 def count_formulation(f: Formulation, ctx: Context | None = None,
                       memory_mb: float = MEMORY_MB) -> tuple[int | None, str | None, dict]:
@@ -289,7 +452,8 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
     opts = dict(ctx.options)
     hook, cap = opts["formulation"], opts.get("memory_mb", MEMORY_MB)
     stats: dict[str, Any] = {}
-    params = {"formulation": hook, "memory_mb": cap, "method": "frontier (exact, Python ints)"}
+    params = {"formulation": hook, "memory_mb": cap, "method": "frontier (exact: compiled layers when every key is "
+              "projected, else Python layers of state sets)"}
     objective = None
     d0 = call_hook(hook, inst, Task.COUNT, opts, None)
     if d0.objective is not None or d0.value is not None or d0.bound is not None:

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import puzzlesat as ps
 from puzzlesat.core.result import InputError, Status
-from puzzlesat.models.count import count_formulation
+from puzzlesat.models.count import Counter, count_formulation
 from puzzlesat.models.formulation import AtLeast, AtMost, Clause, ExactlyOne, Formulation, Xor
 from puzzlesat.models.pentomino.cover import formulation as cover
 
@@ -91,6 +91,62 @@ def test_projected_counts_equal_brute_force(case):
     got, why, _ = count_formulation(f)
     if want is not None:
         assert (got, why) == (want, None), (cons, proj)
+
+
+@settings(max_examples=80, deadline=None)
+@given(formulas(), st.integers(0, 5))
+def test_compiled_layers_equal_the_python_layers_and_brute_force(case, extra):
+    """Every key projected: the compiled layers (models/_frontier.py), the Python layers and brute
+    force give one count; `extra` free keys double it each (more bits than a word holds below)."""
+    n, cons, _ = case
+    f = Formulation("random")
+    for kind, keys, k in cons:
+        ks = tuple(("v", i) for i, _ in keys)
+        if kind == "or":
+            c = Clause(tuple((("v", i), p) for i, p in keys))
+        elif kind == "xor":
+            c = Xor(ks, k % 2)
+        else:
+            c = {"le": AtMost, "ge": AtLeast}[kind](ks, k) if kind != "one" else ExactlyOne(ks)
+        f.add("c", c)
+    f.projection = tuple(("v", i) for i in range(n + extra))
+    compiled = Counter(f).run()
+    python = Counter(f).run(compiled=False)
+    assert compiled[2]["layers"] == "compiled" and python[2]["layers"] == "python"
+    if compiled[0] != 0:
+        assert compiled[:2] == python[:2] == (brute(n, cons, list(range(n))) * 2 ** extra, None)
+    else:
+        assert python[0] == 0
+
+
+def test_counts_past_64_bits_are_exact():
+    """Counts beyond one uint64 (the limbs widen; never a float, never an overflow): 2 x 100
+    dominoes = Fibonacci F(101), 90 free keys = 2^90, and Knuth's 8 x 8 mixed count (TAOCP 7.1.4)."""
+    fib = [0, 1]
+    while len(fib) < 102:
+        fib.append(fib[-1] + fib[-2])
+    assert count_formulation(cover(board(2, 100)))[:2] == (fib[101], None)
+    assert fib[101] > 2**64
+    f = Formulation("free")
+    f.projection = tuple(("v", i) for i in range(90))
+    assert count_formulation(f)[:2] == (2**90, None)
+    n, why, stats = count_formulation(cover(board(8, 8, MDT)))
+    assert (n, why) == (92_109_458_286_284_989_468_604, None) and stats["limbs"] >= 3
+
+
+def test_compiled_layers_run_without_jit(no_jit):
+    """The kernels run as plain Python under NUMBA_DISABLE_JIT=1 (6 x 6 dominoes: 6,728, OEIS
+    A004003; a count past 2^64 from 70 free keys)."""
+    code = ("import puzzlesat as ps\n"
+            "from puzzlesat.models.count import Counter\n"
+            "from puzzlesat.models.formulation import Formulation\n"
+            "from puzzlesat.models.pentomino.cover import formulation\n"
+            "inst = ps.load('kind = \"pentomino\"\\nname = \"d\"\\nsize = [6, 6]\\n"
+            "[pieces.D]\\nshape = \"##\"\\ncount = \"any\"\\n')\n"
+            "n, why, st = Counter(formulation(inst)).run()\n"
+            "f = Formulation('free'); f.projection = tuple(range(70))\n"
+            "print(n, st['layers'], Counter(f).run()[0] == 2**70)")
+    assert no_jit(code).split() == ["6728", "compiled", "True"]
 
 
 def test_engine_agrees_with_the_enumerating_engines_and_stops_honestly():

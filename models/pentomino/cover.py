@@ -47,7 +47,9 @@ def formulation(inst: Tiling, breaking: bool = False, symmetry: str = "all") -> 
             continue
         if lo > 0:
             f.add(GROUPS[2], AtLeast(tuple(by_piece[k]), lo))
-        if hi < len(by_piece[k]):  # a range's upper end (no limit: as many as fit, implied)
+        if p.most is not None and hi < len(by_piece[k]):
+            # a range's upper end; with no limit (as many as fit) the cover implies it by area,
+            # and stating it would only make a frontier count track a running sum (count:frontier)
             f.add(GROUPS[2], AtMost(tuple(by_piece[k]), hi))
     if breaking:
         f.mark(GROUPS[3], "symmetry breaking")
