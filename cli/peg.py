@@ -14,6 +14,19 @@ from .campaign import dask_options
 from .options import Seconds
 
 
+RECHECK_HELP = ("with --work-dir: take nothing an earlier run recorded there on trust (its seals "
+                "ignored): recorded answers are searched again, layers built again")
+
+
+def _recheck(recheck: bool, work_dir) -> None:
+    """--recheck: no seal is taken on trust in this process or the ones it starts."""
+    if recheck:
+        if work_dir is None:
+            raise InputError("--recheck checks again what a --work-dir holds: give --work-dir")
+        from ..core.seal import recheck_all
+        recheck_all()
+
+
 def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
     """A --vacate/--finish value: a keyword alone, or hole ids/labels (comma or space separated)."""
     from ..puzzles.peg import parse_hole
@@ -113,13 +126,14 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
 @click.option("--model", "model_backend", type=click.Choice(["cpsat", "sat"]), default="cpsat",
               show_default=True, help="--upper-bound: the backend of the seeded decisions "
               "(cpsat:ordered hints, sat:ordered phases)")
+@click.option("--recheck", is_flag=True, help=RECHECK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def problems(board_name: str, vacate, finish, time_limit, method, stream, backward_depth,
              max_forward, max_backward, beam_width, forward_depth, least, store_path, jobs,
              executor, scheduler, tls_ca_file, tls_cert, tls_key, insecure, memory_limit_mb,
              prune, max_moves, work_dir, layer_memory_mb, disk_limit_mb, estimate, force,
              keep_free_mb, upper_bound, widths, weight_sets, phases, save_path, model_backend,
-             as_json) -> None:
+             recheck, as_json) -> None:
     """Every single-vacancy -> single-survivor problem of BOARD, one per symmetry orbit: impossible
     by position class at once, else the minimum moves by a native search (shared bidirectional
     layers), with one optimal jump sequence that the checker replayed; a problem the search cannot
@@ -133,6 +147,7 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     from ..native_search.peg.problems import minimum, minimum_proved
     from ..puzzles.peg import board, hole_label
     b = board(board_name)
+    _recheck(recheck, work_dir)
     if upper_bound:
         if least or store_path is not None or method is not None:
             raise InputError("--upper-bound is its own search: it cannot be combined with --least, "
@@ -241,8 +256,10 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
         rows.append(r)
         if not as_json:
             moves = r.moves_text()
+            verified_in, at = r.provenance()
+            earlier = f"  [sealed record of an earlier run, {at}]" if verified_in != "this run" else ""
             click.echo(f"{hole_label(b, r.vacate):>6} {hole_label(b, r.finish):>6} {moves:>10}  "
-                       f"{r.proof:<15} {r.orbit_size:>5} {r.seconds:8.2f}")
+                       f"{r.proof:<15} {r.orbit_size:>5} {r.seconds:8.2f}{earlier}")
     m = minimum(rows)
     proved = minimum_proved(rows)
     unsettled = [r for r in rows if r.status not in (Status.OPTIMAL, Status.INFEASIBLE)]
@@ -252,6 +269,12 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
                                "method": method, "seconds": round(time.perf_counter() - t0, 3)}))
         return
     solvable = [r for r in rows if r.min_moves is not None]
+    earlier = [r.provenance()[1] or "unknown date" for r in rows if r.provenance()[0] != "this run"]
+    if earlier:
+        click.echo(f"{len(earlier)} answers are sealed records of earlier runs ({min(earlier)}"
+                   + ("" if min(earlier) == max(earlier) else f" to {max(earlier)}")
+                   + "): their solutions replayed now, their minimum proved by that run; "
+                   "--recheck searches them again")
     click.echo(f"{len(rows)} problems: {len(solvable)} solved, "
                f"{sum(r.status is Status.INFEASIBLE for r in rows)} impossible"
                + (f", {len(unsettled)} not settled (bounds shown)" if unsettled else ""))
@@ -440,10 +463,14 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
               help="a cube not answered within this many CPU seconds (of its processes) is "
                    "stopped and split into one cube per legal next jump (recursively; with a "
                    "cover job per split)")
+@click.option("--recheck", is_flag=True,
+              help="with --work-dir: take no earlier run's sealed result on trust: kept proofs "
+                   "are verified again by the checker, every other refutation or count is solved "
+                   "again (solutions are always replayed)")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 def cubes(instance, bound, depth, config, symmetry, certify, solver, search, count, jobs, executor,
           scheduler, tls_ca_file, tls_cert, tls_key, insecure, work_dir, keep_proofs, time_limit,
-          split_after, as_json) -> None:
+          split_after, recheck, as_json) -> None:
     """Cube-and-conquer: decide "moves <= K" on a peg INSTANCE by splitting it into cubes (the
     first DEPTH jumps fixed, up to symmetry), each a SAT job; with --certify every refutation is
     proved and checked, so INFEASIBLE is certified. Exit status 0 for an answer (FEASIBLE,
@@ -472,7 +499,7 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, search, cou
         rep = run_cubes(fam, inst, config, bound, depth, symmetry=symmetry, certify=certify,
                         count=count, solver=solver, pool=pool, work_dir=work_dir,
                         time_limit=time_limit, split_after=split_after, search=search,
-                        keep=keep_proofs,
+                        keep=keep_proofs, recheck=recheck,
                         progress=say)
     finally:
         close_pool(pool)
@@ -501,10 +528,20 @@ def _print_cubes(rep: dict) -> None:
         sol = rep["solution"]
         click.echo(f"a solution of {sol['moves']} moves (replayed by the checker; in "
                    f"{rep['found_in']}): " + " ".join(f"{a}-{c}" for a, _, c in sol["jumps"]))
+    from ..core.seal import EARLIER_RUN, verdict_text
+    prov = rep.get("provenance") or {}
     if rep.get("certificate"):
         c = Certificate.from_json(rep["certificate"])
-        click.echo(f"certificate: {c.verdict}  ({c.proof_count} proofs, {c.lemmas} lemmas, "
+        verdict = verdict_text(f"{c.verdict}", rep["certificate"].get("provenance"))
+        click.echo(f"certificate: {verdict}  "
+                   f"({c.proof_count} proofs, {c.lemmas} lemmas, "
                    f"{(c.proof_bytes or 0) / 1e6:.1f} MB, checked in {c.checker_seconds} s)")
+    if prov.get("verified_in") == EARLIER_RUN:
+        first, last = prov["earlier_dates"]
+        click.echo(f"from earlier runs: {prov['earlier_runs']} of "
+                   f"{prov['earlier_runs'] + prov['this_run']} job results behind this answer are "
+                   f"sealed records of earlier runs ({first}" + ("" if first == last else f" to {last}")
+                   + "), not checked again in this run; --recheck checks them again")
     if rep.get("reason"):
         click.echo(f"reason: {rep['reason']}")
 
@@ -539,9 +576,10 @@ def _print_cubes(rep: dict) -> None:
                    "them, and a damaged file is found and computed again")
 @click.option("--keep-free-mb", type=click.IntRange(min=0), default=None,
               help="dp: disk space the layers must leave free (default 1024); past it UNKNOWN")
+@click.option("--recheck", is_flag=True, help=RECHECK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="print JSON (counts as exact integers)")
 def games(target, vacate, finish, direction, method, symmetry, time_limit, memory_mb, work_dir,
-          keep_free_mb, as_json) -> None:
+          keep_free_mb, recheck, as_json) -> None:
     """How many jump sequences solve a peg INSTANCE: every sequence from the start to the finish
     (one peg anywhere when the instance has no finish), counted exactly by a dynamic programme over
     the layers of positions by jumps (big integers, symmetry-reduced). Exit status 0 for a count,
@@ -555,6 +593,7 @@ def games(target, vacate, finish, direction, method, symmetry, time_limit, memor
     """
     from ..native_search.peg.bfs import peak_rss_mib
     from ..native_search.peg.games import board_table, count_games, enumerate_games
+    _recheck(recheck, work_dir)
     t0 = time.monotonic()
     deadline = None if time_limit is None else t0 + time_limit
     memory = None if memory_mb is None else memory_mb * 2**20
@@ -637,7 +676,10 @@ def _games_json(r, b) -> dict:
            "meeting": r.meeting, "words": r.words, "seconds": r.seconds,
            "layers_on_disk": r.layers_on_disk, "disk_peak_mib": round(r.disk_peak / 2**20, 1),
            "resumed": r.resumed, "resumed_inside": r.resumed_inside, "redone": r.redone,
+           "verified_in": "earlier run" if r.resumed_from else "this run",
            "reason": r.reason}
+    if r.resumed_from:
+        out["resumed_from"] = r.resumed_from
     if r.per_finish is not None:
         out["per_finish"] = {hole_label(b, h): v for h, v in r.per_finish.items()}
     if r.dead_by_pegs is not None:
@@ -655,6 +697,10 @@ def _games_line(r, name: str) -> str:
     text = f"{name}: {r.solutions:,} winning jump sequences ({r.jumps} jumps each; {how}; {r.seconds:.1f} s)"
     if r.games is not None:
         text += f"\n{name}: {r.games:,} games (jump sequences until no jump is possible)"
+    if getattr(r, "resumed_from", None):
+        text += (f"\n{name}: resumed from layers of an earlier run ({r.resumed_from}; sealed, "
+                 f"SHA-256 checked now: {', '.join(r.resumed) or 'a checkpoint inside a layer'}); "
+                 "--recheck counts them again")
     return text
 
 

@@ -21,6 +21,7 @@ MAX_GLOB_VISITS = 200_000            # directory entries one glob may look at wh
 MAX_SECONDS = 1e9                    # a time limit in seconds (31 years; past ~9.2e9 clocks overflow)
 MAX_MEMORY_MB = 1 << 30              # a memory limit in MB (1 PiB)
 MAX_CONFIGS = 1000                   # configurations in a spec or a configuration list
+WORKER_RESTART_SECONDS = 1800.0      # a killed local Dask worker's restart may take this long (load)
 
 
 def too_big(what: str, n: int, limit: int, unit: str = "") -> str:

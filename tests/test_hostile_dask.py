@@ -77,6 +77,20 @@ def test_a_cluster_without_workers_is_never_waited_on_forever(monkeypatch):
         with pytest.raises(NoWorkers, match="no worker for 2 s"):
             list(finished(e.client, as_completed([f], loop=e.client.loop), no_workers=2.0))
         assert time.monotonic() - t < 30
+        # a worker process that is alive but not joined yet (a nanny restarting a killed worker on
+        # a loaded machine) is waited for past the no-worker grace, up to STARTING_SECONDS
+        monkeypatch.setattr(executors, "STARTING_SECONDS", 4.0)
+        t = time.monotonic()
+        with pytest.raises(NoWorkers, match="none joined in 4 s"):
+            list(finished(e.client, as_completed([f], loop=e.client.loop), no_workers=1.0,
+                          starting=lambda: 1))
+        assert time.monotonic() - t >= 4.0
+        assert e.starting_workers() == 0   # scaled to 0: no nanny, nothing coming
+        # a killed worker's restart is waited for: Dask's 15 s lost-worker timeout would close its
+        # nanny for good on a loaded machine (the cause of the killed-workers failure at load 28)
+        import dask
+        from dask.utils import parse_timedelta
+        assert parse_timedelta(dask.config.get("distributed.deploy.lost-worker-timeout")) >= 1800
         # a campaign's jobs on it: stored as killed (a later run runs them), not a hang
         monkeypatch.setattr(executors, "NO_WORKERS_SECONDS", 2.0)
         from puzzlesat.compare.campaign.execute import execute_on_worker  # noqa: F401

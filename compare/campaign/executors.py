@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
+from ...core.limits import WORKER_RESTART_SECONDS
 from ...core.result import InputError
 
 from .execute import KILLED, execute
@@ -171,6 +172,14 @@ class DaskExecutor:
             from ...core.cluster import local_cluster
             self.client, self.cluster = local_cluster(jobs)  # TLS only, no HTTP server
 
+    def starting_workers(self) -> int:
+        """Worker processes of this executor's local cluster that are alive, joined or still
+        starting (a nanny restarting a killed worker); 0 for a remote scheduler."""
+        if self.cluster is None:
+            return 0
+        from ...core.cluster import live_worker_processes
+        return live_worker_processes(self.cluster)
+
     def run(self, payloads: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         """Records as tasks finish, each job exactly once (a worker's death re-runs its task)."""
         from distributed import as_completed
@@ -185,7 +194,8 @@ class DaskExecutor:
         seen: set[Any] = set()  # Dask keys: str or tuples
         try:
             try:
-                for f in finished(self.client, as_completed(futures, loop=self.client.loop)):
+                for f in finished(self.client, as_completed(futures, loop=self.client.loop),
+                                  starting=self.starting_workers):
                     if f.key in seen:
                         continue
                     seen.add(f.key)
@@ -212,6 +222,7 @@ class DaskExecutor:
 
 
 NO_WORKERS_SECONDS = 120.0   # a cluster with no worker this long: the jobs waiting on it are given up
+STARTING_SECONDS = WORKER_RESTART_SECONDS  # ... or with worker processes alive but never joining
 POLL_SECONDS = 0.25
 
 
@@ -220,14 +231,18 @@ class NoWorkers(RuntimeError):
 
 
 def finished(client, ac, deadline: float | None = None, what: str = "the Dask jobs",
-             no_workers: float | None = None) -> Iterator[Any]:
+             no_workers: float | None = None, starting=None) -> Iterator[Any]:
     """The futures of `ac` (a distributed.as_completed) as they finish, never waiting forever:
     polled every POLL_SECONDS; past `deadline` (time.monotonic) OutOfTime; when the cluster has
-    had no worker for `no_workers` seconds (default NO_WORKERS_SECONDS), NoWorkers."""
+    had no worker for `no_workers` seconds (default NO_WORKERS_SECONDS), NoWorkers. `starting`
+    (a local cluster's): () -> how many worker processes are alive; while one is (a nanny
+    restarting a killed worker: on a loaded machine its start-up takes minutes of wall time),
+    the cluster is waiting for it, not empty — up to STARTING_SECONDS."""
     import time
     from ...native_search.peg.disk import OutOfTime, past
     grace = NO_WORKERS_SECONDS if no_workers is None else no_workers
     empty_since = None
+    starting_since = None
     last_look = 0.0
     while not ac.is_empty():
         if ac.has_ready():
@@ -243,8 +258,20 @@ def finished(client, ac, deadline: float | None = None, what: str = "the Dask jo
                 workers = len(client.nthreads())
             except Exception:  # the scheduler itself does not answer: no workers either
                 workers = 0
+            coming = 0
+            if not workers and starting is not None:
+                try:
+                    coming = starting()
+                except Exception:  # the cluster is closing: nothing is coming
+                    coming = 0
             if workers:
+                empty_since = starting_since = None
+            elif coming:
                 empty_since = None
+                starting_since = now if starting_since is None else starting_since
+                if now - starting_since >= STARTING_SECONDS:
+                    raise NoWorkers(f"{coming} Dask worker processes were started but none joined "
+                                    f"in {STARTING_SECONDS:.0f} s while waiting for {what}")
             elif empty_since is None:
                 empty_since = now
             elif now - empty_since >= grace:

@@ -21,7 +21,15 @@ not a fact: it counts only with the seal (core/seal.py) this user's puzzlesat pu
 this plan, when it wrote it (after replaying its solution, after verifying its proof); a SAT
 record without a seal counts once its model is decoded and replayed by the checker again; any
 other file (no seal, another plan's, garbage, a FIFO or device, too large) is set aside and its
-job runs again. So a certificate says VERIFIED only for proofs our checker verified.
+job runs again. So a certificate says VERIFIED only for proofs our checker verified — in this run,
+or in an earlier one whose sealed record says so: the report tells them apart (`provenance`:
+verified_in "this run" or "earlier run" with the records' dates, core/seal.py).
+
+`recheck` (the skeptic's resume) ignores seals: a SAT record's model is replayed (as always); an
+UNSAT record whose proof was kept (`keep`) counts only once our checker verifies that proof again,
+in this run, against the job's CNF written afresh from the base CNF; every other UNSAT or COUNTED
+record (its proof deleted, or rejected now) has its job solved again. A split record stays (it
+claims nothing: the cube's children and its cover job are solved in its place).
 
 Answers (`status`): INFEASIBLE = no solution with at most K moves (every cube left unsplit and
 every cover refuted: the optimum is at least K + 1); FEASIBLE = a cube had a model, decoded and
@@ -101,6 +109,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
               certify: bool = False, count: bool = False, solver: str | None = None,
               pool=None, work_dir: str | Path | None = None, time_limit: float | None = None,
               split_after: float | None = None, search: str = "auto", keep: bool = False,
+              recheck: bool = False,
               progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Decide "moves <= `bound`" on peg instance `inst` (or, with `count`, count the solutions with
     at most `bound` moves) by the cubes of depth `depth` (module docstring). `cfg`: a SAT engine
@@ -109,7 +118,8 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     models/peg/cubes jobs (`pool_for(..., job="puzzlesat.models.peg.cubes:solve_cube")`; default:
     InlinePool, the jobs in this process). `split_after`: a cube not answered within this many
     CPU seconds is stopped and split into its children (every legal next jump; deciding, with a cover
-    job of its own), recursively. `search`: 'fixed' makes CP-SAT (solver 'cpsat') branch on the
+    job of its own), recursively. `recheck`: ignore the seals of earlier runs' records (module
+    docstring). `search`: 'fixed' makes CP-SAT (solver 'cpsat') branch on the
     jump variables in time order, true first (as cpsat:* search=fixed). Returns the report
     (JSON-able).
 
@@ -125,8 +135,9 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     from ...puzzles.peg import check
     from ..export import export
     from ...native_search.peg.disk import OutOfTime
-    from ...core.seal import sign
+    from ...core.seal import STAMP, now, rechecking, sign
     t0 = time.monotonic()
+    recheck = recheck or rechecking()
     say = progress or (lambda s: None)
     cfg = parse(cfg) if isinstance(cfg, str) else cfg
     eng = fam.engine(cfg.engine)
@@ -220,10 +231,19 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         tag = plan["base_sha256"][:8]
         J = inst.jumps_needed
 
+        verify: dict[str, str] = {}  # recheck: job name -> the kept proof to verify again
+
         def spec(name: str, cube, extra: list, weight: int = 1) -> dict:
             limit = split_after if cube is not None and len(cube) < J else None
             return {"tag": tag, "name": name, "cube": None if cube is None else list(cube),
                     "extra": extra, "weight": weight, "time_limit": limit, **common}
+
+        def to_run(s: dict) -> dict:
+            """A job as it runs now: checking a kept proof (recheck) has no split limit; a
+            proof that does not verify sends the job back to be solved."""
+            if s["name"] in verify:
+                return {**s, "time_limit": None, "verify_proof": verify[s["name"]]}
+            return s
 
         top = [] if count else [spec("cover", None, pc.cover_clauses(all_cubes, ids))]
         top += [spec(f"cube-{i:06d}", c, pc.units(c, ids), w)
@@ -248,7 +268,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                 r = done.get(s["name"])
                 if r is not None and r.get("split"):
                     stack.extend(reversed(children(s)))
-            return jobs, [s for s in jobs if s["name"] not in done]
+            return jobs, [to_run(s) for s in jobs if s["name"] not in done]
 
         context = "peg cubes " + json.dumps(plan, sort_keys=True)  # a seal binds a record to its plan
 
@@ -264,9 +284,15 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
             return {"jumps": [list(j) for j in seq], "moves": m}
 
         done: dict[str, dict] = {}
-        set_aside = 0
+        set_aside = rechecked = 0
         for p in sorted(results.glob("*.json")):
-            res, why = _load_record(p, context, count, replay)
+            res, why = _load_record(p, context, count, replay, recheck)
+            if why == RECHECK:
+                rechecked += 1
+                proof = _kept_proof(jobs_dir, p.stem) if certify and not count else None
+                if proof is not None:
+                    verify[p.stem] = str(proof)
+                continue
             if res is None:
                 set_aside += 1
                 if set_aside <= 5:
@@ -275,6 +301,9 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
             done[p.stem] = res
         if set_aside > 5:
             say(f"  ... {set_aside} result files set aside in all: their jobs run again")
+        if recheck:
+            say(f"  --recheck: {rechecked} UNSAT/COUNTED records not taken on trust: {len(verify)} "
+                f"kept proofs to verify again, {rechecked - len(verify)} jobs to solve again")
         jobs, todo = tree()
         say(f"{inst.name}: {'count' if count else 'decide'} moves <= {bound}: {len(all_cubes)} cubes "
             f"of depth {depth} ({legal} legal prefixes{', up to symmetry' if symmetry else ''}); "
@@ -288,6 +317,10 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
 
         def accept(s: dict, res: dict) -> None:
             """Record one job's result (and stop at a model, a bad proof)."""
+            if res["status"] == "RECHECK_FAILED":  # its kept proof did not verify: solve it again
+                verify.pop(s["name"], None)
+                return
+            verify.pop(s["name"], None)
             if s["cube"] is not None:
                 res["cube"] = s["cube"]
             if res["status"] == "SAT" and s["cube"] is None:
@@ -303,6 +336,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                 res["split"] = True  # its children replace it (tree())
             if certify and res["status"] == "UNSAT" and not _proof_verified(res):
                 stop.setdefault("rejected", res)
+            res[STAMP] = now()
             res = sign(res, context)  # written by us, checked by us: sealed
             write_atomic(results / f"{s['name']}.json", json.dumps(res), "cube result")
             done[s["name"]] = res
@@ -320,6 +354,8 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                 for res in it:
                     accept(by_id[res["id"]], res)
                     say(f"  {res['name']}: " + ("split" if res.get("split") else res["status"])
+                        + (f" ({res['reason']}): solved again" if res["status"] == "RECHECK_FAILED"
+                           else f" [{res['rechecked']}]" if res.get("rechecked") else "")
                         + (f" {res['count']}" if "count" in res else "")
                         + f" ({res['solve_seconds']:.1f} s"
                         + _proof_text(res)
@@ -331,8 +367,10 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
             finally:
                 it.close()
             jobs, todo = tree()
-        return _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir,
-                       resolved, time.monotonic() - t0, count, certify, info)
+        rep = _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir,
+                      resolved, time.monotonic() - t0, count, certify, info)
+        rep["recheck"] = recheck
+        return rep
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -354,9 +392,29 @@ def _read_plan(path: Path) -> dict:
     return old
 
 
-def _load_record(path: Path, context: str, count: bool, replay) -> tuple[dict | None, str]:
-    """(record, '') for a result file that counts (module docstring), else (None, why not)."""
-    from ...core.seal import verified
+RECHECK = "not taken on trust (--recheck)"
+
+
+def _kept_proof(jobs_dir: Path, name: str) -> Path | None:
+    """The proof an earlier run kept for job `name` (a regular file, not a link), or None."""
+    import os
+    import stat
+    for ext in (".lrat", ".drat"):
+        p = jobs_dir / f"{name}{ext}"
+        try:
+            if stat.S_ISREG(os.lstat(p).st_mode):
+                return p
+        except OSError:
+            continue
+    return None
+
+
+def _load_record(path: Path, context: str, count: bool, replay,
+                 recheck: bool = False) -> tuple[dict | None, str]:
+    """(record, '') for a result file that counts (module docstring), else (None, why not);
+    (None, RECHECK) for an UNSAT or COUNTED record when `recheck`. A sealed record read back
+    carries "_earlier": when its run verified it."""
+    from ...core.seal import stamp_of, unsealed_why, verified
     try:
         data = read_bytes(path, MAX_RECORD_BYTES, "cube result")
         rec = json.loads(data)
@@ -373,12 +431,14 @@ def _load_record(path: Path, context: str, count: bool, replay) -> tuple[dict | 
         except CheckError as e:
             return None, f"its solution fails the checker ({e})"
         return {**rec, "solution": solution}, ""
+    if recheck and rec["status"] in ("UNSAT", "COUNTED"):
+        return None, RECHECK
     if not sealed:
-        return None, "no seal of this user's puzzlesat for this plan (a claim, not checked)"
+        return None, unsealed_why("this plan")
     if rec["status"] == "COUNTED" and (isinstance(rec.get("count"), bool) or not isinstance(rec.get("count"), int)
                                        or rec["count"] < 0):
         return None, "no count"
-    return rec, ""
+    return {**rec, "_earlier": stamp_of(rec, path)}, ""
 
 
 def _tidy(jobs_dir: Path, keep: bool) -> None:
@@ -413,6 +473,12 @@ def _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir, params, 
         "base": {"vars": info["vars"], "clauses": info["clauses"], "sha256": plan["base_sha256"]},
         "solve_seconds": _summary([r["solve_seconds"] for r in ran]),
         "wall_seconds": round(seconds, 3), "work_dir": None if work_dir is None else str(folder)}
+    from ...core.seal import provenance
+    behind = finished if count else [r for r in [*(done.get(s["name"]) for s in covers), *finished]
+                                      if r is not None and r["status"] == "UNSAT"]
+    prov = provenance(sum(1 for r in behind if "_earlier" not in r),
+                      [r["_earlier"] for r in behind if "_earlier" in r])
+    rep["provenance"] = prov
     if count:
         complete = len(finished) == len(leaves)
         rep["count"] = sum(r["count"] * s["weight"] for s, r in zip(leaves, leaf_res) if r is not None)
@@ -445,7 +511,8 @@ def _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir, params, 
             checker_seconds=round(sum(c.checker_seconds or 0 for c in checked), 3),
             trusted="that the base CNF states the decision (the formulation and its encoding; "
                     "peg:ordered's symmetry breaking is valid for decisions, "
-                    "models/peg/ordered.py) and the checker (docs/certify.md)").to_json()
+                    "models/peg/ordered.py) and the checker (docs/certify.md)",
+            extra={"verified_in": prov["verified_in"], "provenance": prov}).to_json()
         if "rejected" in stop:
             r = stop["rejected"]
             c = _proof_of(r)

@@ -152,7 +152,8 @@ class ChunkPool:
         finished = False
         live = {f.key for f in futures}
         try:
-            for f in completed(client, ac, deadline, "a layer's chunk jobs"):  # never waits forever
+            for f in completed(client, ac, deadline, "a layer's chunk jobs",  # never waits forever
+                               starting=self.executor.starting_workers):
                 if past(deadline):
                     raise OutOfTime("time limit inside a layer's chunk jobs")
                 s = by_key[f.key]

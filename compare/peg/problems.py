@@ -200,7 +200,8 @@ def write_answer(b: Board, row, work_dir: str | Path) -> Path:
            "finish": row.finish, "status": str(row.status), "min_moves": row.min_moves,
            "solution": None if row.solution is None else [list(j) for j in row.solution],
            "proof": row.proof, "seconds": row.seconds, "stats": _plain(row.stats)}
-    from ...core.seal import sign
+    from ...core.seal import STAMP, now, sign
+    doc[STAMP] = now()
     doc = sign(doc, _answer_context(b, row.vacate, row.finish))  # settled by us: sealed
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
@@ -224,9 +225,11 @@ def read_answer(b: Board, v: int, f: int, size: int, work_dir: str | Path):
     string: "" when there is none, else why the record is not used (it is then searched again).
     A record is a claim: it counts only with the seal this user's puzzlesat put on it for this
     problem (core/seal.py), so a forged INFEASIBLE or a short solution called a minimum is
-    searched again."""
+    searched again; a record used says so (stats verified_in "earlier run", verified_at its
+    date: its minimum was proved by that run's search, its solution is replayed now); while
+    rechecking (--recheck) no record is used."""
     from ...core.inputs import read_bytes
-    from ...core.seal import verified
+    from ...core.seal import EARLIER_RUN, STAMP, stamp_of, unsealed_why, verified
     from ...native_search.peg.problems import Problem, problem_instance
     path = answer_path(b, v, f, work_dir)
     if not (path.exists() or path.is_symlink()):
@@ -237,10 +240,10 @@ def read_answer(b: Board, v: int, f: int, size: int, work_dir: str | Path):
                                        d.get("finish")) != (ANSWER_VERSION, b.name, b.n, v, f):
             return f"{path}: a record of another problem or format; searched again"
         if not verified(d, _answer_context(b, v, f)):
-            return (f"{path}: no seal of this user's puzzlesat for this problem (a claim, not "
-                    "checked); searched again")
+            return f"{path}: {unsealed_why('this problem')}; searched again"
         status = Status(d["status"])
-        stats = dict(d.get("stats") or {}, answer_recorded=str(path))
+        stats = dict(d.get("stats") or {}, answer_recorded=str(path), verified_in=EARLIER_RUN)
+        stats[STAMP] = stamp_of(d, path)
         sec = float(d.get("seconds") or 0.0)
         if status is Status.OPTIMAL:
             sol = tuple(tuple(int(x) for x in j) for j in d["solution"])

@@ -235,6 +235,8 @@ def _solve(spec: dict[str, Any]) -> dict[str, Any]:
     folder = Path(spec["folder"])
     name = spec["name"]
     out: dict[str, Any] = {"id": spec["id"], "name": name}
+    if spec.get("verify_proof"):
+        return out | _verify_kept(spec)
     if spec.get("count"):
         return out | _count(spec)
     from .._sat import SOLVERS
@@ -271,6 +273,34 @@ def _solve(spec: dict[str, Any]) -> dict[str, Any]:
     if sat:
         out["model"] = [v for v in spec["projection"] if v in model]
     return out
+
+
+def _verify_kept(spec: dict[str, Any]) -> dict[str, Any]:
+    """A --recheck job: the proof an earlier run kept (spec["verify_proof"]) checked by our checker
+    in this run against the job's CNF written afresh from the base CNF and the job's clauses (the
+    kept CNF is not trusted). Status UNSAT with the new certificate when VERIFIED; otherwise
+    RECHECK_FAILED with the reason (the caller then solves the job again)."""
+    from ...certify import certify
+    folder = Path(spec["folder"])
+    cnf = folder / f"{spec['name']}.cnf"
+    proof = Path(spec["verify_proof"])
+    try:
+        sha = write_with(Path(spec["base"]), spec["extra"], cnf, spec["name"])
+        cert = certify(cnf, proof).to_json()
+    except InputError as e:  # a malformed proof file
+        return {"status": "RECHECK_FAILED", "reason": f"the kept proof: {e.message}",
+                "solve_seconds": 0.0}
+    finally:
+        if not spec.get("keep"):
+            cnf.unlink(missing_ok=True)
+    if cert["verdict"] != "VERIFIED":
+        return {"status": "RECHECK_FAILED", "solve_seconds": 0.0,
+                "reason": f"the kept proof is {cert['verdict']}: {cert.get('reason')}"}
+    cert.setdefault("stats", {})["proof_bytes"] = proof.stat().st_size
+    if not spec.get("keep"):
+        proof.unlink(missing_ok=True)
+    return {"status": "UNSAT", "solve_seconds": 0.0, "cnf_sha256": sha, "certificate": cert,
+            "rechecked": "kept proof verified again"}
 
 
 def _loaded(spec: dict[str, Any], solver: str):

@@ -564,6 +564,7 @@ class Result:
     spilled: int = 0             # layers built on disk
     resumed: int = 0             # layers read back from the work folder
     resumed_inside: int = 0      # positions of an unfinished layer not expanded again (checkpoint)
+    resumed_from: str | None = None  # when the earlier run that sealed those layers wrote them
     reason: str | None = None
 
     @property
@@ -573,6 +574,8 @@ class Result:
 
 def _store_figures(res: Result, store: Store) -> None:
     res.disk_peak = max(res.disk_peak, store.peak_disk)
+    if (res.resumed or res.resumed_inside) and store.earlier:
+        res.resumed_from = store.earlier
 
 
 def search_key(inst: PegInstance, sp: Space, **extra) -> dict:
@@ -664,6 +667,7 @@ def search(inst: PegInstance, *, symmetry: bool = True, bidirectional: bool = Tr
         res.spilled += one.spilled
         res.resumed += one.resumed
         res.resumed_inside += one.resumed_inside
+        res.resumed_from = res.resumed_from or one.resumed_from
         res.lower = max(res.lower, one.lower)
         res.bound = k
         if one.moves is not None or one.out_of_disk or one.out_of_time:
@@ -1015,7 +1019,10 @@ def run(inst: PegInstance, task: Task, ctx: Context) -> Outcome:
              "seconds_backward": res.seconds_backward, "symmetries": res.group_order,
              "meet": list(res.meet) if res.meet else None, "peak_rss_mib": peak_rss_mib(),
              "disk_peak_mib": round(res.disk_peak / 2**20, 1), "layers_on_disk": res.spilled,
-             "layers_resumed": res.resumed, "seconds": round(time.monotonic() - t0, 3)}
+             "layers_resumed": res.resumed, "seconds": round(time.monotonic() - t0, 3),
+             "layers_verified_in": "earlier run" if res.resumed_from else "this run"}
+    if res.resumed_from:  # the layers it rests on were built (and sealed) by an earlier run
+        stats["layers_resumed_from"] = res.resumed_from
     if prune:
         stats.update({"max_moves": res.bound, "refuted": res.refuted})
     if opts["exhaust"]:

@@ -138,6 +138,7 @@ class Store:
         self.disk = 0                         # bytes of files held now
         self.peak_disk = 0
         self.redone: list[str] = []           # what a resume set aside (module docstring)
+        self.earlier: str | None = None       # the date of an earlier run's sealed manifest
         self.manifest = {"key": self.key, "layers": {}, "notes": {}}
         if self.persistent:
             for tmp in self.dir.glob("tmp-*"):  # an interrupted layer: start it again
@@ -146,6 +147,9 @@ class Store:
             if path.exists() or path.is_symlink():
                 m = self._read_manifest(path)
                 if m is not None:
+                    from ...core.seal import STAMP, stamp_of
+                    self.earlier = stamp_of(m, path)
+                    m.pop(STAMP, None)
                     self.manifest = m
             for part in self.dir.glob("part-*"):  # range files of a layer finished since
                 if part.name[len("part-"):] in self.manifest["layers"]:
@@ -248,7 +252,8 @@ class Store:
                       and not isinstance(v.get("size"), bool) and 0 <= v["size"] <= MAX_POSITIONS
                       and isinstance(v.get("sha256"), str) for v in m["layers"].values()))
         if not ok:
-            self.redone.append(f"{MANIFEST} (no seal of this user's puzzlesat for this search)")
+            from ...core.seal import unsealed_why
+            self.redone.append(f"{MANIFEST} ({unsealed_why('this search')})")
             return None
         m.pop("seal", None)
         return m
@@ -256,9 +261,9 @@ class Store:
     def _write_manifest(self) -> None:
         if not self.persistent:
             return
-        from ...core.seal import sign
+        from ...core.seal import STAMP, now, sign
         tmp = self.dir / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(sign(self.manifest, self._context()), sort_keys=True))
+        tmp.write_text(json.dumps(sign({**self.manifest, STAMP: now()}, self._context()), sort_keys=True))
         os.replace(tmp, self.dir / MANIFEST)
 
     def saved(self, name: str) -> np.ndarray | None:

@@ -32,7 +32,11 @@ is then sorted and summed alone. A run stopped by its time limit, the disk or a 
 than the memory has no count (status UNKNOWN with the layers done); a work folder keeps the
 finished layers with their SHA-256 and a layer being built on disk with its checkpoint (the
 range files' lengths and SHA-256), so a run resumes after a kill, inside a layer too, and a
-damaged file is found and computed again.
+damaged file is found and computed again. The folder holds claims, not facts: its manifest and
+checkpoints count only with the seal of this user's puzzlesat (core/seal.py), so a forged folder
+with recomputed checksums — or one written before seals — is set aside and counted again
+(`redone` says why; never while rechecking: --recheck), and a count that resumed from layers of
+an earlier run says so (`resumed_from`: that run's date).
 
 >>> from puzzlesat.puzzles.peg import catalogue
 >>> r = count_games(catalogue()["hoppers"](), direction="forward")
@@ -355,7 +359,10 @@ def _rewind(part: Path, state: dict, W: int):
         pair = []
         for f, nbytes, want in ((part / f"r{r:04d}.keys", 8 * size, sk),
                                 (part / f"r{r:04d}.counts", 8 * W * size, sc)):
-            if (f.stat().st_size if f.exists() else 0) < nbytes:
+            got = _regular_size(f)
+            if got is None and (f.exists() or f.is_symlink()):
+                return None  # a link, FIFO or device where a range file was: not resumed from
+            if (got or 0) < nbytes:
                 return None
             with open(f, "r+b" if f.exists() else "wb") as h:
                 h.truncate(nbytes)
@@ -570,6 +577,7 @@ class GameCount:
     dead_by_pegs: dict[int, int] | None = None  # forward: game sequences by pegs left
     seconds: float = 0.0
     resumed: list[str] = field(default_factory=list)
+    resumed_from: str | None = None      # when the earlier run that sealed those layers wrote them
     redone: list[str] = field(default_factory=list)
     layers_on_disk: int = 0              # layers built on disk (past the memory budget)
     resumed_inside: int = 0              # positions of a layer's checkpoint not expanded again
@@ -623,6 +631,8 @@ def count_games(inst: PegInstance, *, direction: str = "meet", symmetry: bool = 
         res.layers_on_disk = run.on_disk
         res.disk_peak = store.peak
         res.resumed_inside = store.resumed_inside
+        if res.resumed or store.resumed_inside:
+            res.resumed_from = store.earlier
         store.close()
     res.seconds = round(time.monotonic() - t0, 3)
     return res
@@ -803,6 +813,7 @@ class _Store:
         self.peak = 0
         self.resumed_inside = 0  # positions of unfinished layers not expanded again
         self._notes: dict = {}
+        self.earlier: str | None = None  # the sealed manifest's date (an earlier run's layers)
         self.man = {"key": json.loads(json.dumps(key, default=list)), "layers": {}, "sizes": {},
                     "notes": {}}
         if not self.persistent:
@@ -812,13 +823,35 @@ class _Store:
             json.dumps(key, sort_keys=True, default=list).encode()).hexdigest()[:16])
         self.dir.mkdir(parents=True, exist_ok=True)
         mf = self.dir / "manifest.json"
-        if mf.exists():
-            try:
-                m = json.loads(mf.read_text())
-                if m.get("key") == self.man["key"]:
-                    self.man = m
-            except (OSError, ValueError):
-                self.redone.append("manifest.json")
+        if mf.exists() or mf.is_symlink():
+            from ...core.seal import stamp_of
+            why = self._claim(mf)
+            if why:
+                self.redone.append(f"manifest.json ({why})")
+            else:
+                self.earlier = stamp_of(self.man, mf)
+                self.man.pop("seal", None)
+
+    def _context(self, what: str = "manifest") -> str:
+        return f"peg games {what} " + json.dumps([self.dir.name, self.man["key"]], sort_keys=True)
+
+    def _claim(self, mf: Path) -> str | None:
+        """Take the folder's manifest if it is sealed for this count and well formed (then
+        None), else why not."""
+        from ...core.seal import unsealed_why, verified
+        from .disk import _read_claim
+        try:
+            m = json.loads(_read_claim(mf))
+        except (OSError, ValueError, RecursionError) as e:
+            return str(e) if isinstance(e, OSError) else "not JSON"
+        if not isinstance(m, dict) or m.get("key") != self.man["key"]:
+            return "not this count's manifest"
+        if not verified(m, self._context()):
+            return unsealed_why("this count")
+        if not _sane_manifest(m):
+            return "malformed"
+        self.man = m
+        return None
 
     def close(self) -> None:
         if not self.persistent:
@@ -838,28 +871,36 @@ class _Store:
     def _write(self) -> None:
         if not self.persistent:
             return
+        from ...core.seal import STAMP, now, sign
+        self.man[STAMP] = now()
         tmp = self.dir / "manifest.json.tmp"
-        tmp.write_text(json.dumps(self.man))
+        tmp.write_text(json.dumps(sign(self.man, self._context())))
         os.replace(tmp, self.dir / "manifest.json")
 
     # a layer being built on disk
     def resume_part(self, part: Path, ident: dict) -> dict | None:
         """The checkpoint of a layer being built with this identity, or None (then any old
         range files are removed)."""
+        from ...core.seal import verified
+        from .disk import _read_claim
         st = part / "state.json"
-        if self.persistent and st.exists():
+        if self.persistent and (st.exists() or st.is_symlink()):
             try:
-                state = json.loads(st.read_text())
-                if state.get("ident") == ident:
+                state = json.loads(_read_claim(st))
+                if (isinstance(state, dict) and state.get("ident") == ident
+                        and verified(state, self._context("checkpoint")) and _sane_state(state)):
+                    state.pop("seal", None)
                     return state
-            except (OSError, ValueError):
-                pass
+                self.redone.append(f"{part.name} (its checkpoint is not sealed for this count)")
+            except (OSError, ValueError, RecursionError):
+                self.redone.append(f"{part.name} (its checkpoint is unreadable)")
         self.drop_part(part)
         return None
 
     def write_state(self, part: Path, state: dict) -> None:
+        from ...core.seal import sign
         tmp = part / "state.json.tmp"
-        tmp.write_text(json.dumps(state))
+        tmp.write_text(json.dumps(sign(state, self._context("checkpoint"))))
         os.replace(tmp, part / "state.json")
 
     def drop_part(self, part: Path) -> None:
@@ -909,7 +950,7 @@ class _Store:
                            reverse=True):
             e = self.man["layers"][name]
             kpath, cpath = self.layer_paths(name)
-            ok = all(p.exists() and p.stat().st_size == size and file_sha256(p) == e[part]
+            ok = all(_regular_size(p) == size and file_sha256(p) == e[part]
                      for p, part, size in ((kpath, "keys", 8 * e["n"]),
                                            (cpath, "counts", 8 * e["n"] * e["words"])))
             if ok:
@@ -929,6 +970,45 @@ class _Store:
 
     def notes(self) -> dict:
         return self._notes
+
+
+def _regular_size(p: Path) -> int | None:
+    """The size of a regular file (not a link, FIFO or device), else None."""
+    import stat
+    try:
+        st = os.lstat(p)
+    except OSError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def _is_int(x, lo: int = 0, hi: int = 1 << 62) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi
+
+
+def _sane_manifest(m: dict) -> bool:
+    """Whether a sealed manifest has the shapes the count reads (a sealed one always does;
+    this keeps a damaged key or code change from becoming a traceback)."""
+    layers, sizes, notes = m.get("layers"), m.get("sizes"), m.get("notes")
+    if not (isinstance(layers, dict) and isinstance(sizes, dict) and isinstance(notes, dict)):
+        return False
+    for e in layers.values():
+        if not (isinstance(e, dict) and e.get("side") in ("f", "b") and _is_int(e.get("depth"), 0, 1 << 16)
+                and _is_int(e.get("n"), 0, 1 << 46) and _is_int(e.get("words"), 1, 1 << 16)
+                and isinstance(e.get("keys"), str) and isinstance(e.get("counts"), str)):
+            return False
+    return all(isinstance(v, list) and all(_is_int(x) for x in v) for v in sizes.values())
+
+
+def _sane_state(s: dict) -> bool:
+    """Whether a sealed checkpoint has the shapes `expand_on_disk` reads."""
+    sizes, sha, spl = s.get("sizes"), s.get("sha"), s.get("splitters")
+    return (_is_int(s.get("next"), 0, 1 << 62) and isinstance(s.get("dead"), str)
+            and s["dead"].isdigit() and isinstance(sizes, list) and isinstance(sha, list)
+            and isinstance(spl, list) and len(sizes) == len(sha) == len(spl) + 1
+            and all(_is_int(x) for x in sizes)
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(h, str) for h in p)
+                    for p in sha) and all(_is_int(x, 0, (1 << 64) - 1) for x in spl))
 
 
 # ---- enumeration: every jump sequence, one by one (the oracle of the small boards) ------------

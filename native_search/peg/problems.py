@@ -46,8 +46,17 @@ class Problem:
     lower: int | None = None      # UNKNOWN: no solution has fewer moves (proved)
     upper: int | None = None      # UNKNOWN: `solution` has this many moves
 
+    def provenance(self) -> tuple[str, str | None]:
+        """(verified_in, date): "this run", or "earlier run" and its date for an answer read back
+        from a work folder's sealed record."""
+        if (self.stats or {}).get("verified_in") == "earlier run":
+            return "earlier run", self.stats.get("verified_at")
+        return "this run", None
+
     def json(self, b: Board) -> dict:
-        return {"vacate": self.vacate, "finish": self.finish,
+        verified_in, at = self.provenance()
+        return {"vacate": self.vacate, "finish": self.finish, "verified_in": verified_in,
+                **({"verified_at": at} if at else {}),
                 "vacate_label": hole_label(b, self.vacate), "finish_label": hole_label(b, self.finish),
                 "status": str(self.status), "min_moves": self.min_moves,
                 "solution": [list(j) for j in self.solution] if self.solution is not None else None,
