@@ -113,7 +113,7 @@ FILE_SECONDS = {
     "test_conformance_kit.py": 8,
     "test_hostile_writes.py": 20, "test_hostile_workfolders.py": 30, "test_hostile_engines.py": 15,
     "test_hostile_outputs.py": 12, "test_hostile_dask.py": 20, "test_hostile_fuzz.py": 15,
-    "test_hostile_provenance.py": 12,
+    "test_hostile_provenance.py": 16,
 }
 
 

@@ -151,3 +151,46 @@ def test_peg_problems_answers_say_earlier_run_and_recheck_searches_again(tmp_pat
     assert len(settled) >= len(earlier)
     p = helpers.cli("peg", "problems", "triangle4", "--method", "bfs", "--recheck")
     assert p.returncode == 2 and "--recheck" in p.stderr and "Traceback" not in p.stderr
+
+
+# ---- sliding pattern-database caches: a forged database with a recomputed checksum ------------
+def test_forged_pattern_databases_with_recomputed_checksums_are_built_again(tmp_path, monkeypatch):
+    """The review's wrong answer: distances inflated in a cached database, its blake2b recomputed,
+    made native:ida claim 'the optimum is at least 59' for the 8-puzzle whose optimum is 31.
+    A database counts only with this user's seal; a forged or older one is built again."""
+    import hashlib
+
+    import numpy as np
+    from puzzlesat.native_search.sliding import pattern_db as P, zpdb as Z
+    for mod in (P, Z):
+        monkeypatch.setattr(mod, "cache_dir", lambda: tmp_path)
+        monkeypatch.setattr(mod, "_LOADED", {})
+    key = P.Key(3, 3, (0, 1, 3, 4), 8)
+    real = P.database(key).copy()
+    f = P.path(key)
+    raw = f.read_bytes()
+    i = raw.index(b"\n")
+    head = json.loads(raw[:i])
+    fake = np.where(real > 0, real + 6, real).astype(np.uint8)
+    head["blake2b"] = hashlib.blake2b(memoryview(fake), digest_size=16).hexdigest()
+    for forged in ({k: v for k, v in head.items() if k != "seal"}, head):   # unsealed; stale seal
+        f.write_bytes((json.dumps(forged) + "\n").encode() + fake.tobytes())
+        assert P.read(key) is None
+        monkeypatch.setattr(P, "_LOADED", {})
+        assert np.array_equal(P.database(key), real)
+    zkey = Z.Key(3, 3, (1, 2, 4, 5))
+    bits = np.array(Z.database(zkey))
+    assert Z.read(zkey) is not None
+    zf = Z.path(zkey)
+    data = bytearray(zf.read_bytes())
+    line = json.loads(bytes(data[: data.index(b"\n")]))
+    line.pop("seal")
+    text = (json.dumps(line) + "\n").encode()
+    zf.write_bytes(text + b" " * (Z.HEADER_BYTES - len(text)) + bytes(data[Z.HEADER_BYTES:]))
+    assert Z.read(zkey) is None and Z.read_header(zkey) is None
+    zf.unlink()
+    os.mkfifo(zf)                                   # a FIFO where the cache was: never opened
+    assert Z.read_header(zkey) is None
+    zf.unlink()
+    monkeypatch.setattr(Z, "_LOADED", {})
+    assert np.array_equal(np.array(Z.database(zkey)), bits)

@@ -338,9 +338,16 @@ def _header(key: Key, db: np.ndarray, seconds: float) -> dict:
             "blake2b": _digest(db), "build_seconds": round(seconds, 2)}
 
 
+def _context(key: Key) -> str:
+    return "sliding pdb " + key.filename()
+
+
 def read(key: Key) -> np.ndarray | None:
-    """The cached database of `key`, or None when the file is missing, truncated, damaged or
-    written by another version (never trusted then)."""
+    """The cached database of `key`, or None when the file is missing, truncated, damaged,
+    written by another version, or without the seal of this user's puzzlesat (core/seal.py: a
+    database with forged distances and a recomputed checksum would make IDA* claim wrong
+    bounds; an unsealed one — from elsewhere, or written before seals — is built again)."""
+    from ...core.seal import verified
     f = path(key)
     try:
         if not f.is_file() or f.stat().st_size > key.entries + (1 << 16):  # a FIFO, a device,
@@ -350,10 +357,12 @@ def read(key: Key) -> np.ndarray | None:
             want = {"format": "puzzlesat-sliding-pdb", "version": VERSION, "rows": key.rows,
                     "cols": key.cols, "cells": list(key.cells), "blank": key.blank,
                     "entries": key.entries}
-            if any(head.get(k) != v for k, v in want.items()):
+            if not isinstance(head, dict) or any(head.get(k) != v for k, v in want.items()):
+                return None
+            if not verified(head, _context(key)):
                 return None
             db = np.fromfile(fh, np.uint8)
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
     if db.size != key.entries or _digest(db) != head.get("blake2b"):
         return None
@@ -362,12 +371,13 @@ def read(key: Key) -> np.ndarray | None:
 
 def write(key: Key, db: np.ndarray, seconds: float) -> Path:
     """Write the database atomically (a temporary file renamed into place)."""
+    from ...core.seal import sign
     f = path(key)
     f.parent.mkdir(parents=True, exist_ok=True)
 
     def fill(tmp: str) -> None:
         with open(tmp, "wb") as fh:
-            fh.write((json.dumps(_header(key, db, seconds)) + "\n").encode("utf-8"))
+            fh.write((json.dumps(sign(_header(key, db, seconds), _context(key))) + "\n").encode("utf-8"))
             db.tofile(fh)
     return write_atomic(f, fill, "pattern database")
 

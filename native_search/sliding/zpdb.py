@@ -44,6 +44,7 @@ import ctypes
 import hashlib
 import json
 import math
+import os
 import time
 from dataclasses import dataclass
 from itertools import combinations
@@ -565,14 +566,27 @@ def _want(key: Key) -> dict:
             "cells": list(key.cells), "blank": 0, "entries": key.entries, "bits_per_entry": 1}
 
 
+def _context(key: Key) -> str:
+    return "sliding zpdb " + key.filename()
+
+
 def read_header(key: Key) -> dict | None:
-    """The header of `key`'s cached file when it names this database in this format version."""
+    """The header of `key`'s cached file when it names this database in this format version
+    and carries the seal of this user's puzzlesat (core/seal.py): a database with recomputed
+    checksums but forged distances would make IDA* claim wrong bounds, so an unsealed one (from
+    elsewhere, or written before seals) is built again. A FIFO or device is never opened."""
+    from ...core.inputs import open_regular
+    from ...core.result import InputError
+    from ...core.seal import verified
     try:
-        with open(path(key), "rb") as fh:
+        fd = open_regular(path(key), "zero-aware pattern database")
+        with os.fdopen(fd, "rb") as fh:
             head = json.loads(fh.read(HEADER_BYTES).split(b"\n", 1)[0].decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (InputError, OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not isinstance(head, dict) or any(head.get(k) != v for k, v in _want(key).items()):
+        return None
+    if not verified(head, _context(key)):
         return None
     return head
 
@@ -599,10 +613,11 @@ def write(key: Key, bits: np.ndarray, seconds: float, levels: int, cpu: float | 
     """Write the database atomically (a temporary file renamed into place)."""
     f = path(key)
     f.parent.mkdir(parents=True, exist_ok=True)
+    from ...core.seal import sign
     head = dict(_want(key), blake2b=_digest(bits), build_seconds=round(seconds, 2), radius=levels)
     if cpu is not None:
         head["build_cpu_seconds"] = round(cpu, 2)
-    line = (json.dumps(head) + "\n").encode("utf-8")
+    line = (json.dumps(sign(head, _context(key))) + "\n").encode("utf-8")
     if len(line) > HEADER_BYTES:
         raise ValueError("zero-aware database header too long")
 
