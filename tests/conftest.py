@@ -63,6 +63,7 @@ HEAVY = {
     "test_peg_disk.py::test_merson_bound_is_admissible[triangle21]",  # smaller boards stay
     "test_peg_resource.py::test_resource_constraints_never_cut_a_solution",  # resource tests stay
     "test_peg_cluster.py::test_killed_dask_workers_chunks_are_run_again",  # killed local chunks stay
+    "test_peg_cluster.py::test_killed_dask_workers_that_restart_slowly_are_waited_for",  # config test
     "test_peg_cluster.py::test_local_chunks_equal_one_process",  # (killed local chunks: same answer)
     "test_peg_merson.py::test_merson_counts_never_cut_a_solution",  # merson vs brute force stays
     "test_peg_search.py::test_ascend_proves_each_bound_below_the_optimum",

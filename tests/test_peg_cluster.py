@@ -121,3 +121,29 @@ def test_killed_dask_workers_chunks_are_run_again(monkeypatch, tmp_path):
         assert len(list(tmp_path.iterdir())) == pool.stats["chunks"] > 0   # each chunk died once
     finally:
         pool.executor.close()
+
+
+def test_killed_dask_workers_that_restart_slowly_are_waited_for(monkeypatch, tmp_path):
+    """The cause of the killed-workers failure at load 28, made deterministic: every worker start
+    after the first takes 25 s (a Dask preload that sleeps), longer than Dask's default 15 s
+    lost-worker timeout after which a LocalCluster closes the nanny of a worker that has not come
+    back (the cluster shrank to no worker: ChunkFailed after 120 s). Local clusters wait for the
+    restart (core/cluster.py), so every killed chunk runs again. Light sibling: the timeout check
+    in test_hostile_dask."""
+    pytest.importorskip("distributed")
+    from puzzlesat.compare.campaign.executors import DaskExecutor
+    marks = tmp_path / "die"
+    marks.mkdir()
+    started = tmp_path / "started"
+    slow = tmp_path / "slow_start.py"
+    slow.write_text(f"import os, time\nif os.path.exists({str(started)!r}):\n    time.sleep(25)\n"
+                    f"else:\n    open({str(started)!r}, 'a').close()\n")
+    monkeypatch.setenv(DIE_ONCE, str(marks))
+    monkeypatch.setenv("DASK_DISTRIBUTED__WORKER__PRELOAD", repr([str(slow)]))  # read by the workers
+    pool = ChunkPool(DaskExecutor(2), chunk=10_000, retries=4)
+    try:
+        inst = CAT["triangle21"]()
+        assert _same(_layers(inst, True), _layers(inst, True, pool.expand))
+        assert len(list(marks.iterdir())) == pool.stats["chunks"] > 0   # each chunk died once
+    finally:
+        pool.executor.close()
