@@ -79,13 +79,14 @@ FAMILY = Family(
                "depth-first search filling the first empty cell, bitboards (numba)",
                aliases=("native",), validate="puzzlesat.families.pentomino:exact_pieces"),
         Engine("native:count", "puzzlesat.native_search.pentomino.count:run", (Task.COUNT,),
-               (*SYMMETRY_OPTIONS,  # up_to_symmetry is refused (validate): orbits need the tilings
+               (*SYMMETRY_OPTIONS,  # up_to_symmetry: orbits by Burnside's lemma (symmetry_breaking unused)
                 Option("memory_mb", 2048, "memory budget of the layers and their hash tables, "
                        "in MB: a layer that would outgrow it stops the count (UNKNOWN 'memory')",
                        check=_megabytes, since="0.3")),
                "counts tilings without listing them: the remaining region (first uncovered cell, "
                "the window after it, the pieces' copies used) memoised layer by layer, exact "
-               "integers of any size (numba)",
+               "integers of any size (numba); orbits by Burnside's lemma (the tilings each "
+               "symmetry fixes, counted on its quotient)",
                validate="puzzlesat.native_search.pentomino.count:validate", counter=True),
         Engine("cpsat:cover", "puzzlesat.models.pentomino.cpsat:run", TASKS,
                (*SYMMETRY_OPTIONS,

@@ -343,6 +343,7 @@ def with_ext(fam: Family) -> Family:
 
 
 COUNTER_ENGINE = "count:frontier"
+AUTO_ENGINE = "count:auto"  # the model counter within a probe budget, else the SAT enumeration
 
 
 def _megabytes(v: int, engine: str) -> None:
@@ -374,7 +375,27 @@ def with_counter(fam: Family) -> Family:
                     "objective, at the optimum found by decision calls)",
         validate="puzzlesat.models.count:validate", formulation=sat.formulation, counter=True,
         preload=("puzzlesat.models._frontier",))
-    return replace(fam, engines=(*fam.engines, counter))
+    engines = (*fam.engines, counter)
+    if isinstance(sat.target, str) and not any(e.name == AUTO_ENGINE for e in fam.engines):
+        engines = (*engines, Engine(
+            AUTO_ENGINE, "puzzlesat.models.count:run_auto", (Task.COUNT,),
+            options=(Option("formulation", sat.formulation, f"the formulation hook (that of {sat.name})",
+                            (sat.formulation,)),
+                     Option("enumerator", sat.target, f"the enumerating engine (that of {sat.name})",
+                            (sat.target,)),
+                     Option("probe_bits", 44, "the widest frontier (bits of a state, measured "
+                            "on the formulation before counting) count:auto gives the model "
+                            "counter", since="0.3"),
+                     Option("probe_mb", 256, "the model counter's memory budget before count:auto "
+                            "turns to enumeration, in MB", check=_megabytes, since="0.3"),
+                     Option("memory_mb", 2048, "memory budget of the model counter's layers, in MB",
+                            check=_megabytes, since="0.3"),
+                     *(o for o in sat.options if o.name not in {"formulation", "memory_mb"})),
+            description=f"count by the faster route: count:frontier when every formulation key is "
+                        f"projected and its layers fit probe_mb, else {sat.name}'s enumeration",
+            validate=sat.validate, formulation=sat.formulation, counter=True,
+            preload=("puzzlesat.models._frontier",)))
+    return replace(fam, engines=engines)
 
 
 # ---- user engines -----------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from typing import Any, Hashable, Sequence
 
 from ..core.result import Context, InputError, Outcome, Status, Task
@@ -475,6 +476,47 @@ def run(inst: Any, task: Task, ctx: Context) -> Outcome:
                    f"({d0.bound_text})")
 
 
+PROBE_MB = 256   # count:auto: the model counter's memory budget before it turns to enumeration
+PROBE_BITS = 44  # count:auto: the widest frontier (bits of a state, `frontier_bits`) it tries
+
+
+def run_auto(inst: Any, task: Task, ctx: Context) -> Outcome:
+    """Engine count:auto — task count by the faster route it can tell: the model counter
+    (`run`: count:frontier) when every key of the formulation is in the projection (compiled
+    layers), its frontier is at most `probe_bits` wide (`frontier_bits`, measured on the
+    formulation before counting) and its layers stay within `probe_mb` (the first layer that would
+    outgrow it stops the counter at once); else — keys outside the projection, orbits
+    (up_to_symmetry), a wider frontier or a layer past the probe — the SAT engine's enumeration (option
+    `enumerator`: the family's sat engine, same formulation, every solution listed and checked)."""
+    if task is not Task.COUNT:
+        raise ValueError("count:auto counts")
+    from ..core.family import resolve
+    from ._ext import call_hook
+    opts = dict(ctx.options)
+    why = "orbits need the solutions (up_to_symmetry)" if opts.get("up_to_symmetry") else None
+    counter: Counter | None = None
+    if why is None:
+        counter = Counter(call_hook(opts["formulation"], inst, Task.COUNT, opts, None).formulation)
+        if not all(counter.projected):
+            why = (f"{len(counter.keys) - sum(counter.projected)} of {len(counter.keys)} keys are "
+                   "outside the projection (the counter's layers would be sets of states)")
+    route: dict[str, Any] = {}
+    if counter is not None:
+        route["frontier_bits"] = bits = frontier_bits(counter.cons, len(counter.keys))
+        most = opts.get("probe_bits", PROBE_BITS)
+        if why is None and bits > most:
+            why = f"the frontier is {bits} bits wide (more than probe_bits={most})"
+    if why is None:
+        probe = min(opts.get("probe_mb", PROBE_MB), opts.get("memory_mb", MEMORY_MB))
+        out = run(inst, task, ctx.sub({**opts, "memory_mb": probe}))
+        if out.status is not Status.UNKNOWN or not (out.reason or "").startswith("memory"):
+            return replace(out, stats={**out.stats, "route": "count:frontier", **route})
+        why = f"the model counter's probe stopped: {out.reason}"
+        route["probe_states"] = out.stats.get("peak_states")
+    out = resolve(opts["enumerator"])(inst, task, ctx.sub(opts))
+    return replace(out, stats={**out.stats, "route": "enumeration", "route_reason": why, **route})
+
+
 def validate(inst: Any, options: dict) -> None:
     """InputError for orbits (the counter lists no solutions to put in classes)."""
     if options.get("up_to_symmetry"):
@@ -483,4 +525,4 @@ def validate(inst: Any, options: dict) -> None:
                          "up_to_symmetry")
 
 
-__all__ = ["count_formulation", "Counter", "run", "validate", "MEMORY_MB"]
+__all__ = ["count_formulation", "Counter", "run", "run_auto", "validate", "MEMORY_MB", "PROBE_MB"]

@@ -110,7 +110,7 @@ FILE_SECONDS = {
     "test_hostile_store.py": 10, "test_namespace.py": 8, "test_draw.py": 8, "test_export.py": 7,
     "test_sliding_pdb.py": 7, "test_certify.py": 18, "test_tiling_rotations.py": 6,
     "test_peg_problems_store.py": 5, "test_properties.py": 5, "test_specs_are_data.py": 4,
-    "test_honest_numbers.py": 35, "test_unique.py": 25, "test_counts.py": 20, "test_model_count.py": 15,
+    "test_honest_numbers.py": 35, "test_unique.py": 25, "test_counts.py": 30, "test_model_count.py": 25,
     "test_conformance_kit.py": 8,
     "test_hostile_writes.py": 20, "test_hostile_workfolders.py": 30, "test_hostile_engines.py": 15,
     "test_hostile_outputs.py": 12, "test_hostile_dask.py": 20, "test_hostile_fuzz.py": 15,

@@ -163,3 +163,25 @@ def test_engine_agrees_with_the_enumerating_engines_and_stops_honestly():
 def test_an_optimisation_family_is_counted_at_its_optimum():
     r = ps.solve(ps.load("sliding/8-easy"), "count:frontier", "count", time_limit=120)
     assert (r.status, r.objective, r.count) == (Status.OPTIMAL, 2, 1)
+
+
+def test_auto_takes_the_counter_when_the_frontier_is_narrow_else_the_enumeration():
+    """count:auto: the model counter on a narrow all-projected frontier (no solution listed), the
+    SAT engine's enumeration (every solution checked) on a wide frontier, keys outside the
+    projection, orbits or a probe that runs out of memory; the same counts either way."""
+    mdt = board(3, 3, MDT)
+    r = ps.solve(mdt, "count:auto", "count")
+    assert (r.count, r.stats["route"], r.checked) == (583, "count:frontier", 0)
+    auto = {e.name: e.options for e in ps.engines("pentomino")}["count:auto"]
+    assert auto["enumerator"] == "puzzlesat.models.pentomino.sat:run"  # sat:cover's
+    r = ps.solve(mdt, "count:auto", "count", **{"probe_bits": 4, "enumerator": auto["enumerator"]})
+    assert (r.count, r.stats["route"], r.checked) == (583, "enumeration", 583)
+    assert "bits wide" in r.stats["route_reason"]
+    r = ps.solve(mdt, "count:auto", "count", up_to_symmetry=True)
+    assert (r.count, r.stats["route"], r.checked) == (87, "enumeration", 87)
+    r = ps.solve(ps.load("pentomino/3x20"), "count:auto", "count", **{"probe_bits": 64, "probe_mb": 1})
+    assert (r.count, r.stats["route"], r.checked) == (8, "enumeration", 8)
+    assert r.stats["route_reason"].startswith("the model counter's probe stopped: memory")
+    r = ps.solve(ps.load("sliding/8-easy"), "count:auto", "count")
+    assert (r.objective, r.count, r.stats["route"]) == (2, 1, "enumeration")
+    assert "outside the projection" in r.stats["route_reason"]

@@ -17,13 +17,16 @@ top word would be reported, never dropped) and joined into a Python int at the e
 
 Shares no code with the models (models/pentomino/): it derives placements from the pieces' shapes
 itself (its own orientations of the lattice, its own scan order) and never enumerates tilings.
-Counting up to symmetry needs the tilings themselves (or Burnside's lemma over the tilings fixed
-by each symmetry, which a frontier count cannot express locally): refused with the engines that
-can (`validate`).
+
+Counting up to symmetry (orbits under the problem's group, puzzles.pentomino.symmetries, as the
+listing engines count them) is Burnside's lemma: orbits = (1/|G|) sum over g in G of the number of
+tilings g maps onto themselves. Those are counted, never assumed, by the same layers on the
+quotient by <g> (`fixed_board`: items are the orbits of cells, options the orbits of placements
+whose members are pairwise disjoint, each using the copies its members use).
 
 >>> from puzzlesat.puzzles.pentomino import catalogue
->>> count(catalogue()["3x20"]()).count
-8
+>>> count(catalogue()["3x20"]()).count, orbits(catalogue()["3x20"]()).count
+(8, 2)
 """
 from __future__ import annotations
 
@@ -79,7 +82,9 @@ class Board:
     hole: np.ndarray                         # position is not a board cell (uint8)
     start: np.ndarray                        # placements of position p: start[p]..start[p+1]
     mask: np.ndarray                         # uint64: the placement's cells, bit 0 = position p
-    piece: np.ndarray                        # int64
+    ustart: np.ndarray                       # int64: the pieces placement i uses: ustart[i]..ustart[i+1]
+    upiece: np.ndarray                       # int64: a piece it uses
+    ucopies: np.ndarray                      # int64: how many copies of that piece
     weight: np.ndarray                       # int64: the piece's digit weight in the use key
     mode: np.ndarray                         # int64: UNTRACKED, SATURATE, BOUNDED
     cap: np.ndarray                          # int64: saturating cap (fewest) or most copies
@@ -102,39 +107,61 @@ def scan(inst: Tiling) -> tuple[dict, list[int]]:
     return pos, stride
 
 
-def board(inst: Tiling) -> Board:
-    """The counter's Board; InputError for what it cannot count (a placement wider than its
-    window, more tracked piece copies than an int64 key holds)."""
-    pos, _ = scan(inst)
-    n = len(pos)
-    cells = {v: x for x, v in pos.items()}
-    hole = np.array([cells[p] not in inst.cells for p in range(n)], dtype=np.uint8)
-    ncells = len(inst.cells)
-    per: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    width = 0
+def placements(inst: Tiling) -> list[tuple[int, tuple]]:
+    """Every (piece index, cells) placement of `inst` on its board, from the pieces' shapes (own
+    orientations of the lattice: rotations and reflections in 2D unless one-sided, the 24
+    rotations in 3D)."""
+    out = []
     for k, pc in enumerate(inst.pieces):
         for form in _forms(pc.shape, inst.dim, pc.one_sided or inst.dim == 3):
             ext = [1 + max(q[i] for q in form) for i in range(inst.dim)]
             for off in itertools.product(*(range(e - s + 1) for e, s in zip(inst.extent, ext))):
-                cs = [tuple(a + b for a, b in zip(q, off)) for q in form]
-                if not all(c in inst.cells for c in cs):
-                    continue
-                ps = sorted(pos[c] for c in cs)
-                span = ps[-1] - ps[0] + 1
-                width = max(width, span)
-                if span > WINDOW:
-                    raise InputError(f"native:count: a placement of piece {pc.name} spans {span} "
-                                     f"positions of the scan order, more than its window of {WINDOW} "
-                                     "(use cpsat:cover or sat:cover)")
-                m = 0
-                for q in ps:
-                    m |= 1 << (q - ps[0])
-                per[ps[0]].append((m, k))
+                cs = tuple(tuple(a + b for a, b in zip(q, off)) for q in form)
+                if all(c in inst.cells for c in cs):
+                    out.append((k, cs))
+    return out
+
+
+def board(inst: Tiling) -> Board:
+    """The counter's Board; InputError for what it cannot count (a placement wider than its
+    window, more tracked piece copies than an int64 key holds)."""
+    pos, _ = scan(inst)
+    return _board(inst, len(pos), {pos[c] for c in inst.cells}, pos,
+                  [(cs, ((k, 1),)) for k, cs in placements(inst)])
+
+
+def _board(inst: Tiling, n: int, cells: set[int], pos: dict,
+           options: list[tuple[tuple, tuple[tuple[int, int], ...]]]) -> Board:
+    """The Board of positions 0..n-1 (`cells` of them to cover; `pos`: cell -> position) and
+    options (cells, ((piece, copies), ...)): an option covers its cells' positions at once and
+    uses those copies."""
+    hole = np.array([p not in cells for p in range(n)], dtype=np.uint8)
+    per: list[list[tuple[int, tuple]]] = [[] for _ in range(n)]
+    width = 0
+    for cs, uses in options:
+        ps = sorted({pos[c] for c in cs})
+        span = ps[-1] - ps[0] + 1
+        width = max(width, span)
+        if span > WINDOW:
+            names = "+".join(inst.pieces[k].name for k, _ in uses)
+            raise InputError(f"native:count: a placement of piece {names} spans {span} "
+                             f"positions of the scan order, more than its window of {WINDOW} "
+                             "(use cpsat:cover or sat:cover)")
+        m = 0
+        for q in ps:
+            m |= 1 << (q - ps[0])
+        per[ps[0]].append((m, uses))
     start = np.zeros(n + 1, dtype=np.int64)
     for p in range(n):
         start[p + 1] = start[p] + len(per[p])
     mask = np.array([m for lst in per for m, _ in lst], dtype=np.uint64)
-    piece = np.array([k for lst in per for _, k in lst], dtype=np.int64)
+    flat = [uses for lst in per for _, uses in lst]
+    ustart = np.zeros(len(flat) + 1, dtype=np.int64)
+    for i, uses in enumerate(flat):
+        ustart[i + 1] = ustart[i] + len(uses)
+    upiece = np.array([k for uses in flat for k, _ in uses], dtype=np.int64)
+    ucopies = np.array([c for uses in flat for _, c in uses], dtype=np.int64)
+    ncells = len(inst.cells)
     npieces = len(inst.pieces)
     weight, mode, cap, least = (np.zeros(npieces, dtype=np.int64) for _ in range(4))
     w = 1
@@ -154,7 +181,9 @@ def board(inst: Tiling) -> Board:
     # a bound on the count: at each cell, one of its placements (or none, when covered already)
     bits = sum(math.log2(1 + int(start[p + 1] - start[p])) for p in range(n) if not hole[p])
     limbs = int(bits) // LIMB + 2
-    return Board(n, hole, start, mask, piece, weight, mode, cap, least, limbs, width, cells)
+    rev = {v: x for x, v in pos.items()}
+    return Board(n, hole, start, mask, ustart, upiece, ucopies, weight, mode, cap, least, limbs,
+                 width, rev)
 
 
 # ---- the kernels -----------------------------------------------------------------------------------
@@ -213,7 +242,8 @@ def _grow(tm, tu, tc, tf):
 
 
 @numba.njit(cache=True)
-def _step(p, sm, su, sc, hole, start, mask, piece, weight, mode, cap, max_capacity):
+def _step(p, sm, su, sc, hole, start, mask, ustart, upiece, ucopies, weight, mode, cap,
+          max_capacity):
     """Layer p -> layer p+1: for each key (window occupancy sm, use su) with its count sc, the
     keys after covering position p (already covered or off the board: the window moves on;
     else each placement filed under p that fits and whose piece has a copy left). Returns the
@@ -248,14 +278,21 @@ def _step(p, sm, su, sc, hole, start, mask, piece, weight, mode, cap, max_capaci
                 pm = mask[i]
                 if m & pm:
                     continue
-                k = piece[i]
                 nu = u
-                if mode[k] != 0:
-                    d = (u // weight[k]) % (cap[k] + 1)
-                    if d < cap[k]:
-                        nu = u + weight[k]
-                    elif mode[k] == 2:
-                        continue  # no copy left
+                left = True
+                for q in range(ustart[i], ustart[i + 1]):
+                    k = upiece[q]
+                    if mode[k] != 0:
+                        d = (u // weight[k]) % (cap[k] + 1)
+                        if d + ucopies[q] <= cap[k]:
+                            nu += ucopies[q] * weight[k]
+                        elif mode[k] == 2:
+                            left = False  # not so many copies left
+                            break
+                        else:
+                            nu += (cap[k] - d) * weight[k]  # saturates at the fewest copies
+                if not left:
+                    continue
                 nm = (m | pm) >> one
             j = _find(tm, tu, tf, nm, nu)
             if not tf[j]:
@@ -326,8 +363,12 @@ def count(inst: Tiling, ctx: Context | None = None, memory_mb: float = MEMORY_MB
     """The number of tilings of `inst`, exact; a limit (ctx's time, the memory budget
     `memory_mb` for the layers and their tables) gives count None with the position reached
     (`Counted.reason`): never a partial number, never an allocation past the budget."""
+    return count_board(board(inst), ctx, memory_mb)
+
+
+def count_board(b: Board, ctx: Context | None = None, memory_mb: float = MEMORY_MB) -> Counted:
+    """`count` on a Board (the instance's, or a quotient's: `fixed_board`)."""
     t0 = time.perf_counter()
-    b = board(inst)
     sm = np.zeros(1, dtype=np.uint64)
     su = np.zeros(1, dtype=np.int64)
     sc = np.zeros((1, b.limbs), dtype=np.uint64)
@@ -340,8 +381,9 @@ def count(inst: Tiling, ctx: Context | None = None, memory_mb: float = MEMORY_MB
             return Counted(None, f"time limit at position {p} of {b.n} ({sm.shape[0]} keys in the "
                            "layer): the count is not known", stats)
         keys_in = sm.shape[0]
-        sm, su, sc, over, full = _step(p, sm, su, sc, b.hole, b.start, b.mask, b.piece, b.weight,
-                                       b.mode, b.cap, max_capacity(memory_mb, b.limbs, keys_in))
+        sm, su, sc, over, full = _step(p, sm, su, sc, b.hole, b.start, b.mask, b.ustart, b.upiece,
+                                       b.ucopies, b.weight, b.mode, b.cap,
+                                       max_capacity(memory_mb, b.limbs, keys_in))
         if full:
             stats.update(peak_keys=peak, keys=total_keys)
             return Counted(None, f"memory: layer {p + 1} of {b.n} outgrew the budget of "
@@ -360,25 +402,109 @@ def count(inst: Tiling, ctx: Context | None = None, memory_mb: float = MEMORY_MB
     return Counted(_total(b, su, sc) if sm.shape[0] else 0, None, stats)
 
 
+# ---- orbits by Burnside's lemma ---------------------------------------------------------------------
+def fixed_board(inst: Tiling, g: Any) -> Board:
+    """The quotient Board whose exact covers are the tilings the symmetry `g` (a cell -> cell map
+    with `pmap`, the piece renaming; puzzles.pentomino.Sym) maps onto themselves.
+
+    A tiling T with g(T) = T is a union of orbits, under the cyclic group <g>, of placements
+    (piece, cells): each orbit's distinct members must be pairwise disjoint (else g(T) = T would
+    cover a cell twice), and the orbit covers whole orbits of cells. So such tilings are the
+    exact covers of the cell orbits (the items: one position each, its first cell in scan order)
+    by the valid placement orbits (an option: the cell orbits it covers, and the copies of each
+    piece its members use). No assumption about which symmetries fix a tiling: each is counted."""
+    pos0, _ = scan(inst)
+    rep: dict = {}
+    for c in sorted(inst.cells, key=pos0.__getitem__):
+        if c in rep:
+            continue
+        x = c
+        while x not in rep:
+            rep[x] = c
+            x = g[x]
+    reps = sorted(set(rep.values()), key=pos0.__getitem__)
+    index = {c: i for i, c in enumerate(reps)}
+    pos = {c: index[rep[c]] for c in inst.cells}
+    seen: set = set()
+    options: list[tuple[tuple, tuple[tuple[int, int], ...]]] = []
+    for k, cs in placements(inst):
+        start = (k, frozenset(cs))
+        if start in seen:
+            continue
+        members = [start]
+        while True:
+            pk, pcs = members[-1]
+            nxt = (g.pmap[pk], frozenset(g[x] for x in pcs))
+            if nxt == start:
+                break
+            members.append(nxt)
+        seen.update(members)
+        distinct = set(members)
+        covered: set = set()
+        ok = True
+        for _, pcs in distinct:
+            if covered & pcs:
+                ok = False
+                break
+            covered |= pcs
+        if not ok:
+            continue
+        uses: dict[int, int] = {}
+        for pk, _ in distinct:
+            uses[pk] = uses.get(pk, 0) + 1
+        options.append((tuple(covered), tuple(sorted(uses.items()))))
+    return _board(inst, len(reps), set(range(len(reps))), pos, options)
+
+
+def orbits(inst: Tiling, symmetry: str = "all", ctx: Context | None = None,
+           memory_mb: float = MEMORY_MB) -> Counted:
+    """The number of orbits of tilings under the problem's group (puzzles.pentomino.symmetries:
+    the same group the listing engines' "up to symmetry" uses), by Burnside's lemma: the mean over
+    the group of the number of tilings each symmetry fixes (`fixed_board`, counted exactly like the
+    tilings themselves). None with the reason when a count stops; never a partial number."""
+    from ...puzzles.pentomino import symmetries
+    group = symmetries(inst, symmetry)
+    fixed: list[int] = []
+    stats: dict[str, Any] = {"group": len(group), "fixed": fixed}
+    for j, g in enumerate(group):
+        c = count(inst, ctx, memory_mb) if j == 0 else count_board(fixed_board(inst, g), ctx, memory_mb)
+        if c.count is None:
+            return Counted(None, f"symmetry {j + 1} of {len(group)}: {c.reason}", stats)
+        fixed.append(c.count)
+        if j == 0:
+            stats.update(c.stats)
+            stats["fixed"] = fixed
+    total = sum(fixed)
+    if total % len(group):  # Burnside's sum is a multiple of the group's order: a bug, not an answer
+        return Counted(None, f"Burnside's sum {total} is not a multiple of the group's order "
+                       f"{len(group)}: the count is not known", stats)
+    return Counted(total // len(group), None, stats)
+
+
 def validate(inst: Tiling, options: dict) -> None:
-    """InputError for what native:count cannot answer: orbits (up_to_symmetry) and instances it
-    cannot represent (`board`)."""
-    if options.get("up_to_symmetry"):
-        raise InputError("native:count counts tilings without listing them, and orbits need the "
-                         "tilings (or Burnside's lemma over the tilings each symmetry fixes, which a "
-                         "frontier count cannot express): count orbits with native:dfs, cpsat:cover "
-                         "or sat:cover, or drop up_to_symmetry")
+    """InputError for an instance native:count cannot represent (`board`; with up_to_symmetry,
+    also each symmetry's quotient, `fixed_board`)."""
     board(inst)
+    if options.get("up_to_symmetry"):
+        from ...puzzles.pentomino import symmetries
+        for g in symmetries(inst, options.get("symmetry", "all"))[1:]:
+            fixed_board(inst, g)
 
 
 def run(inst: Tiling, task: Task, ctx: Context) -> Outcome:
-    """Engine native:count — task count: the exact number of tilings, without listing them (no
-    solution is returned: nothing to check but the number, which compare cross-validates)."""
+    """Engine native:count — task count: the exact number of tilings, or with up_to_symmetry of
+    their orbits (Burnside's lemma, `orbits`), without listing them (no solution is returned:
+    nothing to check but the number, which compare cross-validates)."""
     if task is not Task.COUNT:
         raise ValueError(f"native:count counts; task {task} is not one it does")
     budget = ctx.options.get("memory_mb", MEMORY_MB)
-    c = count(inst, ctx, budget)
     params = {"window": WINDOW, "limb_bits": LIMB, "scan": "short", "memory_mb": budget}
+    if ctx.options.get("up_to_symmetry"):
+        group = ctx.options.get("symmetry", "all")
+        c = orbits(inst, group, ctx, budget)
+        params.update(up_to_symmetry=True, symmetry=group, method="Burnside's lemma")
+    else:
+        c = count(inst, ctx, budget)
     if c.count is None:
         return Outcome(Status.UNKNOWN, stats=c.stats, reason=c.reason, params=params)
     if c.count == 0:
