@@ -34,16 +34,16 @@ def rect(name: str, n: int, pieces: str) -> str:
 SYM = {"up_to_symmetry": True}
 QUEENS = 'kind = "nqueens"\nname = "queens-{n}"\nn = {n}\n'
 # The Bedlam cube (Bedlam Puzzles): 12 pentacubes and one tetracube into a 4x4x4 cube (layers of
-# each shape bottom to top). c little corner, l long stick, h hat, b bucket, s screw, t twist,
-# p signpost, d ducktail, a plane, r bridge, w staircase, k spikey zag, m middle zig.
+# each shape bottom to top), read off a published solution; as Kurowski counts them, 7 pieces have
+# 24 orientations, 5 have 12 and the cross (D) 3. Letters are the solution's labels.
 BEDLAM = 'kind = "pentomino"\nname = "bedlam"\nsize = [4, 4, 4]\n' + "".join(
     f'[pieces.{n}]\nshape = {s}\n' for n, s in (
-        ("c", '["##\\n#.", "#.\\n.."]'), ("l", '["####\\n...#"]'), ("h", '["#..\\n##.\\n.##"]'),
-        ("b", '["#.\\n##\\n.#", "..\\n.#\\n.."]'), ("s", '["##.\\n...", ".#.\\n.##"]'),
-        ("t", '["##.\\n.#.", "...\\n.##"]'), ("p", '["###\\n.#.", ".#.\\n..."]'),
-        ("d", '["##.\\n.##", ".#.\\n..."]'), ("a", '["#..\\n###\\n.#."]'), ("r", '["###\\n#.#"]'),
-        ("w", '["##.\\n.##\\n..#"]'), ("k", '["..\\n##\\n.#", "#.\\n#.\\n.."]'),
-        ("m", '["#.\\n##\\n.#", "..\\n#.\\n.."]')))
+        ("A", '["#..\\n###", "...\\n#.."]'), ("B", '["#.\\n##\\n.#", "..\\n..\\n.#"]'),
+        ("C", '["..\\n#.", ".#\\n##", "..\\n.#"]'), ("D", '[".\\n#\\n.", "#\\n#\\n#", ".\\n#\\n."]'),
+        ("e", '["###\\n.#.", "...\\n.#."]'), ("f", '["..\\n..\\n#.", "#.\\n##\\n#."]'),
+        ("g", '["...\\n.##", "##.\\n.#."]'), ("h", '["#\\n#\\n.", ".\\n#\\n#", ".\\n#\\n."]'),
+        ("v", '["..#\\n..#", "###\\n..."]'), ("w", '["##\\n.#\\n.#", "..\\n..\\n.#"]'),
+        ("x", '["...\\n.#.", ".#.\\n###"]'), ("y", '[".##", "##.", "#.."]'), ("z", '["##\\n..", ".#\\n.#"]')))
 # row: (instance, options, engines, published count, source)
 ROWS = {
     "domino-8": (rect("domino-8", 8, DOMINO), {}, ["native:count", "count:frontier", "count:auto"], 12_988_816, "OEIS A004003"),
