@@ -104,6 +104,10 @@ def test_an_engine_that_calls_its_own_answer_verified_gets_no_verified_certifica
     # and one that says nothing but VERIFIED
     r = ps.solve(ps.load("peg/hoppers"), _liar({"verdict": "VERIFIED"}), "optimize", certify=True)
     assert r.certificate.verdict is CertVerdict.REJECTED and "no proof for the claim" in r.reason
+    # and one whose certificate is no claim at all
+    r = ps.solve(ps.load("peg/hoppers"), _liar("VERIFIED"), "optimize", certify=True)
+    assert r.certificate.verdict is CertVerdict.REJECTED and r.status is Status.ERROR
+    assert "not a claim" in r.certificate.reason and "str" in r.certificate.reason
 
 
 def test_one_verdict_enum_and_the_front_door():
