@@ -19,12 +19,16 @@ RECHECK_HELP = ("with --work-dir: take nothing an earlier run recorded there on 
 
 
 def _recheck(recheck: bool, work_dir) -> None:
-    """--recheck: no seal is taken on trust in this process or the ones it starts."""
+    """--recheck: no seal is taken on trust in this process or the ones it starts. With a work
+    folder, the seal key is checked first (a key others may read is refused before anything is
+    planned or written)."""
+    from ..core import seal
     if recheck:
         if work_dir is None:
             raise InputError("--recheck checks again what a --work-dir holds: give --work-dir")
-        from ..core.seal import recheck_all
-        recheck_all()
+        seal.recheck_all()
+    if work_dir is not None:
+        seal.key()
 
 
 def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
@@ -488,6 +492,9 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, search, cou
         raise InputError(f"peg cubes takes a peg instance; {instance} is {fam.name}")
     if keep_proofs and (not certify or work_dir is None):
         raise InputError("--keep-proofs needs --certify and --work-dir")
+    if recheck and work_dir is None:
+        raise InputError("--recheck checks again what a --work-dir holds: give --work-dir")
+    _recheck(False, work_dir)  # the key checked first; run_cubes does the recheck (kept proofs)
     t0 = time.perf_counter()
 
     def say(line: str) -> None:  # progress on stderr (also with --json: runs are long)

@@ -93,6 +93,11 @@ def test_the_seal_key_must_be_private(tmp_path, monkeypatch):
         os.chmod(key, mode)
         with pytest.raises(InputError, match="chmod 600"):
             seal.seal({"a": 1}, "c")
+    w = tmp_path / "w"                                           # refused before anything is written
+    p = helpers.cli("peg", "games", "peg/hoppers-first06", "--work-dir", str(w),
+                    env={**os.environ, "PUZZLESAT_SEAL_KEY": str(key)})
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "chmod 600" in p.stderr, p.stderr
+    assert not w.exists()
     os.chmod(key, 0o600)
     os.chmod(folder, 0o777)                                      # others could swap the key
     monkeypatch.setattr(seal, "_KEY", {})
