@@ -1329,8 +1329,11 @@ def catalogue(name: str, progress=None, deadline: float = float("inf"), info: di
         "u_ibase": np.array([base[u.key.k] for u in units], np.int64),
         "u_fact": np.array([math.factorial(u.key.k) for u in units], np.int64),
         "u_mbase": np.array([mbase[u.key.k] for u in units], np.int64),
-        "moved": np.concatenate(moves),
-        "lo": lo, "hi": hi, "info": np.concatenate(infos), "regtab": np.concatenate(regs),
+        # the kernel's tables at their narrowest exact width: they stay in the processor's caches
+        # (#38's iteration 94, best of 4, load 15: 2.67 CPU s with 64-bit tables, 2.42 with these)
+        "moved": _narrow(np.concatenate(moves)),
+        "lo": _narrow(lo), "hi": _narrow(hi), "info": _narrow(np.concatenate(infos)),
+        "regtab": np.concatenate(regs),
     }
     t_units = np.zeros((n, U), np.int64)
     t_nunits = np.zeros(n, np.int64)
@@ -1350,6 +1353,15 @@ def catalogue(name: str, progress=None, deadline: float = float("inf"), info: di
     cat = Catalogue(name, rows, cols, units, uparts, keys, tuple(dbs), A)
     _CATS[name] = cat
     return cat
+
+
+def _narrow(a: np.ndarray) -> np.ndarray:
+    """`a` as int16 or int32 where every value fits (the same numbers), else as it is."""
+    lo, hi = int(a.min(initial=0)), int(a.max(initial=0))
+    for t in (np.int16, np.int32):
+        if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+            return a.astype(t)
+    return a
 
 
 MODE = 1  # the kernel's lookup order (see `search`); bench/sliding.py measures the others
