@@ -1461,6 +1461,9 @@ def run_split(cat: Catalogue, board, bound: int, find_first: bool, processes: in
     _SPLIT["counter"], _SPLIT["lock"] = shared, ctx.Lock()
     if vals is None:
         vals = cat.values(np.asarray(board, np.int64))
+    # the kernel loaded (or compiled) here, once, not in every process of every iteration: a
+    # call with bound 0 returns at its root
+    run_search(cat, board, 0, find_first, -1, deadline, fsm, fsm0, vals, nbr=nbr, cut=cut)
     pipes, pids = [], []
     try:
         with forking():  # see core/procs.py
