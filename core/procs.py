@@ -10,6 +10,8 @@ that start an external solver, and by campaign jobs:
     kill_group        SIGKILL a process group (the worker and whatever it started)
     forking           around a fork: no thread holds numba's compiler lock, and the child's
                       garbage collections leave the parent's objects (and their pages) alone
+    fork_pipes / reap_pipes   forked children that each write their results into a pipe, and
+                      their end (killed if still running, waited for, pipes closed)
     split_command / find_program   an external program's command line: its words (pure), and
                       whether its program exists here (looked at only when it is about to run)
 """
@@ -24,7 +26,7 @@ import shlex
 import shutil
 import signal
 import threading
-from typing import Any, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator
 
 from .result import InputError
 
@@ -88,6 +90,45 @@ def forking() -> Iterator[None]:
             _HELD = None
             lock.release()
         gc.unfreeze()
+
+
+def fork_pipes(count: int, work: Callable[[IO[bytes]], None]) -> tuple[list[IO[bytes]], list[int]]:
+    """`count` forked children (inside `forking`), each dying with its parent, running
+    work(out) on the write end of a pipe of its own and exiting (status 1 if work raised):
+    the read ends and the children's pids, for `reap_pipes` once read."""
+    pipes: list[IO[bytes]] = []
+    pids: list[int] = []
+    with forking():
+        for _ in range(count):
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    os.close(r)
+                    die_with_parent()
+                    with os.fdopen(w, "wb") as out:
+                        work(out)
+                except BaseException:
+                    code = 1
+                finally:
+                    os._exit(code)
+            os.close(w)
+            pipes.append(os.fdopen(r, "rb"))
+            pids.append(pid)
+    return pipes, pids
+
+
+def reap_pipes(pipes: list[IO[bytes]], pids: list[int]) -> None:
+    """The children of `fork_pipes` killed if still running and waited for; their pipes closed."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+    for f in pipes:
+        f.close()
 
 
 # (pid, thread, lock) while a thread of process pid holds numba's compiler lock in `forking`.

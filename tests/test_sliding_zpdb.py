@@ -255,6 +255,10 @@ def test_split_merge_counts_up_to_the_first_solution():
     p1[4][0][0] = 3  # subtree 1 searched by nobody
     with pytest.raises(RuntimeError, match="disagree"):
         Z.merge_split([p0, p1], 40, True)
+    # a process past the deadline: the iteration is unfinished (no solution, expired)
+    late = ([], [5, 3, 1, 42, 1], True, [], [])
+    assert Z.merge_split([p0, late], 40, True)[1:] == ([55, 33, 8, 42], True)
+    assert Z.merge_split([p0, late], 40, True)[0] == []
 
 
 def test_goal_mapped_from_another_corner(cache):

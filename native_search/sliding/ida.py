@@ -16,7 +16,6 @@ detection. Every kernel call stops at the wall-clock deadline (ctx's time limit)
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
@@ -24,7 +23,7 @@ import numpy as np
 from numba import njit, objmode
 
 from ...core.result import Context, Status
-from ...core.procs import die_with_parent, forking
+from ...core.procs import fork_pipes, reap_pipes
 from ...puzzles.sliding import Sliding, infeasible_reason
 
 from ..live import reporting, tick
@@ -433,44 +432,29 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
     """One IDA* iteration over `processes` forked workers taking subtrees from a shared counter."""
     import multiprocessing as mp
     import pickle
-    import signal
     jobs, nodes, nxt, extra = frontier(pr, bound, depth)
     if not jobs:
         return [], nodes, nxt, False, extra
     ctx = mp.get_context("fork")
     counter = ctx.Value("q", 0)
-    pipes, pids = [], []
-    with forking():  # see core/procs.py
-        for _ in range(processes):
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # worker: take subtrees until none is left
-                code = 0
-                try:
-                    os.close(r)
-                    die_with_parent()
-                    with os.fdopen(w, "wb") as out:
-                        while True:
-                            with counter.get_lock():
-                                i = counter.value
-                                counter.value += 1
-                            if i >= len(jobs):
-                                break
-                            board, prev, path = jobs[i]
-                            sols, k_nodes, nxt, expired, k_extra = pr.run(board, bound - len(path), find_first,
-                                                                          prev, deadline, path=path)
-                            nxt = nxt + len(path) if nxt < NO_BOUND else NO_BOUND  # f from the root
-                            pickle.dump(([path + s for s in sols], k_nodes, nxt, expired, k_extra), out)
-                            out.flush()
-                            if expired or (sols and find_first):
-                                break
-                except BaseException:
-                    code = 1
-                finally:
-                    os._exit(code)
-            os.close(w)
-            pipes.append(os.fdopen(r, "rb"))
-            pids.append(pid)
+
+    def work(out) -> None:  # a worker: take subtrees until none is left
+        while True:
+            with counter.get_lock():
+                i = counter.value
+                counter.value += 1
+            if i >= len(jobs):
+                break
+            board, prev, path = jobs[i]
+            sols, k_nodes, nxt, expired, k_extra = pr.run(board, bound - len(path), find_first, prev, deadline,
+                                                          path=path)
+            nxt = nxt + len(path) if nxt < NO_BOUND else NO_BOUND  # f from the root
+            pickle.dump(([path + s for s in sols], k_nodes, nxt, expired, k_extra), out)
+            out.flush()
+            if expired or (sols and find_first):
+                break
+
+    pipes, pids = fork_pipes(processes, work)
     sols, expired = [], False
     import select
     open_pipes = list(pipes)
@@ -491,14 +475,7 @@ def _iteration_parallel(pr: Problem, bound: int, find_first: bool, processes: in
             if (sols and find_first) or expired:
                 break
     finally:
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.waitpid(pid, 0)
-        for f in pipes:
-            f.close()
+        reap_pipes(pipes, pids)
     return sols, nodes, nxt, expired, extra
 
 

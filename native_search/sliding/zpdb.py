@@ -1430,8 +1430,7 @@ def merge_split(parts: list, bound: int, find_first: bool) -> tuple[list, list[i
     # every process walked the whole tree above the cut: its own counters less its subtrees'
     top = set()
     for p in parts:
-        mine = [r for r in p[4]]
-        top.add((p[1][0] - sum(int(r[1]) for r in mine), p[1][1] - sum(int(r[2]) for r in mine)))
+        top.add((p[1][0] - sum(int(r[1]) for r in p[4]), p[1][1] - sum(int(r[2]) for r in p[4])))
     if expired:
         return [], [sum(p[1][0] for p in parts), sum(p[1][1] for p in parts), lookups, bound + 2], True
     if len(top) != 1 or sorted(recs) != list(range(len(recs))):
@@ -1449,12 +1448,10 @@ def run_split(cat: Catalogue, board, bound: int, find_first: bool, processes: in
     bound): the same (solutions, counters, expired) as `run_search` in one process (`merge_split`:
     lookups apart)."""
     import multiprocessing as mp
-    import os
     import pickle
     import select
-    import signal
 
-    from ...core.procs import die_with_parent, forking
+    from ...core.procs import fork_pipes, reap_pipes
     ctx = mp.get_context("fork")
     shared = ctx.RawArray("q", 2)
     shared[0], shared[1] = 0, 1 << 62
@@ -1464,28 +1461,13 @@ def run_split(cat: Catalogue, board, bound: int, find_first: bool, processes: in
     # the kernel loaded (or compiled) here, once, not in every process of every iteration: a
     # call with bound 0 returns at its root
     run_search(cat, board, 0, find_first, -1, deadline, fsm, fsm0, vals, nbr=nbr, cut=cut)
+
+    def work(out) -> None:
+        pickle.dump(run_search(cat, board, bound, find_first, -1, deadline, fsm, fsm0, vals, nbr=nbr, cut=cut), out)
+
     pipes, pids = [], []
     try:
-        with forking():  # see core/procs.py
-            for _ in range(processes):
-                r, w = os.pipe()
-                pid = os.fork()
-                if pid == 0:
-                    code = 0
-                    try:
-                        os.close(r)
-                        die_with_parent()
-                        res = run_search(cat, board, bound, find_first, -1, deadline, fsm, fsm0, vals, nbr=nbr,
-                                         cut=cut)
-                        with os.fdopen(w, "wb") as fh:
-                            pickle.dump(res, fh)
-                    except BaseException:
-                        code = 1
-                    finally:
-                        os._exit(code)
-                os.close(w)
-                pipes.append(os.fdopen(r, "rb"))
-                pids.append(pid)
+        pipes, pids = fork_pipes(processes, work)
         parts = []
         waiting = list(pipes)
         while waiting:
@@ -1497,14 +1479,7 @@ def run_split(cat: Catalogue, board, bound: int, find_first: bool, processes: in
                 except EOFError:
                     raise RuntimeError(f"a process of the split iteration with bound {bound} died") from None
     finally:
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.waitpid(pid, 0)
-        for f in pipes:
-            f.close()
+        reap_pipes(pipes, pids)
         _SPLIT["counter"] = _SPLIT["lock"] = None
     return merge_split(parts, bound, find_first)
 
