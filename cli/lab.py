@@ -150,15 +150,18 @@ def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pa
 @click.option("--certify", is_flag=True, help="the re-check of the core logs a DRAT proof, checked "
               "by puzzlesat.certify")
 @click.option("--proof-dir", default="", help="with --certify: where the run folder is made")
+@click.option("--call-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="CPU seconds per deletion call (default: none); a group whose "
+              "call hits it stays in the core, marked undecided (the core is then not minimal)")
 @click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT, help=TIME_LIMIT_HELP)
 @click.option("--json", "as_json", is_flag=True, help="print the result record (JSON)")
 @format_option
-def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof_dir, time_limit,
-             as_json, fmt) -> None:
+def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof_dir, call_limit,
+             time_limit, as_json, fmt) -> None:
     """For an infeasible decision call of INSTANCE: a minimal set of the formulation's constraint
     groups that is still infeasible (deletion over one selector per group), re-checked by a fresh
     solve of only those groups (UNSAT; with --certify, its proof checked) and, for each of them, a
-    fresh solve without it (SAT, the model checked against every clause). A feasible call has no
+    checked model of the others (the witness the search found without it). A feasible call has no
     core: its solution is checked and shown. Exit 0; 1 when the re-check fails; 2 on bad input."""
     from ..compare.api import model
     from .display import print_tables
@@ -172,7 +175,8 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
     if certify and chosen not in PROOF_SOLVERS:
         raise InputError(f"lab core --certify: solver '{chosen}' cannot log proofs; choose one of "
                          + ", ".join(PROOF_SOLVERS))
-    res = m.core(time_limit=time_limit, certify=certify, proof_dir=proof_dir, solver=chosen)
+    res = m.core(time_limit=time_limit, certify=certify, proof_dir=proof_dir, solver=chosen,
+                 call_limit=call_limit)
     from ..compare.why import core_table
     if fmt == "json":
         print(json.dumps(res.to_json(), default=str))

@@ -224,12 +224,15 @@ class Model:
         return execute(run)
 
     def core(self, *, time_limit: float | None = None, memory_limit_mb: float | None | str = "default",
-             certify: bool = False, proof_dir: str = "", solver: str | None = None) -> Result:
+             certify: bool = False, proof_dir: str = "", solver: str | None = None,
+             call_limit: float | None = None) -> Result:
         """For an infeasible decision call: a minimal set of constraint groups that is still
         infeasible (deletion over one selector per group, models/why.py), re-checked by a fresh
-        solve of those groups alone and, without each of them, a satisfiable one; `certify`: the
-        re-check's DRAT proof checked by puzzlesat.certify. INFEASIBLE with `stats['core']`;
-        FEASIBLE with a checked solution when the call is feasible; UNKNOWN at a limit.
+        solve of those groups alone and, for each of them, a checked model of the others;
+        `certify`: the re-check's DRAT proof checked by puzzlesat.certify. `call_limit`: CPU
+        seconds per deletion call; a group whose call hits it stays in the core as undecided
+        (`stats['undecided']`, `stats['minimal']` False). INFEASIBLE with `stats['core']`;
+        FEASIBLE with a checked solution when the call is feasible; UNKNOWN at the time limit.
 
         >>> r = model(load("sliding/8-easy"), "sat:time", bound=1).core()  # optimum 2: 1 is too few
         >>> r.status.value, r.stats["core"], r.stats["core_recheck"]
@@ -240,7 +243,8 @@ class Model:
         return core_run(family_of(self.instance), self.instance, self.decision, self.config.name,
                         solver=solver or sat or "cadical195",
                         encoding=self.options.get("encoding", "seqcounter"), certify=certify,
-                        proof_dir=proof_dir, time_limit=time_limit, memory_limit_mb=memory_limit_mb)
+                        proof_dir=proof_dir, time_limit=time_limit, memory_limit_mb=memory_limit_mb,
+                        call_limit=call_limit)
 
     def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:
         from ..models import _cpsat, _sat

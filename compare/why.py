@@ -21,12 +21,17 @@ KINDS = ("sat", "cpsat", "mip", "maxsat", "cpmpy")
 
 def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str = "cadical195",
              encoding: str = "seqcounter", certify: bool = False, proof_dir: str = "",
-             time_limit: Any = None, memory_limit_mb: Any = "default") -> Result:
+             time_limit: Any = None, memory_limit_mb: Any = "default",
+             call_limit: float | None = None) -> Result:
     """The group core of one decision call (a models._ext.Decision), run and checked by the
-    runner: INFEASIBLE with stats['core'] (certificate with `certify`), FEASIBLE with a checked
-    solution when the call is feasible, UNKNOWN at a limit."""
+    runner: INFEASIBLE with stats['core'] (certificate with `certify`; with `call_limit` CPU
+    seconds per deletion call, stats['undecided'] lists the groups whose call hit it), FEASIBLE
+    with a checked solution when the call is feasible, UNKNOWN at the run's limit."""
     from ..models.why import core_engine
-    eng = Engine(f"core:{label}", core_engine(decision, solver, encoding), (Task.FEASIBLE,),
+    if call_limit is not None and not call_limit > 0:
+        raise InputError(f"lab core: the call limit must be a positive number of CPU seconds, "
+                         f"not {call_limit!r}")
+    eng = Engine(f"core:{label}", core_engine(decision, solver, encoding, call_limit), (Task.FEASIBLE,),
                  (Option("certify", False), Option("proof_dir", "")),
                  f"group core of {label}", user=True, code="puzzlesat.models.why")
     run = plan_one(fam, inst, eng, Task.FEASIBLE, options={"certify": certify, "proof_dir": proof_dir},
@@ -35,10 +40,11 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
 
 
 def core_table(res: Result, decision: Any) -> Table:
-    """One row per group of the decision call: its size, whether it is in the core, and what the
-    re-check found without it."""
+    """One row per group of the decision call: its size, whether it is in the core (necessary, or
+    undecided at the call limit), and what the re-check found without it."""
     st = res.stats
     core = set(st.get("core") or ())
+    necessary = set(st.get("necessary") or ())
     without = st.get("without_each") or {}
     t = Table("lab core", [Column("group"), Column("role"), Column("constraints", "int"),
                            Column("clauses", "int"), Column("in core"), Column("core without it")],
@@ -46,14 +52,24 @@ def core_table(res: Result, decision: Any) -> Table:
                    "answer": res.status.value},
               notes=[n for n in (res.reason,) if n])
     opt = decision.formulation.optional
+    known = st.get("status") == "INFEASIBLE"
+    dropped = set(st.get("dropped") or ())
     for g in st.get("groups") or decision.formulation.groups:
+        if g in necessary:
+            inside = "yes"
+        elif g in core:
+            inside = "yes (undecided)"
+        else:
+            inside = "no" if known or g in dropped else "?"
         t.add(cell(g), cell(opt.get(g, "")), cell(st.get("group_sizes", {}).get(g), "int"),
-              cell(st.get("group_clauses", {}).get(g), "int"),
-              cell("yes" if g in core else "no" if st.get("status") == "INFEASIBLE" else "?"),
+              cell(st.get("group_clauses", {}).get(g), "int"), cell(inside),
               cell(without.get(g, "")))
     t.params = {"solver": st.get("solver"), "encoding": st.get("encoding"),
-                "solver calls": st.get("calls"), "core re-check": st.get("core_recheck"),
-                "seconds": round(res.seconds, 3)}
+                "solver calls": st.get("calls"), "search CPU s": st.get("search_cpu_seconds"),
+                "core re-check": st.get("core_recheck"),
+                "re-check CPU s": st.get("recheck_cpu_seconds"), "seconds": round(res.seconds, 3)}
+    if st.get("call_limit") is not None:
+        t.params["call limit (CPU s)"] = st["call_limit"]
     if res.certificate:
         t.params["certificate"] = str(res.certificate.verdict)
     return t

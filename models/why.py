@@ -8,16 +8,24 @@ Vocabulary:
                 switches the whole group on and leaving it out switches the group off
     group core  a set of groups whose conjunction is INFEASIBLE. Found by deletion (Marques-Silva,
                 "Minimal unsatisfiability: models, algorithms and applications", ISMVL 2010; groups
-                as in Liffiton & Sakallah's group MUS): start from the solver's core over the
-                selectors; for each group in turn, solve without it — UNSAT: drop it and shrink the
-                candidates to the new core (clause-set refinement); SAT: it is necessary. The result
-                is minimal: each group left is necessary, because the set it was tested against
-                contained the final set, and a subset of a satisfiable set is satisfiable.
-    re-check    a fresh solver on only the core's groups (no selectors) must answer UNSAT; with
-                `certify`, that solve logs a DRAT proof that the runner checks with
-                puzzlesat.certify; and for each group of the core, a fresh solve of the core
-                without it must answer SAT, its model checked against every clause (the witness
-                that the group is necessary)
+                as in Liffiton & Sakallah's group MUS) in ONE incremental solver (learnt clauses
+                carry over): start from the solver's failed assumptions (its core over the
+                selectors); for each group in turn, solve without it — UNSAT: drop it and shrink
+                the candidates to the new failed-assumption core (clause-set refinement); SAT: it
+                is necessary, and the model is kept as the witness. The result is minimal: each
+                group left is necessary, because the set it was tested against contained the
+                final set, and a subset of a satisfiable set is satisfiable.
+    call limit  optional CPU seconds per deletion call (solved in slices of CHUNK conflicts, the
+                limit checked between slices: cadical195 cannot be interrupted). A group whose call
+                hits it is *undecided*: kept in the core (so the core stays infeasible) and
+                reported as such — the core is then not claimed minimal, never wrongly so.
+    re-check    what the answer rests on, checked apart from the search: the core's groups alone
+                (the same clauses, no selectors) in a fresh solver must answer UNSAT — with
+                `certify` that one solve logs a DRAT proof, checked by the runner with
+                puzzlesat.certify (the search's own calls log nothing: a dropped group needs no
+                proof, the final core's refutation covers every superset); and each necessary
+                group's witness, the model found without it, must satisfy every clause of the
+                core's other groups
     ablation    the decision engine (models/paradigm.py) on a backend of the configuration's kind,
                 every decision call's formulation with one optional group left out
                 (Formulation.optional: implied constraints, symmetry breaking, dominance)
@@ -25,7 +33,7 @@ Vocabulary:
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..core.result import Context, InputError, Outcome, Status, Task
 
@@ -36,13 +44,45 @@ from .paradigm import Answer, Backend, no_good
 from .prooflog import ProofLog
 
 SEL = "group selector"   # the domain key of a selector: (SEL, group name)
+CHUNK = 20_000           # conflicts per slice of a budgeted call (~1-2 s of CDCL on the peg models)
+
+
+def budgeted_solve(s: Any, ctx: Context, assumptions: Sequence[int], cpu_limit: float | None,
+                   chunk: int = CHUNK) -> bool | None:
+    """True/False, or None when `cpu_limit` CPU seconds of this call (None: no per-call limit) or
+    the run's time limit passed first. Solved in slices of `chunk` conflicts (every python-sat
+    solver here takes a conflict budget, cadical195 included, which cannot be interrupted), the
+    limits checked before each slice; learnt clauses carry over from slice to slice."""
+    t0 = time.process_time()
+    while True:
+        if ctx.expired() or (cpu_limit is not None and time.process_time() - t0 >= cpu_limit):
+            return None
+        try:
+            s.conf_budget(chunk)
+        except NotImplementedError:  # no budget (lingeling): one call, the run's limit stops it
+            return _sat.solve_limited(s, ctx, assumptions)
+        res = s.solve_limited(assumptions=list(assumptions))
+        if res is not None:
+            return res
+
+
+def _conflicts(s: Any) -> int | None:
+    try:
+        return int((s.accum_stats() or {}).get("conflicts"))
+    except Exception:
+        return None
 
 
 def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
-               encoding: str = "seqcounter") -> dict[str, Any]:
+               encoding: str = "seqcounter", call_limit: float | None = None,
+               chunk: int = CHUNK) -> dict[str, Any]:
     """The group core of `f` (module doc): {'status': INFEASIBLE | FEASIBLE | UNKNOWN, 'core':
-    [group...], 'necessary': {group: True}, 'calls': n, 'model': SAT model when FEASIBLE, ...}.
-    UNKNOWN (a time limit): 'core' is the smallest infeasible set found so far, not shown minimal."""
+    [group...], 'necessary': [group...], 'undecided': [group...], 'witnesses': {group: model},
+    'log': one entry per solver call, 'model' (FEASIBLE), 'by_group': the CNF's clauses by group}.
+    INFEASIBLE: the core's groups together were answered UNSAT; each group in 'necessary' has a
+    model of the core's other groups (in 'witnesses'); a group in 'undecided' hit `call_limit`
+    (CPU seconds per call), so the core is minimal only when 'undecided' is empty. UNKNOWN: the
+    run's time limit came first ('core': the smallest set answered UNSAT so far, if any)."""
     if not f.is_cnf():
         raise InputError(f"lab core: formulation {f.name} has integer variables or Linear "
                          "constraints; group cores are computed on its CNF (the formulations of the "
@@ -59,15 +99,24 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
     assert at == len(cnf.clauses)
     sel = {g: cnf.id((SEL, g)) for g in groups}
     clauses = [c + [-sel[g]] for g in groups for c in by_group[g]]
-    out: dict[str, Any] = {"groups": groups, "calls": 0, "vars": cnf.pool.top,
-                           "clauses": len(clauses), "encoding": encoding, "solver": solver,
-                           "group_clauses": {g: len(by_group[g]) for g in groups}}
-    t0 = time.perf_counter()
+    log: list[dict[str, Any]] = []
+    out: dict[str, Any] = {"groups": groups, "vars": cnf.pool.top, "clauses": len(clauses),
+                           "encoding": encoding, "solver": solver, "call_limit": call_limit,
+                           "group_clauses": {g: len(by_group[g]) for g in groups},
+                           "log": log, "by_group": by_group, "nvars": cnf.pool.top}
+    t0 = time.process_time()
     with _sat.new_solver(solver, clauses) as s:
-        def unsat_core(cands: list[str]) -> list[str] | None | bool:
-            """The groups of a core among `cands` (UNSAT), False (SAT), None (limit)."""
-            out["calls"] += 1
-            res = _sat.solve_limited(s, ctx, [sel[g] for g in cands])
+        def call(cands: list[str], without: str | None) -> list[str] | None | bool:
+            """The groups of a core among `cands` (UNSAT), False (SAT), None (a limit)."""
+            c0, k0 = time.process_time(), _conflicts(s)
+            limit = None if without is None else call_limit
+            res = budgeted_solve(s, ctx, [sel[g] for g in cands], limit, chunk)
+            k1 = _conflicts(s)
+            log.append({"without": without, "groups": len(cands),
+                        "answer": {True: "SAT", False: "UNSAT", None: "UNKNOWN"}[res],
+                        "cpu_seconds": round(time.process_time() - c0, 3),
+                        "conflicts": None if k0 is None or k1 is None else k1 - k0})
+            ctx.progress(calls=len(log), last=log[-1])
             if res is None:
                 return None
             if res:
@@ -75,78 +124,97 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
             core = set(s.get_core() or [sel[g] for g in cands])
             return [g for g in cands if sel[g] in core]
 
-        first = unsat_core(groups)
+        def done(status: str, **extra: Any) -> dict[str, Any]:
+            return {**out, "status": status, "calls": len(log),
+                    "search_cpu_seconds": round(time.process_time() - t0, 3), **extra}
+
+        first = call(groups, None)
         if first is None:
-            return {**out, "status": "UNKNOWN", "core": groups, "reason": "time limit before the "
-                    "first answer"}
+            return done("UNKNOWN", core=[], reason="time limit before the first answer (all groups "
+                        "together)")
         if first is False:
-            model = s.get_model()
-            return {**out, "status": "FEASIBLE", "core": [], "model": model, "cnf": cnf}
+            return done("FEASIBLE", core=[], model=s.get_model(), cnf=cnf)
         cands = first
         necessary: list[str] = []
+        undecided: list[str] = []
+        witnesses: dict[str, list[int]] = {}
         i = 0
         while i < len(cands):
             g = cands[i]
-            if g in necessary:
+            if g in necessary or g in undecided:
                 i += 1
                 continue
-            rest = [h for h in cands if h != g]
-            r = unsat_core(rest)
+            if ctx.expired():
+                break
+            r = call([h for h in cands if h != g], g)
             if r is None:
-                return {**out, "status": "UNKNOWN", "core": cands, "necessary": necessary,
-                        "reason": f"time limit while testing group '{g}': the {len(cands)} groups "
-                                  "left are infeasible together but not shown minimal",
-                        "seconds": round(time.perf_counter() - t0, 4)}
-            if r is False:
-                necessary.append(g)
+                undecided.append(g)   # this group's call hit its limit: keep it, say so
                 i += 1
-            else:
-                cands = [h for h in cands if h in r or h in necessary]
+            elif r is False:
+                necessary.append(g)
+                witnesses[g] = s.get_model()
+                i += 1
+            else:                     # still UNSAT without g: drop it, shrink to the new core
+                cands = [h for h in cands if h in r or h in necessary or h in undecided]
                 i = 0
-        out["shrink_seconds"] = round(time.perf_counter() - t0, 4)
-    return {**out, "status": "INFEASIBLE", "core": [g for g in groups if g in cands],
-            "dropped": [g for g in groups if g not in cands]}
+        core = [g for g in groups if g in cands]
+        untested = [g for g in core if g not in necessary and g not in undecided]
+        if untested:   # the run's time limit: what is known so far, not a result
+            return done("UNKNOWN", core=core, necessary=[g for g in core if g in necessary],
+                        undecided=[g for g in core if g not in necessary],
+                        dropped=[g for g in groups if g not in cands],
+                        reason=f"time limit while testing group '{untested[0]}': the "
+                               f"{len(core)} groups left answered UNSAT together, "
+                               f"{len(necessary)} of them shown necessary so far")
+    return done("INFEASIBLE", core=core, necessary=[g for g in core if g in necessary],
+                undecided=[g for g in core if g in undecided],
+                dropped=[g for g in groups if g not in cands], witnesses=witnesses)
 
 
-def recheck(f: Formulation, core: list[str], ctx: Context, log: ProofLog, solver: str,
-            encoding: str) -> dict[str, Any]:
-    """The core's groups alone, in a fresh solver: UNSAT (proof-logged with `log`), and each group
-    necessary: without it, SAT with a model that satisfies every clause."""
-    sub = Formulation(f.name, f.source, {g: f.groups[g] for g in core}, f.ints, f.projection)
-    cnf = to_cnf(sub, encoding)
-    out: dict[str, Any] = {"core_vars": cnf.pool.top, "core_clauses": len(cnf.clauses)}
-    with log.solver(cnf.clauses) as s:
+def recheck(r: dict[str, Any], ctx: Context, log: ProofLog) -> dict[str, Any]:
+    """What a core's claims rest on, checked apart from the search: the core's groups alone (the
+    same clauses, no selectors) UNSAT in a fresh solver (proof-logged with `log`: with certify,
+    its DRAT proof goes to the runner's check); each necessary group's witness, the model the
+    search found without it, checked against every clause of the core's other groups."""
+    core, by_group = r["core"], r["by_group"]
+    clauses = [c for g in core for c in by_group[g]]
+    out: dict[str, Any] = {"core_vars": len({abs(x) for c in clauses for x in c}),
+                           "core_clauses": len(clauses)}
+    c0 = time.process_time()
+    with log.solver(clauses) as s:
         res = _sat.solve_limited(s, ctx)
         if res is False:
-            log.unsat(s, cnf.clauses, "the groups " + ", ".join(f"'{g}'" for g in core)
-                      + " alone are infeasible", cnf.pool.top)
+            log.unsat(s, clauses, "the groups " + ", ".join(f"'{g}'" for g in core)
+                      + " alone are infeasible", r["nvars"])
     out["core_recheck"] = {True: "SAT", False: "UNSAT", None: "UNKNOWN"}[res]
+    out["recheck_cpu_seconds"] = round(time.process_time() - c0, 3)
     witnesses = {}
     for g in core:
-        part = to_cnf(sub.without(g), encoding)
-        with _sat.new_solver(solver, part.clauses) as s2:
-            r = _sat.solve_limited(s2, ctx)
-            if r:
-                bad = violated(part.clauses, s2.get_model())
-                witnesses[g] = "SAT (model checked)" if bad is None else f"SAT, but the model violates clause {bad}"
-            else:
-                witnesses[g] = "UNSAT" if r is False else "UNKNOWN"
+        if g not in r["witnesses"]:
+            witnesses[g] = "UNKNOWN (call limit)"
+            continue
+        rest = [c for h in core if h != g for c in by_group[h]]
+        bad = violated(rest, r["witnesses"][g])
+        witnesses[g] = ("SAT (model checked)" if bad is None
+                        else f"SAT, but the model violates clause {rest[bad]}")
     out["without_each"] = witnesses
     return out
 
 
-def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = "seqcounter"
-                ) -> Callable[[Any, Task, Context], Outcome]:
+def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = "seqcounter",
+                call_limit: float | None = None) -> Callable[[Any, Task, Context], Outcome]:
     """An engine (instance, task, ctx) -> Outcome for the runner: the group core of `decision`'s
     formulation. INFEASIBLE with the core in stats['core'] (and, with ctx.options['certify'],
-    the proof of the re-check for the runner to check); FEASIBLE with the decoded solution when
-    the decision call is feasible (no core: the runner checks the solution)."""
+    the proof of the re-check for the runner to check; stats['undecided'] non-empty: the core is
+    not shown minimal); FEASIBLE with the decoded solution when the decision call is feasible (no
+    core: the runner checks the solution); UNKNOWN at the run's time limit, with what is known."""
     def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         f = decision.formulation
         log = ProofLog(ctx, solver, f"core-{getattr(inst, 'name', 'instance')}")
-        params = {"sat_solver": solver, "encoding": encoding, "bound": decision.bound_text}
-        r = group_core(f, ctx, solver, encoding)
-        stats = {k: v for k, v in r.items() if k not in ("model", "cnf")}
+        params = {"sat_solver": solver, "encoding": encoding, "bound": decision.bound_text,
+                  "call_limit_cpu_seconds": call_limit, "conflicts_per_slice": CHUNK}
+        r = group_core(f, ctx, solver, encoding, call_limit)
+        stats = {k: v for k, v in r.items() if k not in ("model", "cnf", "by_group", "witnesses")}
         stats["group_sizes"] = {g: len(cs) for g, cs in f.groups.items()}
         if r["status"] == "FEASIBLE":
             cnf = r["cnf"]
@@ -155,19 +223,26 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
                            reason=f"{decision.bound_text} is feasible: there is no core")
         if r["status"] == "UNKNOWN":
             return Outcome(Status.UNKNOWN, stats=stats, params=params, reason=r.get("reason"))
-        stats.update(recheck(f, r["core"], ctx, log, solver, encoding))
-        problems = [g for g, w in stats["without_each"].items() if not w.startswith("SAT (")]
+        stats.update(recheck(r, ctx, log))
+        problems = [g for g, w in stats["without_each"].items()
+                    if g not in r["undecided"] and not w.startswith("SAT (")]
         if stats["core_recheck"] != "UNSAT" or problems:
             why = (f"the core re-check answered {stats['core_recheck']}" if stats["core_recheck"] != "UNSAT"
                    else "without " + ", ".join(f"'{g}': {stats['without_each'][g]}" for g in problems))
-            st = Status.UNKNOWN if "UNKNOWN" in (stats["core_recheck"], *stats["without_each"].values()) \
-                else Status.ERROR
+            st = Status.UNKNOWN if stats["core_recheck"] == "UNKNOWN" and not problems else Status.ERROR
             return Outcome(st, stats=stats, params=params, reason=f"re-check: {why}")
+        stats["minimal"] = not r["undecided"]
+        reason = None
+        if r["undecided"]:
+            reason = ("a core, not shown minimal: whether " + ", ".join(f"'{g}'" for g in r["undecided"])
+                      + f" {'is' if len(r['undecided']) == 1 else 'are'} needed is unknown (the call "
+                      f"without {'it' if len(r['undecided']) == 1 else 'each'} hit the limit of "
+                      f"{call_limit:g} CPU seconds)")
         cert = log.certificate(f"{decision.bound_text} is infeasible: the groups "
                                + ", ".join(f"'{g}'" for g in r["core"]) + " alone admit no solution",
                                f"the CNF of the {f.name} formulation's groups states those rules "
                                f"(cardinality constraints in the {encoding} encoding)")
-        return Outcome(Status.INFEASIBLE, stats=stats, params=params, certificate=cert)
+        return Outcome(Status.INFEASIBLE, stats=stats, params=params, certificate=cert, reason=reason)
     return run
 
 

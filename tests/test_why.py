@@ -49,8 +49,46 @@ def test_core_of_an_infeasible_bound_is_minimal_rechecked_and_certified(tmp_path
                                "frame axioms", "jump end", "move starts", "move counting"]
     assert r.stats["core_recheck"] == "UNSAT"
     assert set(r.stats["without_each"].values()) == {"SAT (model checked)"}
+    assert r.stats["necessary"] == r.stats["core"] and r.stats["minimal"] is True
+    assert r.stats["undecided"] == [] and set(r.stats["dropped"]) == {"one jump per step", "invariants"}
+    log = r.stats["log"]   # the first call has every group, then one call per group left out
+    assert (log[0]["without"], log[0]["groups"], log[0]["answer"]) == (None, 9, "UNSAT")
+    assert len(log) == r.stats["calls"] and {e["answer"] for e in log[1:]} <= {"SAT", "UNSAT"}
+    assert [e["without"] for e in log if e["answer"] == "SAT"] == r.stats["core"]
+    assert len(r.certificate["proofs"]) == 1     # only the final core's refutation is proved
     assert r.certificate["verdict"] == "VERIFIED", r.certificate
     assert "alone admit no solution" in r.certificate["claim"]
+
+
+def test_a_call_that_hits_its_limit_leaves_its_group_undecided_never_claimed():
+    """A deletion call stopped by the call limit decides nothing: the group stays in the core,
+    undecided, the core is re-checked infeasible and is not called minimal."""
+    m = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2)
+    r = m.core(time_limit=120, call_limit=1e-9)
+    assert r.status.value == "INFEASIBLE", r.reason
+    st = r.stats
+    assert st["minimal"] is False and st["necessary"] == [] and st["undecided"] == st["core"]
+    assert set(st["core"]) >= {"start and finish", "jump preconditions", "jump effects",
+                               "frame axioms", "jump end", "move starts", "move counting"}
+    assert st["core_recheck"] == "UNSAT"
+    assert set(st["without_each"].values()) == {"UNKNOWN (call limit)"}
+    assert {e["answer"] for e in st["log"][1:]} == {"UNKNOWN"}
+    assert "not shown minimal" in r.reason
+    with pytest.raises(ps.InputError, match="call limit"):
+        m.core(call_limit=0)
+
+
+def test_budgeted_solve_slices_and_stops():
+    from pysat.examples.genhard import PHP
+    from pysat.solvers import Solver
+    from puzzlesat.core.result import Context
+    from puzzlesat.models.why import budgeted_solve
+    with Solver(name="cadical195", bootstrap_with=PHP(5).clauses) as s:
+        assert budgeted_solve(s, Context(), [], None, chunk=5) is False
+        assert s.accum_stats()["conflicts"] > 5    # more than one slice
+    with Solver(name="cadical195", bootstrap_with=PHP(5).clauses) as s:
+        assert budgeted_solve(s, Context(time_limit=0.0), [], None) is None
+        assert budgeted_solve(s, Context(), [], 1e-9) is None
 
 
 def test_a_feasible_call_has_no_core_but_a_checked_solution():
@@ -84,6 +122,8 @@ def test_lab_core_and_ablate_commands():
     assert p.returncode == 2 and "no formulation hook" in p.stderr, p.stderr
     p = run("core", "maze/sample1", "-e", "cpsat:time", "--bound", "37")
     assert p.returncode == 2 and "no CNF" in p.stderr, p.stderr
+    p = run("core", "sliding/8-easy", "-e", "sat", "--bound", "1", "--call-limit", "0")
+    assert p.returncode == 2 and "--call-limit" in p.stderr, p.stderr
 
 
 def test_tiling_search_ablates_its_symmetry_breaking():
