@@ -181,8 +181,8 @@ def recheck(r: dict[str, Any], ctx: Context, log: ProofLog) -> dict[str, Any]:
     out: dict[str, Any] = {"core_vars": len({abs(x) for c in clauses for x in c}),
                            "core_clauses": len(clauses)}
     c0 = time.process_time()
-    with log.solver(clauses) as s:
-        res = _sat.solve_limited(s, ctx)
+    with log.solver(clauses) as s:   # in slices, so the run's time limit stops it with a report
+        res = budgeted_solve(s, ctx, [], None)
         if res is False:
             log.unsat(s, clauses, "the groups " + ", ".join(f"'{g}'" for g in core)
                       + " alone are infeasible", r["nvars"])
