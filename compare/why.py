@@ -41,13 +41,17 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
 
 def core_table(res: Result, decision: Any) -> Table:
     """One row per group of the decision call: its size, whether it is in the core (necessary, or
-    undecided at the call limit), and what the re-check found without it."""
+    undecided at the call limit), the search's call without it (answer, CPU seconds; a group
+    outside the first failed-assumption core has none) and what the re-check found without it."""
     st = res.stats
     core = set(st.get("core") or ())
     necessary = set(st.get("necessary") or ())
     without = st.get("without_each") or {}
+    calls = {e["without"]: e for e in st.get("log") or () if e.get("without") is not None}
     t = Table("lab core", [Column("group"), Column("role"), Column("constraints", "int"),
-                           Column("clauses", "int"), Column("in core"), Column("core without it")],
+                           Column("clauses", "int"), Column("in core"),
+                           Column("search without it"), Column("CPU s", "float"),
+                           Column("core without it")],
               key={"instance": f"{res.family}/{res.instance}", "call": decision.bound_text,
                    "answer": res.status.value},
               notes=[n for n in (res.reason,) if n])
@@ -63,6 +67,8 @@ def core_table(res: Result, decision: Any) -> Table:
             inside = "no" if known or g in dropped else "?"
         t.add(cell(g), cell(opt.get(g, "")), cell(st.get("group_sizes", {}).get(g), "int"),
               cell(st.get("group_clauses", {}).get(g), "int"), cell(inside),
+              cell(calls[g]["answer"] if g in calls else ""),
+              cell(calls[g]["cpu_seconds"] if g in calls else None, "float"),
               cell(without.get(g, "")))
     t.params = {"solver": st.get("solver"), "encoding": st.get("encoding"),
                 "solver calls": st.get("calls"), "search CPU s": st.get("search_cpu_seconds"),
