@@ -95,7 +95,7 @@ FILE_SECONDS = {
     "test_tiling_search.py": 44, "test_sliding.py": 43, "test_pentomino.py": 40,
     "test_maze_engines.py": 40, "test_peg_cubes.py": 40, "test_campaign.py": 36,
     "test_peg_bfs.py": 31, "test_runner.py": 31, "test_pentomino_3d.py": 29, "test_peg.py": 26,
-    "test_peg_disk.py": 26, "test_api.py": 23, "test_paradigms.py": 30, "test_why.py": 25, "test_peg_problems.py": 25, "test_peg_upper.py": 30,
+    "test_peg_disk.py": 26, "test_api.py": 23, "test_paradigms.py": 30, "test_why.py": 28, "test_peg_problems.py": 25, "test_peg_upper.py": 30,
     # certify_integration (48 s when it compiles the proof checker) runs mid-suite, after the
     # README session (test_doctests) and the CP-SAT cubes (test_peg_cubes) have compiled the
     # checker and the LRAT converter into numba's cache: the other worker then loads them
