@@ -494,18 +494,19 @@ def run_auto(inst: Any, task: Task, ctx: Context) -> Outcome:
     from ._ext import call_hook
     opts = dict(ctx.options)
     why = "orbits need the solutions (up_to_symmetry)" if opts.get("up_to_symmetry") else None
-    counter: Counter | None = None
-    if why is None:
-        counter = Counter(call_hook(opts["formulation"], inst, Task.COUNT, opts, None).formulation)
-        if not all(counter.projected):
-            why = (f"{len(counter.keys) - sum(counter.projected)} of {len(counter.keys)} keys are "
-                   "outside the projection (the counter's layers would be sets of states)")
     route: dict[str, Any] = {}
-    if counter is not None:
-        route["frontier_bits"] = bits = frontier_bits(counter.cons, len(counter.keys))
-        most = opts.get("probe_bits", PROBE_BITS)
-        if why is None and bits > most:
-            why = f"the frontier is {bits} bits wide (more than probe_bits={most})"
+    if why is None:  # linear in the formulation's size: no layer is made to decide
+        f = call_hook(opts["formulation"], inst, Task.COUNT, opts, None).formulation
+        outside = {k for _, c in f.constraints() for k in keys_of(c)} - set(f.projection)
+        if outside:
+            why = (f"{len(outside)} keys are outside the projection (the counter's layers would "
+                   "be sets of states)")
+        else:
+            keys, cons = _compile(f)
+            route["frontier_bits"] = bits = frontier_bits(cons, len(keys))
+            most = opts.get("probe_bits", PROBE_BITS)
+            if bits > most:
+                why = f"the frontier is {bits} bits wide (more than probe_bits={most})"
     if why is None:
         probe = min(opts.get("probe_mb", PROBE_MB), opts.get("memory_mb", MEMORY_MB))
         out = run(inst, task, ctx.sub({**opts, "memory_mb": probe}))
