@@ -133,34 +133,36 @@ def test_a_real_solution_in_an_unsealed_record_is_kept_after_its_replay(hoppers7
     assert r["status"] == "FEASIBLE" and r["solution"]["moves"] <= 7
 
 
-@pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b'{"status": "UNSAT"}',
-                                     b'{"name": 5, "status": ["x"]}', b"\x80\x04\x95pickle",
-                                     b"{" * 100000 + b"}" * 100000, b'"' + b"a" * (17 << 20) + b'"'])
-def test_garbage_result_files_are_redone(tmp_path, content):
+def damaged_and_resumed(tmp_path, damage):
+    """hoppers-first06 "moves <= 6" refuted by cubes, `damage(result files)`, then resumed: the
+    same INFEASIBLE answer from the same cubes (what was damaged is redone)."""
     _, inst = load_instance("peg/hoppers-first06")
     folder = tmp_path / "w"
     r1 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=folder)
     assert r1["status"] == "INFEASIBLE"
-    for p in results(folder):
-        p.write_bytes(content)
+    damage(results(folder))
     TRIED["folders"] += 1
     r2 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=folder)
     assert r2["status"] == "INFEASIBLE" and r2["cubes"] == r1["cubes"]
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b'{"status": "UNSAT"}',
+                                     b'{"name": 5, "status": ["x"]}', b"\x80\x04\x95pickle",
+                                     b"{" * 100000 + b"}" * 100000, b'"' + b"a" * (17 << 20) + b'"'])
+def test_garbage_result_files_are_redone(tmp_path, content):
+    def overwrite(paths):
+        for p in paths:
+            p.write_bytes(content)
+    damaged_and_resumed(tmp_path, overwrite)
 
 
 def test_special_files_in_a_work_folder_are_refused_by_name_or_redone(tmp_path):
-    _, inst = load_instance("peg/hoppers-first06")
-    folder = tmp_path / "w"
-    r1 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=folder)
-    p = results(folder)[0]
-    p.unlink()
-    os.mkfifo(p)  # a FIFO where a result was: read without blocking, redone
-    q = results(folder)[1]
-    q.unlink()
-    q.symlink_to("/dev/zero")
-    TRIED["folders"] += 1
-    r2 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=folder)
-    assert r2["status"] == "INFEASIBLE" and r2["cubes"] == r1["cubes"]
+    def special(paths):
+        paths[0].unlink()
+        os.mkfifo(paths[0])  # a FIFO where a result was: read without blocking, redone
+        paths[1].unlink()
+        paths[1].symlink_to("/dev/zero")
+    damaged_and_resumed(tmp_path, special)
 
 
 def test_forged_counts_are_counted_again(tmp_path):
