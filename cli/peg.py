@@ -109,8 +109,8 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
                    "status 1 when it does not (a --least run refuses such a K unless --force)")
 @click.option("--force", is_flag=True,
               help="--least: search even when the estimate says the layers do not fit on disk")
-@click.option("--keep-free-mb", type=click.IntRange(min=0), default=15000, show_default=True,
-              help="--least: disk space the estimate leaves free for everyone else")
+@click.option("--keep-free-mb", type=click.IntRange(min=0), default=1024, show_default=True,
+              help="--least: disk space (MiB) the estimate leaves free for everyone else")
 @click.option("--upper-bound", is_flag=True,
               help="short solutions, not proofs: beams by moves with exact end games, window "
                    "searches and seeded model decisions over every problem (boards of up to 128 "
@@ -205,7 +205,7 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
             _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, max_backward,
                    as_json, prune, max_moves, layer_opts, time_limit,
                    None if pool is None else pool.expand, fit_check=not force,
-                   keep_free=keep_free_mb * 10**6)
+                   keep_free=keep_free_mb * 2**20)
         except WontFit as e:
             for line in e.estimate.lines():
                 click.echo(line, err=True)
@@ -365,10 +365,10 @@ def _estimate(b, k, backward_depth, work_dir, layer_memory_mb, disk_limit_mb, ke
     """`peg problems --least --max-moves K --estimate`: native_search/peg/estimate.py."""
     from ..native_search.peg.estimate import estimate_least
     t0 = time.perf_counter()
-    e = estimate_least(b, k, backward_depth if backward_depth is not None else 1, work_dir,
+    e = estimate_least(b, k, backward_depth, work_dir,
                        None if layer_memory_mb is None else layer_memory_mb * 2**20,
                        None if disk_limit_mb is None else disk_limit_mb * 2**20,
-                       keep_free_mb * 10**6,
+                       keep_free_mb * 2**20,
                        progress=lambda s: click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {s}",
                                                      err=True))
     if as_json:

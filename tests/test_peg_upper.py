@@ -6,6 +6,8 @@ refusing a search that does not fit."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import pytest
 
@@ -174,25 +176,47 @@ def test_windows_and_seeded_models_improve_a_poor_solution():
         assert check(inst, best) == 10 and [c["result"] for c in calls] == ["FEASIBLE", "INFEASIBLE"]
 
 
-def test_estimate_refuses_a_search_that_does_not_fit(tmp_path):
-    """The layer estimate of `--least` (forward to K - 1, backward to 1): triangle7 K = 11 is
-    measured whole; with a 1 MiB disk limit the search is refused (exit 1) with the figures, and
-    without it the search refutes K = 11 as before."""
-    from puzzlesat.native_search.peg.estimate import WontFit, estimate_least
+def test_estimate_refuses_what_does_not_fit_and_counts_what_its_search_holds(tmp_path,
+                                                                              monkeypatch):
+    """The layer estimate of `--least` (forward to K - 1, backward to 1) probes in the search's
+    own folder, also with no backward depth given (it used to probe a folder of its own): after
+    triangle7 K = 11 was refuted, the estimate reads it back there, measured whole. With a 1 KiB
+    disk limit the search is refused (exit 1) with the figures. Every byte that folder holds
+    (layers, range files of an unfinished layer; not what a link points to) counts as disk the
+    search may use: with no free space at all the search still resumes and refutes K = 11 again."""
+    import types
+
+    from puzzlesat.native_search.peg import estimate as est
     from puzzlesat.native_search.peg.table import least_by_bound
-    b = board("triangle7")
-    e = estimate_least(b, 11, work_dir=str(tmp_path))
-    assert e.complete and e.forward[:2] == [7, 11] and e.backward == [7, 7471] and e.fits
-    small = estimate_least(b, 11, work_dir=str(tmp_path), disk_limit=1 << 10)
-    assert not small.fits and "does NOT fit" in "\n".join(small.lines())
-    with pytest.raises(WontFit):
-        least_by_bound(b, max_moves=11, work_dir=str(tmp_path), disk_limit=1 << 10,
-                       backward_depth=1)
-    out = _cli("problems", "triangle7", "--least", "--max-moves", "11", "--backward-depth", "1",
-               "--disk-limit-mb", "0", "--work-dir", str(tmp_path))
-    assert out.returncode == 1 and "refused" in out.stderr and "does NOT fit" in out.stderr
-    r = least_by_bound(b, max_moves=11, work_dir=str(tmp_path), backward_depth=1)
+    b, w = board("triangle7"), str(tmp_path)
+    r = least_by_bound(b, max_moves=11, work_dir=w, fit_check=False)  # sides of its choice
     assert r.moves is None and r.lower == 12
+    for f in tmp_path.glob("peg-least-refuted-*"):  # K = 11 is searched again below
+        f.unlink()
+    (folder,) = [p for p in tmp_path.glob("peg-least-*") if p.is_dir()]
+    e = est.estimate_least(b, 11, None, w, keep_free=0)
+    assert [p for p in tmp_path.glob("peg-least-*") if p.is_dir()] == [folder]
+    assert e.complete and e.forward[:2] == [7, 11] and e.backward == [7, 7471] and e.fits
+    assert "backward depth 1" in e.note
+    with pytest.raises(est.WontFit) as refused:
+        least_by_bound(b, max_moves=11, work_dir=w, disk_limit=1 << 10, keep_free=0)
+    assert not refused.value.estimate.fits and "does NOT fit" in str(refused.value)
+    out = _cli("problems", "triangle7", "--least", "--max-moves", "11", "--disk-limit-mb", "0",
+               "--work-dir", w)
+    assert out.returncode == 1 and "refused" in out.stderr and "does NOT fit" in out.stderr
+    (folder / "part-f099").mkdir()
+    (folder / "part-f099" / "00000").write_bytes(bytes(4096))  # an unfinished layer's range file
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "big").write_bytes(bytes(1 << 16))
+    (folder / "link").symlink_to(tmp_path / "elsewhere")
+    held = sum(os.lstat(os.path.join(d, f)).st_size for d, _, fs in os.walk(folder) for f in fs
+               if stat.S_ISREG(os.lstat(os.path.join(d, f)).st_mode))
+    usage = est.shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(est, "shutil", types.SimpleNamespace(
+        disk_usage=lambda p: usage._replace(free=0)))            # no free space: held bytes only
+    assert est.estimate_least(b, 11, None, w, keep_free=0).disk_allowed == held
+    again = least_by_bound(b, max_moves=11, work_dir=w, keep_free=0)
+    assert again.moves is None and again.lower == 12 and again.stats["layers_resumed"] > 0
 
 
 def test_estimate_projects_triangle9_from_its_first_layers(tmp_path):

@@ -211,6 +211,29 @@ class Store:
         d.mkdir(parents=True)
         return d
 
+    def held(self) -> int:
+        """Bytes of the regular files in this store's folder now (0 without one): its layers and
+        the range files of an unfinished layer, each of which a search with this store reuses or
+        deletes (symbolic links and other special files are not counted)."""
+        if not self.persistent or self.dir is None:
+            return 0
+        total, todo = 0, [self.dir]
+        while todo:
+            try:
+                entries = list(os.scandir(todo.pop()))
+            except OSError:
+                continue
+            for e in entries:
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    todo.append(Path(e.path))
+                elif stat.S_ISREG(st.st_mode):
+                    total += st.st_size
+        return total
+
     def part(self, name: str) -> Path:
         """The folder of layer `name`'s checkpointed range files (persistent stores; kept by
         Store's start-up, unlike tmp-* folders)."""

@@ -13,7 +13,8 @@ runs of its last layer while that layer is merged (2.5 times the layer, as measu
 depth 14); its time is the successors it generates (the probed successors per expanded position,
 growing by the probed factor) at the probed rate. The search is refused (`WontFit`, with the figures)
 when even the low projection needs more disk than it may use: the disk limit, and the free space
-of the work folder's file system less `keep_free`.
+of the work folder's file system plus the bytes the search's own folder already holds (a resumed
+search reuses or deletes them) less `keep_free`.
 
 An estimate is a projection, never a bound: nothing is claimed from it.
 
@@ -32,13 +33,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...puzzles.peg import Board
+from .disk import FREE_RESERVE
 
 # triangle9, K = 15, backward depth 1: the complete forward layers (positions up to symmetry)
 T9_K15 = (10, 19, 90, 760, 7691, 63411, 377705, 1771966, 7005232, 23240488, 64265645,
           152934461, 323240473, 603774064, 938227475)
 SPILL = 2.5          # sorted runs of the last layer while it is merged, times the layer (triangle9)
 ITEM = 8             # bytes per position in a layer file
-KEEP_FREE = 15 * 10**9
+KEEP_FREE = FREE_RESERVE  # bytes left free by default: the layer store's own reserve
 PROBE = 10_000_000   # positions of the forward layer where measuring stops
 Q_MAX = 0.97         # the largest decay factor a projection takes (ratios keep shrinking)
 
@@ -134,8 +136,8 @@ def project(sizes: list[int], depth: int, q: float) -> list[int]:
 
 def allowed_disk(work_dir: str | None, disk_limit: int | None, keep_free: int,
                  held: int = 0) -> int | None:
-    """Bytes a search may still write: the disk limit, and the free space (plus what its folder
-    already holds, `held`) less `keep_free`."""
+    """Bytes a search may hold at its peak: the disk limit, and the free space plus what the
+    search's own folder already holds (`held`: bytes it reuses or deletes) less `keep_free`."""
     where = Path(work_dir) if work_dir is not None else Path(os.environ.get("TMPDIR", "/tmp"))
     while not where.exists() and where != where.parent:
         where = where.parent
@@ -179,15 +181,19 @@ def _finish(e: Estimate, nodes: list[int], cpu: list[float], held: int, work_dir
     return e
 
 
-def estimate_least(b: Board, K: int, backward_depth: int = 1, work_dir: str | None = None,
+def estimate_least(b: Board, K: int, backward_depth: int | None = 1, work_dir: str | None = None,
                    memory: int | None = None, disk_limit: int | None = None,
                    keep_free: int = KEEP_FREE, probe: int = PROBE,
                    progress=None) -> Estimate:
     """The estimate of `least_by_bound(b, max_moves=K, backward_depth=...)` (module docstring); its
-    probed layers are built in the search's own store (`work_dir`), so the search reuses them."""
+    probed layers are built in the search's own store (`work_dir`: the folder of the same
+    `backward_depth`, None when the search chooses its sides), so the search reuses them, and the
+    bytes that folder already holds count as disk the search may use. With `backward_depth` None
+    the projection assumes backward depth 1 (the note says so)."""
     from ...core.limits import PEG_BITBOARD_HOLES
     if b.n > PEG_BITBOARD_HOLES:
-        return estimate_wide(b, K, backward_depth, work_dir, disk_limit, keep_free, probe, progress)
+        return estimate_wide(b, K, backward_depth or 1, work_dir, disk_limit, keep_free, probe,
+                             progress)
     from . import bfs
     from .bound import backward_bound, forward_bound
     from .disk import Store
@@ -200,13 +206,16 @@ def estimate_least(b: Board, K: int, backward_depth: int = 1, work_dir: str | No
     key.pop("start"), key.pop("finish")
     store = Store(work_dir, key, memory, disk_limit, prefix="peg-least")
     try:
-        held = store.disk
-        e = Estimate(b.name, K, backward_depth, [], [], False)
+        E = 1 if backward_depth is None else backward_depth
+        e = Estimate(b.name, K, E, [], [], False, note="" if backward_depth is not None else (
+            "projected for backward depth 1, but without --backward-depth the search grows "
+            "whichever side generates fewer successors (its disk may differ: --backward-depth 1 "
+            "runs the search projected here)"))
         nodes: list[int] = [0]
         cpu: list[float] = [0.0]
-        A = K - backward_depth
+        A = K - E
         for backward, root, bound, limit, sizes in (
-                (True, pegs, bb, backward_depth, e.backward), (False, starts, fb, A, e.forward)):
+                (True, pegs, bb, E, e.backward), (False, starts, fb, A, e.forward)):
             root = root[bound.of(root) <= K]
             counters = {"nodes": 0}
             prefix = "b" if backward else "f"
@@ -244,7 +253,8 @@ def estimate_least(b: Board, K: int, backward_depth: int = 1, work_dir: str | No
         nodes, cpu = nodes[1:], cpu[1:]  # per forward layer from depth 0 (depth 0: nothing)
         e.complete = len(e.forward) - 1 >= A or (len(e.forward) and e.forward[-1] < probe)
         e.probe_seconds = round(time.monotonic() - t0, 1)
-        return _finish(e, nodes, cpu, held, work_dir, disk_limit, keep_free)
+        # measured with the free space (after the probe's layers): the search's folder, all of it
+        return _finish(e, nodes, cpu, store.held(), work_dir, disk_limit, keep_free)
     finally:
         store.close()
 

@@ -669,10 +669,10 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     lower bound (moves None); `expander` expands the layers (bfs.next_layer: e.g. chunk jobs
     on a cluster); `backward_depth` caps the backward layers (default: the side that generates
     fewer successors grows, bfs.meet). `fit_check`: before each K, estimate.estimate_least
-    builds its first layers (kept for the search) and projects the rest (assuming backward depth
-    1 when none is given); estimate.WontFit, with the figures, when even the low projection needs
-    more disk than `disk_limit` and the free space less `keep_free` bytes (default
-    estimate.KEEP_FREE) allow."""
+    builds its first layers in the search's own folder (kept for the search) and projects the rest
+    (assuming backward depth 1 when none is given); estimate.WontFit, with the figures, when even
+    the low projection needs more disk than `disk_limit`, or than the free space plus the bytes
+    that folder already holds less `keep_free` bytes (default estimate.KEEP_FREE), allows."""
     from ...core.result import Context
     from .bound import backward_bound, forward_bound
     from .disk import Store
@@ -715,7 +715,7 @@ def least_by_bound(b: Board, *, max_moves: int | None = None, beam_width: int = 
     while True:
         if fit_check:
             from .estimate import KEEP_FREE, WontFit, estimate_least
-            est = estimate_least(b, k, backward_depth or 1, work_dir, memory, disk_limit,
+            est = estimate_least(b, k, backward_depth, work_dir, memory, disk_limit,
                                  KEEP_FREE if keep_free is None else keep_free, progress=say)
             stats.setdefault("estimates", []).append(est.json())
             for line in est.lines():
