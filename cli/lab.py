@@ -153,13 +153,20 @@ def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pa
 @click.option("--call-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="CPU seconds per deletion call (default: none); a group whose "
               "call hits it stays in the core, marked undecided (the core is then not minimal)")
+@click.option("--work-dir", default=None, metavar="DIR",
+              help="keep every decided deletion call in DIR (made if missing): a rerun, or one with a "
+              "longer --call-limit, continues instead of starting over")
+@click.option("--order", type=click.Choice(["given", "largest"]), default="given", show_default=True,
+              help="the order groups are tried in: the formulation's, or the largest (most clauses) "
+              "first; it decides which minimal core is found, and so the cost")
 @click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT, help=TIME_LIMIT_HELP)
 @click.option("--json", "as_json", is_flag=True, help="print the result record (JSON)")
 @format_option
 def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof_dir, call_limit,
-             time_limit, as_json, fmt) -> None:
+             work_dir, order, time_limit, as_json, fmt) -> None:
     """For an infeasible decision call of INSTANCE: a minimal set of the formulation's constraint
-    groups that is still infeasible (deletion over one selector per group), re-checked by a fresh
+    groups that is still infeasible (deletion, groups tried together first; -e sat:…: one
+    incremental solver, -e cpsat:…: CP-SAT per call), re-checked by a fresh
     solve of only those groups (UNSAT; with --certify, its proof checked) and, for each of them, a
     checked model of the others (the witness the search found without it). A feasible call has no
     core: its solution is checked and shown. Exit 0; 1 when the re-check fails; 2 on bad input."""
@@ -176,7 +183,7 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
         raise InputError(f"lab core --certify: solver '{chosen}' cannot log proofs; choose one of "
                          + ", ".join(PROOF_SOLVERS))
     res = m.core(time_limit=time_limit, certify=certify, proof_dir=proof_dir, solver=chosen,
-                 call_limit=call_limit)
+                 call_limit=call_limit, work_dir=work_dir, order=order)
     from ..compare.why import core_table
     if fmt == "json":
         print(json.dumps(res.to_json(), default=str))

@@ -225,26 +225,34 @@ class Model:
 
     def core(self, *, time_limit: float | None = None, memory_limit_mb: float | None | str = "default",
              certify: bool = False, proof_dir: str = "", solver: str | None = None,
-             call_limit: float | None = None) -> Result:
+             call_limit: float | None = None, work_dir: str | None = None,
+             order: str = "given") -> Result:
         """For an infeasible decision call: a minimal set of constraint groups that is still
         infeasible (deletion over one selector per group, models/why.py), re-checked by a fresh
         solve of those groups alone and, for each of them, a checked model of the others;
         `certify`: the re-check's DRAT proof checked by puzzlesat.certify. `call_limit`: CPU
         seconds per deletion call; a group whose call hits it stays in the core as undecided
-        (`stats['undecided']`, `stats['minimal']` False). INFEASIBLE with `stats['core']`;
+        (`stats['undecided']`, `stats['minimal']` False). The deletion calls run on the model's
+        backend (a cpsat: configuration: CP-SAT with its pinned parameters, one worker); `solver`
+        is the re-check's. `work_dir`: every decided call is kept there, so a rerun (or a longer
+        `call_limit`) continues; `order`: 'given' or 'largest' groups first (which minimal core
+        is found). INFEASIBLE with `stats['core']`;
         FEASIBLE with a checked solution when the call is feasible; UNKNOWN at the time limit.
 
         >>> r = model(load("sliding/8-easy"), "sat:time", bound=1).core()  # optimum 2: 1 is too few
         >>> r.status.value, r.stats["core"], r.stats["core_recheck"]
-        ('INFEASIBLE', ['one tile per cell'], 'UNSAT')
+        ('INFEASIBLE', ['manhattan bound'], 'UNSAT')
         """
+        from ..models import _cpsat
         from .why import core_run
         sat = self.options.get("solver") if self.backend == "sat" else None
         return core_run(family_of(self.instance), self.instance, self.decision, self.config.name,
                         solver=solver or sat or "cadical195",
                         encoding=self.options.get("encoding", "seqcounter"), certify=certify,
                         proof_dir=proof_dir, time_limit=time_limit, memory_limit_mb=memory_limit_mb,
-                        call_limit=call_limit)
+                        call_limit=call_limit, backend=self.backend,
+                        cpsat_params=_cpsat.params(self.options) if self.backend == "cpsat" else None,
+                        work_dir=work_dir, order=order)
 
     def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:
         from ..models import _cpsat, _sat

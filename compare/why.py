@@ -22,16 +22,28 @@ KINDS = ("sat", "cpsat", "mip", "maxsat", "cpmpy")
 def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str = "cadical195",
              encoding: str = "seqcounter", certify: bool = False, proof_dir: str = "",
              time_limit: Any = None, memory_limit_mb: Any = "default",
-             call_limit: float | None = None) -> Result:
+             call_limit: float | None = None, backend: str = "sat",
+             cpsat_params: dict[str, Any] | None = None, work_dir: str | None = None,
+             order: str = "given") -> Result:
     """The group core of one decision call (a models._ext.Decision), run and checked by the
     runner: INFEASIBLE with stats['core'] (certificate with `certify`; with `call_limit` CPU
     seconds per deletion call, stats['undecided'] lists the groups whose call hit it), FEASIBLE
-    with a checked solution when the call is feasible, UNKNOWN at the run's limit."""
+    with a checked solution when the call is feasible, UNKNOWN at the run's limit. `backend`:
+    'sat' (one incremental `solver`) or 'cpsat' (CP-SAT solves with `cpsat_params`, one worker)
+    answers the deletion calls; the re-check is `solver`'s either way. `work_dir`: a folder that
+    keeps every decided call, so a rerun continues (models.why.CoreFolder). `order`: the order
+    groups are tried in (models.why.ORDERS)."""
+    from ..models.why import ORDERS
+    if order not in ORDERS:
+        raise InputError(f"lab core: order '{order}': one of " + ", ".join(ORDERS))
     from ..models.why import core_engine
     if call_limit is not None and not call_limit > 0:
         raise InputError(f"lab core: the call limit must be a positive number of CPU seconds, "
                          f"not {call_limit!r}")
-    eng = Engine(f"core:{label}", core_engine(decision, solver, encoding, call_limit), (Task.FEASIBLE,),
+    if backend not in ("sat", "cpsat"):
+        raise InputError(f"lab core: no core backend '{backend}' (sat, cpsat)")
+    eng = Engine(f"core:{label}", core_engine(decision, solver, encoding, call_limit, backend,
+                                              cpsat_params, work_dir, order), (Task.FEASIBLE,),
                  (Option("certify", False), Option("proof_dir", "")),
                  f"group core of {label}", user=True, code="puzzlesat.models.why")
     run = plan_one(fam, inst, eng, Task.FEASIBLE, options={"certify": certify, "proof_dir": proof_dir},
@@ -41,13 +53,14 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
 
 def core_table(res: Result, decision: Any) -> Table:
     """One row per group of the decision call: its size, whether it is in the core (necessary, or
-    undecided at the call limit), the search's call without it (answer, CPU seconds; a group
-    outside the first failed-assumption core has none) and what the re-check found without it."""
+    undecided at the call limit), the search's last call without it alone (answer, CPU seconds;
+    a group dropped together with others, or by a failed-assumption core, has none) and what the
+    re-check found without it."""
     st = res.stats
     core = set(st.get("core") or ())
     necessary = set(st.get("necessary") or ())
     without = st.get("without_each") or {}
-    calls = {e["without"]: e for e in st.get("log") or () if e.get("without") is not None}
+    calls = {e["without"]: e for e in st.get("log") or () if isinstance(e.get("without"), str)}
     t = Table("lab core", [Column("group"), Column("role"), Column("constraints", "int"),
                            Column("clauses", "int"), Column("in core"),
                            Column("search without it"), Column("CPU s", "float"),

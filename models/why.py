@@ -8,24 +8,32 @@ Vocabulary:
                 switches the whole group on and leaving it out switches the group off
     group core  a set of groups whose conjunction is INFEASIBLE. Found by deletion (Marques-Silva,
                 "Minimal unsatisfiability: models, algorithms and applications", ISMVL 2010; groups
-                as in Liffiton & Sakallah's group MUS) in ONE incremental solver (learnt clauses
-                carry over): start from the solver's failed assumptions (its core over the
-                selectors); for each group in turn, solve without it — UNSAT: drop it and shrink
-                the candidates to the new failed-assumption core (clause-set refinement); SAT: it
-                is necessary, and the model is kept as the witness. The result is minimal: each
-                group left is necessary, because the set it was tested against contained the
-                final set, and a subset of a satisfiable set is satisfiable.
-    call limit  optional CPU seconds per deletion call (solved in slices of CHUNK conflicts, the
-                limit checked between slices: cadical195 cannot be interrupted). A group whose call
-                hits it is *undecided*: kept in the core (so the core stays infeasible) and
-                reported as such — the core is then not claimed minimal, never wrongly so.
+                as in Liffiton & Sakallah's group MUS), the groups tried together first
+                (dichotomic, in the spirit of Junker's QuickXplain): largest first, try dropping
+                half of the untested groups in one call — UNSAT: all dropped at once (the
+                expensive kind of call, paid once for a run of unneeded groups); SAT or the
+                call limit: split in halves, down to single groups; a single group's call SAT: it
+                is necessary, the model is kept as its witness. The result is minimal: each group
+                left is necessary, because the set it was tested against contained the final set,
+                and a subset of a satisfiable set is satisfiable. No all-groups call: the final
+                re-check is the decision (and covers every superset of the core).
+    backends    'sat': ONE incremental python-sat solver (learnt clauses carry over; an UNSAT
+                call's failed assumptions shrink the candidates further); 'cpsat': a fresh CP-SAT
+                solve of the remaining groups per call, one worker, pinned parameters
+    call limit  optional CPU seconds per deletion call (python-sat: slices of CHUNK conflicts,
+                the limit checked between slices — cadical195 cannot be interrupted; CP-SAT: a
+                watchdog thread). A group whose call hits it is *undecided*, tried again against
+                the final core (smaller: usually far easier); still undecided, it is kept in the
+                core (so the core stays infeasible) and reported as such — the core is then not
+                claimed minimal, never wrongly so.
+    work folder optional: every decided call kept (CoreFolder), so a rerun continues
     re-check    what the answer rests on, checked apart from the search: the core's groups alone
                 (the same clauses, no selectors) in a fresh solver must answer UNSAT — with
                 `certify` that one solve logs a DRAT proof, checked by the runner with
                 puzzlesat.certify (the search's own calls log nothing: a dropped group needs no
                 proof, the final core's refutation covers every superset); and each necessary
-                group's witness, the model found without it, must satisfy every clause of the
-                core's other groups
+                group's witness, the assignment found without it, must satisfy every constraint
+                of the core's other groups as the formulation states it (`unmet`)
     ablation    the decision engine (models/paradigm.py) on a backend of the configuration's kind,
                 every decision call's formulation with one optional group left out
                 (Formulation.optional: implied constraints, symmetry breaking, dominance)
@@ -33,17 +41,21 @@ Vocabulary:
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
+
+from ortools.sat.python import cp_model
 
 from ..core.result import Context, InputError, Outcome, Status, Task
 
 from . import _cpsat, _sat
-from ._ext import Decision, violated
-from .formulation import Formulation, to_cnf, to_cpsat
+from ._ext import Decision
+from .formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation, Xor,
+                          to_cnf, to_cpsat)
 from .paradigm import Answer, Backend, no_good
 from .prooflog import ProofLog
 
 SEL = "group selector"   # the domain key of a selector: (SEL, group name)
+ORDERS = ("given", "largest")   # the order groups are tried in (group_core)
 CHUNK = 20_000           # conflicts per slice of a budgeted call (~1-2 s of CDCL on the peg models)
 
 
@@ -73,16 +85,241 @@ def _conflicts(s: Any) -> int | None:
         return None
 
 
+def unmet(constraints: Sequence[Any], true: set) -> int | None:
+    """The index of the first of `constraints` (Boolean kinds: formulation.CNF_KINDS) that the
+    assignment `true` (the set of true keys; every other key false) violates, else None. The
+    witnesses' check: it reads the formulation's constraints, not any solver's encoding of them."""
+    for i, c in enumerate(constraints):
+        if isinstance(c, Clause):
+            ok = any((k in true) == p for k, p in c.lits)
+        else:
+            n = sum(1 for k in c.keys if k in true)
+            if isinstance(c, ExactlyOne):
+                ok = n == 1
+            elif isinstance(c, AtMostOne):
+                ok = n <= 1
+            elif isinstance(c, AtMost):
+                ok = n <= c.k
+            elif isinstance(c, AtLeast):
+                ok = n >= c.k
+            elif isinstance(c, Xor):
+                ok = n % 2 == c.parity
+            else:
+                raise TypeError(f"not a Boolean constraint: {c!r}")
+        if not ok:
+            return i
+    return None
+
+
+class Call(NamedTuple):
+    """One deletion call's answer: SAT (`witness`: the true keys), UNSAT (`core`: a subset of the
+    call's groups that is already UNSAT, when the backend names one), UNKNOWN (a limit)."""
+    answer: str
+    cpu_seconds: float
+    conflicts: int | None = None
+    witness: frozenset | None = None
+    core: tuple[str, ...] | None = None
+
+
+class SatCalls:
+    """Deletion calls in ONE incremental python-sat solver over the CNF with one selector per group
+    (learnt clauses carry over; an UNSAT call names its failed-assumption core)."""
+
+    def __init__(self, cnf: Any, groups: list[str], by_group: dict[str, list[list[int]]],
+                 keys: list, solver: str, chunk: int = CHUNK):
+        self.cnf, self.keys, self.chunk = cnf, keys, chunk
+        self.sel = {g: cnf.id((SEL, g)) for g in groups}
+        self.s = _sat.new_solver(solver, [c + [-self.sel[g]] for g in groups for c in by_group[g]])
+        self.params = {"backend": "sat", "sat_solver": solver, "conflicts_per_slice": chunk}
+
+    def __call__(self, cands: list[str], limit: float | None, ctx: Context) -> Call:
+        c0, k0 = time.process_time(), _conflicts(self.s)
+        res = budgeted_solve(self.s, ctx, [self.sel[g] for g in cands], limit, self.chunk)
+        k1 = _conflicts(self.s)
+        cpu, k = time.process_time() - c0, None if k0 is None or k1 is None else k1 - k0
+        if res is None:
+            return Call("UNKNOWN", cpu, k)
+        if res:
+            return Call("SAT", cpu, k, witness=frozenset(self.cnf.keys_true(self.s.get_model(), self.keys)))
+        failed = set(self.s.get_core() or [self.sel[g] for g in cands])
+        return Call("UNSAT", cpu, k, core=tuple(g for g in cands if self.sel[g] in failed))
+
+    def close(self) -> None:
+        self.s.delete()
+
+
+class CpsatCalls:
+    """Deletion calls as fresh CP-SAT solves of the formulation's remaining groups (CP-SAT's own
+    model: cardinalities native, not the CNF), one worker and pinned parameters; the call limit
+    counts this process's CPU seconds (a watchdog thread stops the search: CP-SAT's own time limit
+    is wall time)."""
+
+    def __init__(self, f: Formulation, params: dict[str, Any]):
+        self.f = f
+        self.p = {**params, "num_workers": 1, "enumerate_all_solutions": False}
+        self.params = {"backend": "cpsat", **self.p}
+
+    def __call__(self, cands: list[str], limit: float | None, ctx: Context) -> Call:
+        import threading
+        c0 = time.process_time()
+        cp = to_cpsat(self.f.without(*[g for g in self.f.groups if g not in cands]))
+        solver = _cpsat.make_solver(self.p, ctx)
+        stop = threading.Event()
+
+        def watch() -> None:
+            while not stop.wait(0.05):
+                if ctx.expired() or (limit is not None and time.process_time() - c0 >= limit):
+                    solver.stop_search()
+                    return
+        w = threading.Thread(target=watch, daemon=True)
+        w.start()
+        try:
+            st = solver.solve(cp.model)
+        finally:
+            stop.set()
+            w.join()
+        cpu, k = time.process_time() - c0, int(solver.num_conflicts)
+        if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return Call("SAT", cpu, k, witness=frozenset(
+                key for key, v in cp.vars.items() if solver.boolean_value(v)))
+        if st == cp_model.INFEASIBLE:
+            return Call("UNSAT", cpu, k)
+        if st == cp_model.MODEL_INVALID:
+            raise RuntimeError("CP-SAT: MODEL_INVALID: " + (solver.solution_info() or "no reason"))
+        return Call("UNKNOWN", cpu, k)
+
+    def close(self) -> None:
+        pass
+
+
+class CoreFolder:
+    """A `lab core --work-dir` folder: every decided call of one core search, so a rerun (or a
+    longer call limit) continues instead of starting over.
+
+        DIR/core.json        what the folder is for: the fingerprint of the formulation (every
+                             group's constraints), the bound and the backend with its parameters
+        DIR/calls/H.json     one call (H: SHA-256 of the fingerprint and the call's groups):
+                             {groups, answer, cpu_seconds, conflicts, limit, witness | core, seal}
+
+    Records are claims, validated on read: a SAT record's witness must satisfy every constraint of
+    its call's groups (checked again, not trusted); an UNSAT record counts only with this user's
+    seal (core.seal: the answer cannot be re-checked cheaply) and an UNKNOWN one only with its
+    seal and a limit at least the current one. A damaged, foreign or unsealed record is redone.
+    (The core's answer rests on the final re-check and the witnesses in any case; a false UNSAT
+    record could at worst make that re-check fail.) A folder made for another formulation, bound or
+    backend is refused (InputError)."""
+
+    def __init__(self, path: str, fingerprint: dict[str, Any]):
+        import hashlib
+        import json
+        import os
+        self.path = path
+        self.fp = hashlib.sha256(json.dumps(fingerprint, sort_keys=True, default=str).encode()).hexdigest()
+        head = os.path.join(path, "core.json")
+        os.makedirs(os.path.join(path, "calls"), exist_ok=True)
+        if os.path.lexists(head):
+            from ..core.inputs import read_bytes
+            try:
+                have = json.loads(read_bytes(head, 1 << 20, "lab core work folder"))
+            except (ValueError, InputError) as e:
+                raise InputError(f"{head}: not a lab core work folder ({e})") from None
+            if not isinstance(have, dict) or have.get("fingerprint") != self.fp:
+                raise InputError(f"{head}: this work folder is for another core search (its "
+                                 "formulation, bound or backend differ); give another --work-dir")
+        else:
+            self._write(head, {"fingerprint": self.fp, "made_for": {
+                k: fingerprint[k] for k in ("instance", "bound", "backend") if k in fingerprint}})
+        self.reused = 0
+        self.redone: list[str] = []
+
+    def _write(self, path: str, record: dict[str, Any]) -> None:
+        import json
+        import os
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as fh:
+            json.dump(record, fh, default=str)
+        os.replace(tmp, path)
+
+    def _name(self, cands: list[str]) -> str:
+        import hashlib
+        import json
+        import os
+        h = hashlib.sha256(json.dumps([self.fp, sorted(cands)]).encode()).hexdigest()
+        return os.path.join(self.path, "calls", f"{h[:40]}.json")
+
+    def get(self, cands: list[str], limit: float | None, f: Formulation, keys: list) -> Call | None:
+        """The recorded answer of this call, if there is a valid one (module doc)."""
+        import json
+        import os
+        from ..core import seal
+        path = self._name(cands)
+        if not os.path.lexists(path):
+            return None
+        try:
+            from ..core.inputs import read_bytes
+            rec = json.loads(read_bytes(path, 64 << 20, "lab core call record"))
+            ok = isinstance(rec, dict) and sorted(rec.get("groups") or ()) == sorted(cands)
+            ans = rec.get("answer") if ok else None
+            cpu, k = float(rec["cpu_seconds"]), rec.get("conflicts")
+            if ans == "SAT":
+                true = frozenset(keys[i] for i in rec["witness"])
+                if unmet([c for g in cands for c in f.groups[g]], true) is not None:
+                    raise ValueError("its witness violates a constraint of its groups")
+                return self._used(Call("SAT", cpu, k, witness=true))
+            if ans in ("UNSAT", "UNKNOWN") and seal.verified(rec, self.fp):
+                if ans == "UNSAT":
+                    core = rec.get("core")
+                    return self._used(Call("UNSAT", cpu, k, core=None if core is None else
+                                           tuple(g for g in cands if g in core)))
+                if rec.get("limit") is not None and (limit is None or float(rec["limit"]) < limit):
+                    return None      # a longer limit now: the call is tried again
+                return self._used(Call("UNKNOWN", cpu, k))
+            raise ValueError("no valid answer" if ans not in ("UNSAT", "UNKNOWN")
+                             else seal.unsealed_why("this lab core work folder"))
+        except (ValueError, TypeError, KeyError, IndexError, InputError, OSError) as e:
+            self.redone.append(f"{os.path.basename(path)}: {e}")
+            return None
+
+    def _used(self, c: Call) -> Call:
+        self.reused += 1
+        return c
+
+    def put(self, cands: list[str], limit: float | None, c: Call, keys: list) -> None:
+        from ..core import seal
+        rec: dict[str, Any] = {"groups": list(cands), "answer": c.answer,
+                               "cpu_seconds": round(c.cpu_seconds, 3), "conflicts": c.conflicts,
+                               "limit": limit}
+        if c.witness is not None:
+            index = {k: i for i, k in enumerate(keys)}
+            rec["witness"] = sorted(index[k] for k in c.witness if k in index)
+        if c.core is not None:
+            rec["core"] = list(c.core)
+        self._write(self._name(cands), seal.sign(rec, self.fp))
+
+
 def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
                encoding: str = "seqcounter", call_limit: float | None = None,
-               chunk: int = CHUNK) -> dict[str, Any]:
+               chunk: int = CHUNK, backend: str = "sat", cpsat_params: dict | None = None,
+               work_dir: str | None = None, fingerprint: dict | None = None,
+               order: str = "given") -> dict[str, Any]:
     """The group core of `f` (module doc): {'status': INFEASIBLE | FEASIBLE | UNKNOWN, 'core':
-    [group...], 'necessary': [group...], 'undecided': [group...], 'witnesses': {group: model},
-    'log': one entry per solver call, 'model' (FEASIBLE), 'by_group': the CNF's clauses by group}.
-    INFEASIBLE: the core's groups together were answered UNSAT; each group in 'necessary' has a
-    model of the core's other groups (in 'witnesses'); a group in 'undecided' hit `call_limit`
-    (CPU seconds per call), so the core is minimal only when 'undecided' is empty. UNKNOWN: the
-    run's time limit came first ('core': the smallest set answered UNSAT so far, if any)."""
+    [group...], 'necessary': [group...], 'undecided': [group...], 'witnesses': {group: true keys},
+    'log': one entry per solver call, 'by_group': the CNF's clauses by group, 'cnf'}.
+    'INFEASIBLE' here means: every deletion call is done and the core is what is left — it still
+    rests on the re-check (`recheck`: the core alone UNSAT), since no call of the search needs to
+    have had the whole core (there is no separate all-groups call). Each group in 'necessary' has
+    a witness, a model of the core's other groups; a group in 'undecided' hit `call_limit` (CPU
+    seconds per call) also when tried again against the final core, so the core is minimal only
+    when 'undecided' is empty. UNKNOWN: the run's time limit came first ('core': the smallest set
+    answered UNSAT so far, if any). `backend`: 'sat' (one incremental `solver`) or 'cpsat' (fresh
+    CP-SAT solves, `cpsat_params`). `work_dir`: decided calls are kept there and reused
+    (CoreFolder; `fingerprint`: what else identifies the search, e.g. instance and bound).
+    `order`: the order groups are tried in — 'given' (the formulation's) or 'largest' (most
+    clauses first). Which is faster depends on the model: the order decides WHICH minimal core is
+    found (ipc-p01 <= 2: given 0.5 s CPU, core without one jump per step and the invariants;
+    largest 7 s, core without jump preconditions and effects, a harder refutation)."""
+    if order not in ORDERS:
+        raise InputError(f"lab core: order '{order}': one of " + ", ".join(ORDERS))
     if not f.is_cnf():
         raise InputError(f"lab core: formulation {f.name} has integer variables or Linear "
                          "constraints; group cores are computed on its CNF (the formulations of the "
@@ -97,85 +334,127 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
         by_group[g] = cnf.clauses[at:at + n]
         at += n
     assert at == len(cnf.clauses)
-    sel = {g: cnf.id((SEL, g)) for g in groups}
-    clauses = [c + [-sel[g]] for g in groups for c in by_group[g]]
+    keys = f.bool_keys()
+    calls: Any = (SatCalls(cnf, groups, by_group, keys, solver, chunk) if backend == "sat"
+                  else CpsatCalls(f, cpsat_params or _cpsat.params({})))
+    folder = None
+    if work_dir:
+        import hashlib
+        digest = hashlib.sha256()
+        for g in groups:
+            digest.update(repr((g, f.groups[g])).encode())
+        folder = CoreFolder(work_dir, {**(fingerprint or {}), "formulation": f.name,
+                                       "groups": digest.hexdigest(), "backend": calls.params,
+                                       "encoding": encoding if backend == "sat" else None})
     log: list[dict[str, Any]] = []
-    out: dict[str, Any] = {"groups": groups, "vars": cnf.pool.top, "clauses": len(clauses),
+    out: dict[str, Any] = {"groups": groups, "vars": cnf.pool.top,
+                           "clauses": sum(len(c) for c in by_group.values()),
                            "encoding": encoding, "solver": solver, "call_limit": call_limit,
+                           "backend": calls.params,
                            "group_clauses": {g: len(by_group[g]) for g in groups},
-                           "log": log, "by_group": by_group, "nvars": cnf.pool.top}
+                           "log": log, "by_group": by_group, "nvars": cnf.pool.top, "cnf": cnf}
     t0 = time.process_time()
-    with _sat.new_solver(solver, clauses) as s:
-        def call(cands: list[str], without: str | None) -> list[str] | None | bool:
-            """The groups of a core among `cands` (UNSAT), False (SAT), None (a limit)."""
-            c0, k0 = time.process_time(), _conflicts(s)
-            limit = None if without is None else call_limit
-            res = budgeted_solve(s, ctx, [sel[g] for g in cands], limit, chunk)
-            k1 = _conflicts(s)
-            log.append({"without": without, "groups": len(cands),
-                        "answer": {True: "SAT", False: "UNSAT", None: "UNKNOWN"}[res],
-                        "cpu_seconds": round(time.process_time() - c0, 3),
-                        "conflicts": None if k0 is None or k1 is None else k1 - k0})
-            ctx.progress(calls=len(log), last=log[-1])
-            if res is None:
-                return None
-            if res:
-                return False
-            core = set(s.get_core() or [sel[g] for g in cands])
-            return [g for g in cands if sel[g] in core]
+    cands = list(groups)        # the groups not dropped
+    unsat_seen = False          # whether some call answered UNSAT on a superset of `cands`
+    necessary: list[str] = []
+    undecided: list[str] = []
+    witnesses: dict[str, frozenset] = {}
+    tried: dict[str, frozenset] = {}   # an undecided group: the groups its call was tried against
 
-        def done(status: str, **extra: Any) -> dict[str, Any]:
-            return {**out, "status": status, "calls": len(log),
-                    "search_cpu_seconds": round(time.process_time() - t0, 3), **extra}
+    def call(without: list[str]) -> Call | None:
+        """The call on `cands` minus `without` (None: the run's time limit, nothing decided)."""
+        rest = [g for g in cands if g not in without]
+        if ctx.expired():
+            return None
+        if not rest:   # no group at all: the empty conjunction is satisfiable, no call needed
+            return Call("SAT", 0.0, 0, witness=frozenset())
+        c = folder.get(rest, call_limit, f, keys) if folder else None
+        reused = c is not None
+        if c is None:
+            c = calls(rest, call_limit, ctx)
+            if c.answer == "UNKNOWN" and ctx.expired() and (call_limit is None
+                                                            or c.cpu_seconds < call_limit):
+                c = c._replace(answer="TIME")   # the run's limit, not the call's: not recorded
+            elif folder:
+                folder.put(rest, call_limit, c, keys)
+        e = {"without": without[0] if len(without) == 1 else list(without), "groups": len(rest),
+             "answer": c.answer if c.answer != "TIME" else "UNKNOWN",
+             "cpu_seconds": round(c.cpu_seconds, 3), "conflicts": c.conflicts}
+        if reused:
+            e["reused"] = True
+        log.append(e)
+        ctx.progress(calls=len(log), last=e)
+        return None if c.answer == "TIME" else c
 
-        first = call(groups, None)
-        if first is None:
-            return done("UNKNOWN", core=[], reason="time limit before the first answer (all groups "
-                        "together)")
-        if first is False:
-            return done("FEASIBLE", core=[], model=s.get_model(), cnf=cnf)
-        cands = first
-        necessary: list[str] = []
-        undecided: list[str] = []
-        witnesses: dict[str, list[int]] = {}
-        i = 0
-        while i < len(cands):
-            g = cands[i]
-            if g in necessary or g in undecided:
-                i += 1
-                continue
-            if ctx.expired():
+    def drop(part: list[str]) -> bool:
+        """Try to drop the groups of `part` together, else halves of it, down to single groups
+        (each then necessary, dropped or undecided). False when the run's time limit stopped it."""
+        nonlocal cands, unsat_seen
+        part = [g for g in part if g in cands and g not in necessary]
+        if not part:
+            return True
+        c = call(part)
+        if c is None:
+            return False
+        if c.answer == "UNSAT":
+            rest = [g for g in cands if g not in part]
+            cands = [g for g in rest if c.core is None or g in c.core or g in necessary]
+            unsat_seen = True
+            return True
+        if len(part) == 1:
+            if c.answer == "SAT":
+                necessary.append(part[0])
+                witnesses[part[0]] = c.witness or frozenset()
+                if part[0] in undecided:
+                    undecided.remove(part[0])
+            else:
+                tried[part[0]] = frozenset(cands)
+                if part[0] not in undecided:
+                    undecided.append(part[0])
+            return True
+        half = (len(part) + 1) // 2
+        return drop(part[:half]) and drop(part[half:])
+
+    try:
+        finished = drop(sorted(groups, key=lambda g: -len(by_group[g])) if order == "largest"
+                        else list(groups))
+        # a group undecided against a larger set may be decided against the final one (smaller,
+        # so its calls are easier): each is tried again while that changes anything
+        while finished and undecided:
+            before = (list(cands), list(undecided))
+            for g in list(undecided):
+                if g in cands and tried.get(g) != frozenset(cands) and not (finished := drop([g])):
+                    break
+            undecided[:] = [g for g in undecided if g in cands]
+            if before == (cands, undecided):
                 break
-            r = call([h for h in cands if h != g], g)
-            if r is None:
-                undecided.append(g)   # this group's call hit its limit: keep it, say so
-                i += 1
-            elif r is False:
-                necessary.append(g)
-                witnesses[g] = s.get_model()
-                i += 1
-            else:                     # still UNSAT without g: drop it, shrink to the new core
-                cands = [h for h in cands if h in r or h in necessary or h in undecided]
-                i = 0
-        core = [g for g in groups if g in cands]
+    finally:
+        calls.close()
+    done = {**out, "calls": len(log), "search_cpu_seconds": round(time.process_time() - t0, 3),
+            "dropped": [g for g in groups if g not in cands]}
+    if folder:
+        done["work_dir"] = {"path": folder.path, "reused_calls": folder.reused,
+                            "redone_records": folder.redone}
+    core = [g for g in groups if g in cands]
+    if not finished:
         untested = [g for g in core if g not in necessary and g not in undecided]
-        if untested:   # the run's time limit: what is known so far, not a result
-            return done("UNKNOWN", core=core, necessary=[g for g in core if g in necessary],
-                        undecided=[g for g in core if g not in necessary],
-                        dropped=[g for g in groups if g not in cands],
-                        reason=f"time limit while testing group '{untested[0]}': the "
-                               f"{len(core)} groups left answered UNSAT together, "
-                               f"{len(necessary)} of them shown necessary so far")
-    return done("INFEASIBLE", core=core, necessary=[g for g in core if g in necessary],
-                undecided=[g for g in core if g in undecided],
-                dropped=[g for g in groups if g not in cands], witnesses=witnesses)
+        return {**done, "status": "UNKNOWN", "core": core if unsat_seen else [],
+                "necessary": [g for g in core if g in necessary],
+                "undecided": [g for g in core if g not in necessary],
+                "reason": f"time limit while testing group '{untested[0] if untested else '?'}': "
+                + (f"the {len(core)} groups left answered UNSAT together, " if unsat_seen else
+                   "no call has answered UNSAT yet, ") + f"{len(necessary)} shown necessary so far"}
+    return {**done, "status": "INFEASIBLE", "core": core,
+            "necessary": [g for g in core if g in necessary],
+            "undecided": [g for g in core if g in undecided], "witnesses": witnesses}
 
 
-def recheck(r: dict[str, Any], ctx: Context, log: ProofLog) -> dict[str, Any]:
+def recheck(r: dict[str, Any], f: Formulation, ctx: Context, log: ProofLog) -> dict[str, Any]:
     """What a core's claims rest on, checked apart from the search: the core's groups alone (the
     same clauses, no selectors) UNSAT in a fresh solver (proof-logged with `log`: with certify,
-    its DRAT proof goes to the runner's check); each necessary group's witness, the model the
-    search found without it, checked against every clause of the core's other groups."""
+    its DRAT proof goes to the runner's check; 'model': the solver's model when it answers SAT);
+    each necessary group's witness, the assignment the search found without it, checked against
+    every constraint of the core's other groups as the formulation states them."""
     core, by_group = r["core"], r["by_group"]
     clauses = [c for g in core for c in by_group[g]]
     out: dict[str, Any] = {"core_vars": len({abs(x) for c in clauses for x in c}),
@@ -186,6 +465,8 @@ def recheck(r: dict[str, Any], ctx: Context, log: ProofLog) -> dict[str, Any]:
         if res is False:
             log.unsat(s, clauses, "the groups " + ", ".join(f"'{g}'" for g in core)
                       + " alone are infeasible", r["nvars"])
+        elif res:
+            out["model"] = s.get_model()
     out["core_recheck"] = {True: "SAT", False: "UNSAT", None: "UNKNOWN"}[res]
     out["recheck_cpu_seconds"] = round(time.process_time() - c0, 3)
     witnesses = {}
@@ -193,37 +474,48 @@ def recheck(r: dict[str, Any], ctx: Context, log: ProofLog) -> dict[str, Any]:
         if g not in r["witnesses"]:
             witnesses[g] = "UNKNOWN (call limit)"
             continue
-        rest = [c for h in core if h != g for c in by_group[h]]
-        bad = violated(rest, r["witnesses"][g])
+        rest = [c for h in core if h != g for c in f.groups[h]]
+        bad = unmet(rest, r["witnesses"][g])
         witnesses[g] = ("SAT (model checked)" if bad is None
-                        else f"SAT, but the model violates clause {rest[bad]}")
+                        else f"SAT, but the model violates {rest[bad]}")
     out["without_each"] = witnesses
     return out
 
 
 def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = "seqcounter",
-                call_limit: float | None = None) -> Callable[[Any, Task, Context], Outcome]:
+                call_limit: float | None = None, backend: str = "sat",
+                cpsat_params: dict | None = None,
+                work_dir: str | None = None,
+                order: str = "given") -> Callable[[Any, Task, Context], Outcome]:
     """An engine (instance, task, ctx) -> Outcome for the runner: the group core of `decision`'s
-    formulation. INFEASIBLE with the core in stats['core'] (and, with ctx.options['certify'],
-    the proof of the re-check for the runner to check; stats['undecided'] non-empty: the core is
-    not shown minimal); FEASIBLE with the decoded solution when the decision call is feasible (no
-    core: the runner checks the solution); UNKNOWN at the run's time limit, with what is known."""
+    formulation (deletion calls on `backend`: 'sat' or 'cpsat'; the re-check on `solver`).
+    INFEASIBLE with the core in stats['core'] (and, with ctx.options['certify'], the proof of the
+    re-check for the runner to check; stats['undecided'] non-empty: the core is not shown
+    minimal); FEASIBLE with the decoded solution when the decision call is feasible (then every
+    group tested necessary and the re-check of all of them answers SAT: no core; the runner checks
+    the solution); UNKNOWN at the run's time limit, with what is known."""
     def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         f = decision.formulation
         log = ProofLog(ctx, solver, f"core-{getattr(inst, 'name', 'instance')}")
-        params = {"sat_solver": solver, "encoding": encoding, "bound": decision.bound_text,
-                  "call_limit_cpu_seconds": call_limit, "conflicts_per_slice": CHUNK}
-        r = group_core(f, ctx, solver, encoding, call_limit)
-        stats = {k: v for k, v in r.items() if k not in ("model", "cnf", "by_group", "witnesses")}
+        r = group_core(f, ctx, solver, encoding, call_limit, backend=backend,
+                       cpsat_params=cpsat_params, work_dir=work_dir,
+                       fingerprint={"instance": getattr(inst, "name", None),
+                                    "bound": decision.bound_text}, order=order)
+        params = {"core_backend": backend, "sat_solver": solver, "encoding": encoding,
+                  "bound": decision.bound_text, "call_limit_cpu_seconds": call_limit,
+                  "conflicts_per_slice": CHUNK, "order": order}
+        if backend == "cpsat":
+            params["cpsat_parameters"] = r["backend"]
+        stats = {k: v for k, v in r.items() if k not in ("cnf", "by_group", "witnesses")}
         stats["group_sizes"] = {g: len(cs) for g, cs in f.groups.items()}
-        if r["status"] == "FEASIBLE":
-            cnf = r["cnf"]
-            sol = decision.decode(cnf.keys_true(r["model"], f.projection))
-            return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats, params=params,
-                           reason=f"{decision.bound_text} is feasible: there is no core")
         if r["status"] == "UNKNOWN":
             return Outcome(Status.UNKNOWN, stats=stats, params=params, reason=r.get("reason"))
-        stats.update(recheck(r, ctx, log))
+        stats.update(recheck(r, f, ctx, log))
+        model = stats.pop("model", None)
+        if model is not None and r["core"] == r["groups"]:
+            sol = decision.decode(r["cnf"].keys_true(model, f.projection))
+            return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats, params=params,
+                           reason=f"{decision.bound_text} is feasible: there is no core")
         problems = [g for g, w in stats["without_each"].items()
                     if g not in r["undecided"] and not w.startswith("SAT (")]
         if stats["core_recheck"] != "UNSAT" or problems:

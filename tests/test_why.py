@@ -13,6 +13,9 @@ from puzzlesat.compare.why import ablate
 from puzzlesat.families.registry import family
 from puzzlesat.models.formulation import Clause, ExactlyOne, Formulation
 
+CORE_P01 = ["start and finish", "jump preconditions", "jump effects", "frame axioms", "jump end",
+            "move starts", "move counting"]
+
 
 def test_marks_and_without():
     f = Formulation("t")
@@ -41,20 +44,25 @@ def test_the_formulations_mark_their_optional_groups():
 
 def test_core_of_an_infeasible_bound_is_minimal_rechecked_and_certified(tmp_path):
     """IPC p01 (optimum 3): moves <= 2 is infeasible; the implied invariants and exactly-one
-    jump per step are not needed for that, every other group is (each re-checked)."""
+    jump per step are not needed for that, every other group is (each re-checked). (Another
+    minimal core exists, found with order='largest': without jump preconditions and effects.)"""
     m = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2)
     r = m.core(time_limit=120, certify=True, proof_dir=str(tmp_path))
     assert r.status.value == "INFEASIBLE", r.reason
-    assert r.stats["core"] == ["start and finish", "jump preconditions", "jump effects",
-                               "frame axioms", "jump end", "move starts", "move counting"]
+    assert r.stats["core"] == CORE_P01
     assert r.stats["core_recheck"] == "UNSAT"
     assert set(r.stats["without_each"].values()) == {"SAT (model checked)"}
     assert r.stats["necessary"] == r.stats["core"] and r.stats["minimal"] is True
     assert r.stats["undecided"] == [] and set(r.stats["dropped"]) == {"one jump per step", "invariants"}
-    log = r.stats["log"]   # the first call has every group, then one call per group left out
-    assert (log[0]["without"], log[0]["groups"], log[0]["answer"]) == (None, 9, "UNSAT")
-    assert len(log) == r.stats["calls"] and {e["answer"] for e in log[1:]} <= {"SAT", "UNSAT"}
-    assert [e["without"] for e in log if e["answer"] == "SAT"] == r.stats["core"]
+    log = r.stats["log"]   # no all-groups call: the re-check of the core is the decision
+    assert all(e["without"] is not None and e["groups"] < 9 for e in log)
+    assert len(log) == r.stats["calls"] and {e["answer"] for e in log} == {"SAT", "UNSAT"}
+    assert {e["without"] for e in log if e["answer"] == "SAT" and isinstance(e["without"], str)
+            } == set(r.stats["core"])   # each necessary group: its own call, a witness
+    assert {e["without"] for e in log if e["answer"] == "UNSAT"} == {"one jump per step", "invariants"}
+    assert [e["without"] for e in log][:2] == [    # tried together first, then halves
+        ["start and finish", "one jump per step", "jump preconditions", "jump effects", "frame axioms"],
+        ["start and finish", "one jump per step", "jump preconditions"]]
     assert len(r.certificate["proofs"]) == 1     # only the final core's refutation is proved
     assert r.certificate["verdict"] == "VERIFIED", r.certificate
     assert "alone admit no solution" in r.certificate["claim"]
@@ -68,14 +76,82 @@ def test_a_call_that_hits_its_limit_leaves_its_group_undecided_never_claimed():
     assert r.status.value == "INFEASIBLE", r.reason
     st = r.stats
     assert st["minimal"] is False and st["necessary"] == [] and st["undecided"] == st["core"]
-    assert set(st["core"]) >= {"start and finish", "jump preconditions", "jump effects",
-                               "frame axioms", "jump end", "move starts", "move counting"}
-    assert st["core_recheck"] == "UNSAT"
+    assert st["core"] == st["groups"] and st["core_recheck"] == "UNSAT"
     assert set(st["without_each"].values()) == {"UNKNOWN (call limit)"}
-    assert {e["answer"] for e in st["log"][1:]} == {"UNKNOWN"}
+    assert {e["answer"] for e in st["log"]} == {"UNKNOWN"}
+    # each group once: no group is tried again against the same set
+    assert sorted(e["without"] for e in st["log"] if isinstance(e["without"], str)) == sorted(st["groups"])
     assert "not shown minimal" in r.reason
     with pytest.raises(ps.InputError, match="call limit"):
         m.core(call_limit=0)
+    with pytest.raises(ps.InputError, match="order 'smallest'"):
+        m.core(order="smallest")
+
+
+def test_cpsat_answers_the_deletion_calls_with_pinned_parameters_and_a_cpu_limit():
+    """-e cpsat:…: CP-SAT (one worker, pinned) decides the deletion calls (no failed-assumption
+    core, so another minimal core than sat's here: both are single groups false alone); its
+    witnesses satisfy the formulation's constraints; a CPU call limit stops CP-SAT too."""
+    from puzzlesat.core.result import Context
+    from puzzlesat.models.why import CpsatCalls, unmet
+    r = ps.model(ps.load("sliding/8-easy"), "cpsat:time", bound=1).core(time_limit=60)
+    assert r.status.value == "INFEASIBLE" and r.stats["core"] == ["empty horizon"] and r.stats["minimal"]
+    assert r.params["core_backend"] == "cpsat" and r.params["cpsat_parameters"]["num_workers"] == 1
+    assert r.stats["core_recheck"] == "UNSAT" and len(r.stats["log"]) == 2
+    f = ps.model(ps.load("peg/ipc-p01"), "cpsat:time", bound=2).formulation
+    rest = [g for g in f.groups if g != "start and finish"]
+    c = CpsatCalls(f, {"num_workers": 1, "random_seed": 0})(rest, None, Context())
+    assert c.answer == "SAT" and unmet([x for g in rest for x in f.groups[g]], c.witness) is None
+    assert unmet(f.groups["start and finish"], c.witness) is not None
+    f = ps.model(ps.load("peg/triangle21"), "cpsat:time", bound=11).formulation  # 15 s CPU to refute
+    c = CpsatCalls(f, {"num_workers": 1, "random_seed": 0})(list(f.groups), 1e-9, Context())
+    assert c.answer == "UNKNOWN" and c.cpu_seconds < 10
+
+
+def test_a_work_dir_keeps_every_call_and_redoes_a_damaged_one(tmp_path):
+    m = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2)
+    w = str(tmp_path / "w")
+    r = m.core(time_limit=120, work_dir=w)
+    n = r.stats["calls"]
+    fresh = n - r.stats["work_dir"]["reused_calls"]   # a call met twice in one run: solved once
+    assert len(list((tmp_path / "w" / "calls").iterdir())) == fresh and fresh < n
+    again = m.core(time_limit=120, work_dir=w)   # nothing solved again, the same answer
+    assert again.stats["core"] == CORE_P01 and again.stats["minimal"]
+    assert again.stats["work_dir"]["reused_calls"] == n and all(e.get("reused") for e in again.stats["log"])
+    recs = sorted((tmp_path / "w" / "calls").iterdir())
+    sat = next(p for p in recs if json.loads(p.read_text())["answer"] == "SAT")
+    unsat = next(p for p in recs if json.loads(p.read_text())["answer"] == "UNSAT")
+    rec = json.loads(sat.read_text())
+    rec["witness"] = []            # a witness that violates its groups: checked on read, redone
+    sat.write_text(json.dumps(rec))
+    rec = json.loads(unsat.read_text())
+    rec["cpu_seconds"] = 0.5       # the seal no longer matches: redone
+    unsat.write_text(json.dumps(rec))
+    third = m.core(time_limit=120, work_dir=w)
+    assert third.stats["core"] == CORE_P01
+    redone = third.stats["work_dir"]["redone_records"]
+    assert len(redone) == 2 and any("violates" in x for x in redone) and any("seal" in x for x in redone)
+    assert third.stats["work_dir"]["reused_calls"] == n - 2
+    with pytest.raises(ps.InputError, match="another core search"):
+        ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=1).core(time_limit=120, work_dir=w)
+
+
+def test_an_undecided_group_is_tried_again_against_the_final_core(monkeypatch):
+    """triangle21 <= 11 showed it: 'start and finish' was undecided against 8 groups (600 s) and
+    is necessary against the final 7 (0.1 s). Here its call against 8 groups hits the limit."""
+    from puzzlesat.models import why
+    real = why.SatCalls.__call__
+
+    def slow(self, cands, limit, ctx):
+        if len(cands) == 8 and "start and finish" not in cands:
+            return why.Call("UNKNOWN", 0.0, 0)
+        return real(self, cands, limit, ctx)
+    monkeypatch.setattr(why.SatCalls, "__call__", slow)
+    r = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2).core(time_limit=120, call_limit=60)
+    st = r.stats
+    assert r.status.value == "INFEASIBLE" and st["core"] == CORE_P01 and st["minimal"], r.reason
+    assert [(e["groups"], e["answer"]) for e in st["log"] if e["without"] == "start and finish"] == [
+        (8, "UNKNOWN"), (6, "SAT")]
 
 
 def test_budgeted_solve_slices_and_stops():
@@ -92,7 +168,7 @@ def test_budgeted_solve_slices_and_stops():
 
 
 def test_a_feasible_call_has_no_core_but_a_checked_solution():
-    r = ps.model(ps.load("peg/ipc-p01"), "cpsat:time", bound=3).core(time_limit=120)
+    r = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=3).core(time_limit=120)
     assert (r.status.value, r.checked, r.objective) == ("FEASIBLE", 1, 3)
 
 
@@ -109,13 +185,15 @@ def test_ablation_variants_agree_and_name_the_roles():
     assert rep["configs"][0]["conflicts"] is not None
 
 
-def test_lab_core_and_ablate_commands():
+def test_lab_core_and_ablate_commands(tmp_path):
     run = lambda *a: subprocess.run([sys.executable, "-m", "puzzlesat", "lab", *a],  # noqa: E731
                                     capture_output=True, text=True)
-    p = run("core", "sliding/8-easy", "-e", "sat", "--bound", "1", "--json")
+    p = run("core", "sliding/8-easy", "-e", "sat", "--bound", "1", "--order", "largest",
+            "--work-dir", str(tmp_path / "w"), "--json")
     assert p.returncode == 0, p.stderr
-    rec = json.loads(p.stdout)
-    assert rec["status"] == "INFEASIBLE" and rec["stats"]["core"] == ["one tile per cell"]
+    rec = json.loads(p.stdout)   # the largest groups first: another single-group core
+    assert rec["status"] == "INFEASIBLE" and rec["stats"]["core"] == ["one move per step"]
+    assert rec["params"]["order"] == "largest" and (tmp_path / "w" / "core.json").is_file()
     p = run("ablate", "maze/sample1", "-e", "cpsat:time")
     assert p.returncode == 2 and "marks no optional group" in p.stderr, p.stderr
     p = run("ablate", "peg/hoppers", "-e", "native")
