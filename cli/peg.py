@@ -467,6 +467,13 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
               help="a cube not answered within this many CPU seconds (of its processes) is "
                    "stopped and split into one cube per legal next jump (recursively; with a "
                    "cover job per split)")
+@click.option("--split-depth", type=click.IntRange(min=1), default=None,
+              help="split every cube without a result that fixes fewer jumps than this before "
+                   "solving it (one cube per legal next jump, with a cover job per split)")
+@click.option("--switch", is_flag=True,
+              help="with --work-dir: go on with a plan whose jobs ran with another --solver, "
+                   "--search or --split-after, these for the jobs without a result (each result "
+                   "records its own; the decision, the cubes and the base CNF stay)")
 @click.option("--recheck", is_flag=True,
               help="with --work-dir: take no earlier run's sealed result on trust: kept proofs "
                    "are verified again by the checker, every other refutation or count is solved "
@@ -474,7 +481,7 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 def cubes(instance, bound, depth, config, symmetry, certify, solver, search, count, jobs, executor,
           scheduler, tls_ca_file, tls_cert, tls_key, insecure, work_dir, keep_proofs, time_limit,
-          split_after, recheck, as_json) -> None:
+          split_after, split_depth, switch, recheck, as_json) -> None:
     """Cube-and-conquer: decide "moves <= K" on a peg INSTANCE by splitting it into cubes (the
     first DEPTH jumps fixed, up to symmetry), each a SAT job; with --certify every refutation is
     proved and checked, so INFEASIBLE is certified. Exit status 0 for an answer (FEASIBLE,
@@ -494,6 +501,8 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, search, cou
         raise InputError("--keep-proofs needs --certify and --work-dir")
     if recheck and work_dir is None:
         raise InputError("--recheck checks again what a --work-dir holds: give --work-dir")
+    if switch and work_dir is None:
+        raise InputError("--switch goes on with the plan a --work-dir holds: give --work-dir")
     _recheck(False, work_dir)  # the key checked first; run_cubes does the recheck (kept proofs)
     t0 = time.perf_counter()
 
@@ -506,8 +515,8 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, search, cou
         rep = run_cubes(fam, inst, config, bound, depth, symmetry=symmetry, certify=certify,
                         count=count, solver=solver, pool=pool, work_dir=work_dir,
                         time_limit=time_limit, split_after=split_after, search=search,
-                        keep=keep_proofs, recheck=recheck,
-                        progress=say)
+                        keep=keep_proofs, recheck=recheck, switch=switch,
+                        split_depth=split_depth, progress=say)
     finally:
         close_pool(pool)
     rep["executor"], rep["jobs"] = executor, jobs or default_workers()
@@ -526,6 +535,9 @@ def _print_cubes(rep: dict) -> None:
     click.echo(f"{rep['instance']}: {rep['claim']}: {st}  ({rep['cubes']} cubes of depth "
                f"{rep['depth']}, {rep['legal_prefixes']} legal prefixes{split}; solve CPU s: sum "
                f"{s.get('sum', 0)}, max {s.get('max', 0)}; {rep['wall_seconds']:.1f} s wall)")
+    if rep.get("switched_from"):
+        click.echo("jobs by solver and search: " + ", ".join(
+            f"{k}: {n}" for k, n in sorted(rep.get("job_settings", {}).items())))
     if "count" in rep:
         click.echo(f"count: {rep['count']}")
     if st == Status.INFEASIBLE.value:

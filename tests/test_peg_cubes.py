@@ -125,17 +125,63 @@ def test_a_rejected_proof_is_an_error_never_infeasible(tmp_path):
     assert "not verified" in r["reason"]
 
 
-def test_a_work_folder_resumes_and_refuses_another_plan(tmp_path):
+def test_a_work_folder_resumes_and_goes_on_only_with_the_same_plan(tmp_path):
+    """A work folder resumes the jobs without a result. Its plan goes on with other job settings
+    only when asked (`switch`; never another decision), for the jobs without a result, each
+    recording its solver and search; `split_depth` splits those cubes (with their cover jobs)
+    before solving them. The folder's base CNF stays when this code writes the same formula with
+    other comments (an earlier version's), and is refused when its clauses differ."""
     _, inst = load_instance("peg/hoppers-first06")
-    lines = []
+    res = tmp_path / "results"
+    lines: list[str] = []
     r1 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path)
     assert r1["status"] == "INFEASIBLE"
-    (tmp_path / "results" / "cube-000001.json").unlink()
-    r2 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, progress=lines.append)
-    assert r2["status"] == "INFEASIBLE" and r2["cubes"] == r1["cubes"]
+    (res / "cube-000001.json").unlink()
+    r = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, progress=lines.append)
+    assert r["status"] == "INFEASIBLE" and r["cubes"] == r1["cubes"] and "switched_from" not in r
     assert "1 to run" in lines[0] and len(lines) == 2
-    with pytest.raises(InputError, match="another plan"):
-        run_cubes(FAM, inst, "sat:ordered", 5, 3, work_dir=tmp_path)
+    (res / "cube-000001.json").unlink()
+    with pytest.raises(InputError, match="another plan.*differs in solver.*--switch"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, solver="glucose4")
+    before = (tmp_path / "base.cnf").read_bytes()
+    with pytest.raises(InputError, match="differs in base_sha256, bound, solver.; use a new folder$"):
+        run_cubes(FAM, inst, "sat:ordered", 5, 3, work_dir=tmp_path, solver="glucose4", switch=True)
+    assert (tmp_path / "base.cnf").read_bytes() == before  # a refused call leaves the folder be
+    with pytest.raises(InputError, match="split_depth"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, split_depth=3)
+    lines.clear()
+    r2 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, solver="glucose4",
+                   switch=True, split_depth=4, progress=lines.append)
+    assert r2["status"] == "INFEASIBLE" and r2["switched_from"] == {
+        "solver": "cadical195", "search": "auto", "split_after": None}
+    assert r2["splits"] == 1 and r2["leaves"] == r1["leaves"] - 1 + len(
+        pc.extensions(inst, tuple(r2_cube := json.loads((res / "cube-000001.json").read_text())["cube"])))
+    split = json.loads((res / "cube-000001.json").read_text())
+    assert split["split"] and "split to depth 4" in split["reason"] and len(r2_cube) == 3
+    kids = [json.loads(p.read_text()) for p in res.glob("cube-000001.*.json")]
+    assert len(kids) == len(pc.extensions(inst, tuple(r2_cube))) + 1  # and the split's cover
+    assert {(k["solver"], k["status"]) for k in kids} == {("glucose4", "UNSAT")}
+    assert r2["job_settings"] == {"cadical195 auto": r1["cubes"], "glucose4 auto": len(kids)}
+    assert any("--switch" in line for line in lines)
+    # the same formula with other comments (and the plan's SHA-256 of that file) stays in use
+    base = tmp_path / "base.cnf"
+    base.write_bytes(b"c written by an earlier version\n" + base.read_bytes())
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    from puzzlesat.core.files import file_sha256
+    plan["base_sha256"] = file_sha256(base)
+    (tmp_path / "plan.json").write_text(json.dumps(plan, indent=1))
+    for p in res.glob("*.json"):  # (their seals bind them to the plan as it was)
+        p.unlink()
+    r3 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, solver="glucose4", switch=True)
+    assert r3["status"] == "INFEASIBLE" and base.read_bytes().startswith(b"c written by")
+    assert r3["base"]["sha256"] == plan["base_sha256"]
+    lines_ = base.read_bytes().split(b"\n")
+    drop = next(i for i, ln in enumerate(lines_) if ln and not ln.startswith((b"c", b"p")))
+    base.write_bytes(b"\n".join(lines_[:drop] + lines_[drop + 1:]))  # one clause less
+    plan["base_sha256"] = file_sha256(base)
+    (tmp_path / "plan.json").write_text(json.dumps(plan, indent=1))
+    with pytest.raises(InputError, match="another plan .differs in base_sha256"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, solver="glucose4", switch=True)
 
 
 def test_a_time_limit_gives_unknown_with_the_cubes_done():
@@ -165,6 +211,10 @@ def test_cli_local_processes_and_exit_statuses(tmp_path):
     assert p.returncode == 0, p.stderr
     rep = json.loads(p.stdout)
     assert (rep["status"], rep["certificate"]["verdict"], rep["jobs"]) == ("INFEASIBLE", "VERIFIED", 2)
+    p = cli("peg", "cubes", "peg/hoppers", "--bound", "6", "--depth", "2", "--certify", "--work-dir",
+            str(tmp_path / "w"), "--solver", "glucose4", "--switch", "--split-depth", "3")
+    assert p.returncode == 0 and "INFEASIBLE" in p.stdout, p.stderr
+    assert "jobs by solver and search: cadical195 auto: 3" in p.stdout and "--switch" in p.stderr
     p = cli("peg", "cubes", "sliding/8-hardest", "--bound", "3")
     assert p.returncode == 2 and "peg instance" in p.stderr and "Traceback" not in p.stderr
     p = cli("peg", "cubes", "peg/hoppers", "--bound", "6", "--keep-proofs")

@@ -16,7 +16,10 @@ of one round are the next round's jobs.
 
 The work folder is the checkpoint: `plan.json` (what is decided, the base CNF's SHA-256) and one
 `results/NAME.json` per finished job; a run with the same folder and the same plan runs only the
-jobs without a result, and a folder that holds another plan is refused. A result file is a claim,
+jobs without a result, and a folder that holds another plan is refused — but for the jobs'
+settings (solver, search, split limit) with `switch`: the jobs without a result then run with the
+new ones, each result recording its solver and search. The folder's base CNF is kept when this
+code writes the same formula with other comments (an earlier version's). A result file is a claim,
 not a fact: it counts only with the seal (core/seal.py) this user's puzzlesat put on it, bound to
 this plan, when it wrote it (after replaying its solution, after verifying its proof); a SAT
 record without a seal counts once its model is decoded and replayed by the checker again; any
@@ -109,7 +112,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
               certify: bool = False, count: bool = False, solver: str | None = None,
               pool=None, work_dir: str | Path | None = None, time_limit: float | None = None,
               split_after: float | None = None, search: str = "auto", keep: bool = False,
-              recheck: bool = False,
+              recheck: bool = False, switch: bool = False, split_depth: int | None = None,
               progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Decide "moves <= `bound`" on peg instance `inst` (or, with `count`, count the solutions with
     at most `bound` moves) by the cubes of depth `depth` (module docstring). `cfg`: a SAT engine
@@ -120,8 +123,12 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     CPU seconds is stopped and split into its children (every legal next jump; deciding, with a cover
     job of its own), recursively. `recheck`: ignore the seals of earlier runs' records (module
     docstring). `search`: 'fixed' makes CP-SAT (solver 'cpsat') branch on the
-    jump variables in time order, true first (as cpsat:* search=fixed). Returns the report
-    (JSON-able).
+    jump variables in time order, true first (as cpsat:* search=fixed). `switch`: a work folder
+    whose plan differs from this call only in the jobs' settings (`solver`, `search`,
+    `split_after`) goes on with this call's settings for the jobs without a result (else it is
+    refused as another plan). `split_depth` D: every cube without a result that fixes fewer than
+    D jumps is split (as at `split_after`, with its cover job) before it is solved, down to D.
+    Each result records its job's solver and search. Returns the report (JSON-able).
 
     >>> from puzzlesat.families.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers")                 # optimum 7 moves
@@ -176,6 +183,11 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                          "(cpsat, ext:CMD)", field="solver")
     if search not in ("auto", "fixed"):
         raise InputError(f"search {search!r}: expected auto or fixed", field="search")
+    if split_depth is not None and (isinstance(split_depth, bool) or not isinstance(split_depth, int)
+                                    or not depth < split_depth <= inst.jumps_needed):
+        raise InputError(f"split_depth {split_depth!r}: expected more jumps than the cubes' depth "
+                         f"{depth} and at most the {inst.jumps_needed} of a whole solution",
+                         field="split_depth")
     if search == "fixed" and solver != "cpsat":
         raise InputError(f"search=fixed is CP-SAT's fixed search: it needs --solver cpsat, not "
                          f"{solver}", field="search")
@@ -199,24 +211,53 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     try:
         base = folder / "base.cnf"
         task = Task.COUNT if count else Task.OPTIMIZE
-        info = export(fam, inst, cfg, "dimacs", str(base), task, bound)
-        meta = json.loads(Path(str(base) + ".map.json").read_text())
+        plan_path = folder / "plan.json"
+        old = _read_plan(plan_path) if plan_path.exists() or plan_path.is_symlink() else None
+        fresh = folder / ".base.new.cnf"
+        fresh_map = Path(str(fresh) + ".map.json")
+        info = export(fam, inst, cfg, "dimacs", str(fresh), task, bound)
+        # the folder's base CNF stays when it states the same formula as this code writes (the
+        # same clauses and variables, other comments: an earlier version's): its proofs and this
+        # run's jobs rest on that file; it is replaced only once the plan is accepted
+        adopt = old is not None and _same_formula(base, fresh, old.get("base_sha256"))
+        meta = json.loads(fresh_map.read_text())
         keys = {int(n): tuple(k) for n, k in meta["variables"].items()}
         ids = {k: n for n, k in keys.items()}
         projection = [ids[tuple(k)] for k in meta["projection"]]
         plan = {"instance": f"{fam.name}/{inst.name}", "config": str(cfg), "bound": bound,
                 "depth": depth, "symmetry": symmetry, "count": count, "certify": certify,
                 "solver": solver, "search": search, "cubes": len(all_cubes), "split_after": split_after,
-                "base_sha256": file_sha256(base)}
-        plan_path = folder / "plan.json"
-        if plan_path.exists() or plan_path.is_symlink():
-            old = _read_plan(plan_path)
-            if old != plan:
+                "base_sha256": old["base_sha256"] if adopt and old else file_sha256(fresh)}
+        switched = None
+        try:
+            if old is not None:
                 diff = sorted(k for k in plan if old.get(k) != plan[k])
-                raise InputError(f"the work folder holds another plan (differs in {', '.join(diff)}); "
-                                 "use a new folder", file=plan_path)
+                if diff and (not switch or not set(diff) <= set(SETTINGS) or set(old) != set(plan)):
+                    raise InputError(
+                        f"the work folder holds another plan (differs in {', '.join(diff)}); use a "
+                        "new folder" + (", or --switch to go on with these job settings for the "
+                                        "jobs not yet done" if set(diff) <= set(SETTINGS) else ""),
+                        file=plan_path)
+                if diff:
+                    switched = {k: old[k] for k in SETTINGS}
+                    say("--switch: this plan's jobs ran with " + ", ".join(
+                        f"{k} {old[k]}" for k in SETTINGS) + "; the jobs not yet done run with "
+                        + ", ".join(f"{k} {plan[k]}" for k in diff) + " (each result records its own)")
+        except InputError:
+            fresh.unlink(missing_ok=True)
+            fresh_map.unlink(missing_ok=True)
+            raise
+        if adopt:
+            fresh.unlink()
+            fresh_map.unlink()
+        else:
+            fresh.replace(base)
+            fresh_map.replace(str(base) + ".map.json")
+        if old is not None:
+            plan_file = old  # the seals of its records are bound to the plan as first written
         else:
             write_atomic(plan_path, json.dumps(plan, indent=1), "plan")
+            plan_file = plan
         results = folder / "results"
         results.mkdir(exist_ok=True)
         jobs_dir = folder / "jobs"
@@ -270,7 +311,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                     stack.extend(reversed(children(s)))
             return jobs, [to_run(s) for s in jobs if s["name"] not in done]
 
-        context = "peg cubes " + json.dumps(plan, sort_keys=True)  # a seal binds a record to its plan
+        context = "peg cubes " + json.dumps(plan_file, sort_keys=True)  # a seal binds a record to its plan
 
         def replay(res: dict) -> dict:
             """The solution of a SAT record's model, replayed by the checker (CheckError)."""
@@ -334,6 +375,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                 stop.setdefault("sat", res)
             if res["status"] == "UNKNOWN" and s["time_limit"]:
                 res["split"] = True  # its children replace it (tree())
+            res["solver"], res["search"] = s["solver"], s["search"]
             if certify and res["status"] == "UNSAT" and not _proof_verified(res):
                 stop.setdefault("rejected", res)
             res[STAMP] = now()
@@ -344,7 +386,23 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         for res in done.values():
             if res["status"] == "SAT" and "solution" in res:
                 stop.setdefault("sat", res)
+        def presplit() -> int:
+            """Split the cubes to run that fix fewer than `split_depth` jumps (no solve)."""
+            n = 0
+            for s in todo:
+                if s["cube"] is not None and len(s["cube"]) < (split_depth or 0) \
+                        and s["name"] not in verify:
+                    accept(s, {"name": s["name"], "status": "UNKNOWN", "solve_seconds": 0.0,
+                               "split": True, "reason": f"split to depth {split_depth} before "
+                                                        "solving (split_depth)"})
+                    n += 1
+            return n
+
         while todo and not stop and not timed_out:  # rounds: a round's splits make the next one
+            if split_depth and presplit():
+                jobs, todo = tree()
+                say(f"  split to depth {split_depth}: {len(todo)} jobs to run")
+                continue
             by_id = {}
             for i, s in enumerate(todo):
                 s["id"] = i
@@ -370,6 +428,15 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         rep = _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir,
                       resolved, time.monotonic() - t0, count, certify, info)
         rep["recheck"] = recheck
+        rep["split_depth"] = split_depth
+        if switched is not None:
+            rep["switched_from"] = switched
+        used: dict[str, int] = {}
+        for r in done.values():  # records before per-job settings ran with the plan's first ones
+            if not r.get("split") and r["status"] != "RECHECK_FAILED":
+                k = f"{r.get('solver', plan_file['solver'])} {r.get('search', plan_file['search'])}"
+                used[k] = used.get(k, 0) + 1
+        rep["job_settings"] = used
         return rep
     finally:
         if tmp is not None:
@@ -393,6 +460,32 @@ def _read_plan(path: Path) -> dict:
 
 
 RECHECK = "not taken on trust (--recheck)"
+SETTINGS = ("solver", "search", "split_after")  # a plan's job settings (`switch` changes them)
+
+
+def _same_formula(base: Path, fresh: Path, sha: str | None) -> bool:
+    """Whether the folder's base CNF `base` is the plan's (SHA-256 `sha`) and states the same
+    formula as `fresh`, this code's export: the same lines but comments, the same variable map
+    (numbers, keys, projection). Anything else (missing, not a regular file, another formula)
+    is False: the fresh export replaces it."""
+    import os
+    import stat
+    try:
+        if not all(stat.S_ISREG(os.lstat(p).st_mode) for p in (base, Path(str(base) + ".map.json"))):
+            return False
+        if sha is None or file_sha256(base) != sha:
+            return False
+        maps = [json.loads(read_bytes(Path(str(p) + ".map.json"), MAX_RECORD_BYTES, "variable map"))
+                for p in (base, fresh)]
+        if any(not isinstance(m, dict) for m in maps) or any(
+                maps[0].get(k) != maps[1].get(k) for k in ("variables", "projection")):
+            return False
+        with open(base, "rb") as a, open(fresh, "rb") as b:
+            from itertools import zip_longest
+            lines = [(ln for ln in f if not ln.startswith(b"c")) for f in (a, b)]
+            return all(x == y for x, y in zip_longest(*lines))
+    except (OSError, ValueError, InputError, RecursionError):
+        return False
 
 
 def _kept_proof(jobs_dir: Path, name: str) -> Path | None:
