@@ -14,6 +14,8 @@ HEAVY = {
     # 2026-11-28: lab core's new cases (CP-SAT backend, work folder, retried undecided group)
     "test_why.py::test_tiling_search_ablates_its_symmetry_breaking",  # 5 s CPU; the tiling's
     # optional group: test_the_formulations_mark_their_optional_groups, ablation: the 8-easy case
+    # 2026-11-28: peg cubes' --switch/--split-depth cases (test_peg_cubes resume test, CLI call)
+    "test_peg_cubes.py::test_registry[3-False-peg/hoppers-6-INFEASIBLE]",  # hoppers-first06's stays
     # 2026-11-27: 313 s cold on a fresh clone after issues 35-40: four more cases, each beside a sibling
     "test_peg_upper.py::test_beam_against_exact_minima[6]",            # the side-5 case stays
     "test_campaign.py::test_a_job_past_its_time_limit_is_stored_with_its_time_and_counts_as_unsolved",
