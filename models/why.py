@@ -360,6 +360,7 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
     undecided: list[str] = []
     witnesses: dict[str, frozenset] = {}
     tried: dict[str, frozenset] = {}   # an undecided group: the groups its call was tried against
+    testing: list[str] = []            # the groups of the call under way
 
     def call(without: list[str]) -> Call | None:
         """The call on `cands` minus `without` (None: the run's time limit, nothing decided)."""
@@ -389,10 +390,11 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
     def drop(part: list[str]) -> bool:
         """Try to drop the groups of `part` together, else halves of it, down to single groups
         (each then necessary, dropped or undecided). False when the run's time limit stopped it."""
-        nonlocal cands, unsat_seen
+        nonlocal cands, unsat_seen, testing
         part = [g for g in part if g in cands and g not in necessary]
         if not part:
             return True
+        testing = part
         c = call(part)
         if c is None:
             return False
@@ -437,11 +439,10 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
                             "redone_records": folder.redone}
     core = [g for g in groups if g in cands]
     if not finished:
-        untested = [g for g in core if g not in necessary and g not in undecided]
         return {**done, "status": "UNKNOWN", "core": core if unsat_seen else [],
                 "necessary": [g for g in core if g in necessary],
                 "undecided": [g for g in core if g not in necessary],
-                "reason": f"time limit while testing group '{untested[0] if untested else '?'}': "
+                "reason": "time limit while testing " + ", ".join(f"'{g}'" for g in testing) + ": "
                 + (f"the {len(core)} groups left answered UNSAT together, " if unsat_seen else
                    "no call has answered UNSAT yet, ") + f"{len(necessary)} shown necessary so far"}
     return {**done, "status": "INFEASIBLE", "core": core,
