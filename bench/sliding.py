@@ -657,6 +657,8 @@ def main() -> int:
     ap.add_argument("--only", choices=["kf24", "kf24-screen", "korf-avg", "explore", "unsolved24", "zpdb",
                                        "zpdb-screen", "zpdb-peer"], default=None, help="run only this part")
     ap.add_argument("--fsm", default="simple", help="zpdb, zpdb-screen, zpdb-peer: native:ida's fsm option")
+    ap.add_argument("--catalogue", default="zpdb-small",
+                    help="zpdb, zpdb-screen: the zero-aware catalogue (native:ida's pdb option)")
     ap.add_argument("--peer24", default="", help="zpdb-peer: the folder of Clausecker's 24puzzle, built")
     ap.add_argument("--peer24-pdb", default="", help="zpdb-peer: the peer's database folder (its -d)")
     ap.add_argument("--zpdb-parts", default="", help="zpdb-peer: only these partitions of small-t.cat "
@@ -699,11 +701,12 @@ def main() -> int:
                                       {**engine_options(a), "pdb": a.pdb24}) else 1
     if a.only == "zpdb":
         ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
-        return 0 if bench_zpdb(ids, [int(x) for x in a.processes.split(",")], a.kf24_limit, a.fsm) else 1
+        return 0 if bench_zpdb(ids, [int(x) for x in a.processes.split(",")], a.kf24_limit, a.fsm,
+                               a.catalogue) else 1
     if a.only == "zpdb-screen":
         ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
         return 0 if bench_zpdb_screen(ids, a.kf24_limit, a.fsm, a.work, a.rate, a.rerun_factor,
-                                      int(a.processes.split(",")[-1])) else 1
+                                      int(a.processes.split(",")[-1]), a.catalogue) else 1
     if a.only == "zpdb-peer":
         ids = list(range(1, 51)) if a.kf24 == "all" else korf_ids(a.kf24)
         parts = [int(x) for x in a.zpdb_parts.split(",")] if a.zpdb_parts else None

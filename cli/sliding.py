@@ -76,7 +76,7 @@ def explore(board: str, root: str | None, show_far: int, as_json: bool) -> None:
 @click.option("--fill-max", type=click.IntRange(min=0), default=0, show_default=True,
               help="with --fill: those of dual_fill_max (fill patterns of at most this many tiles; 0: all)")
 @click.option("--catalogue", default=None,
-              help="a zero-aware catalogue instead (1-bit databases; zpdb-small: 5x5, zpdb-small4: 4x4)")
+              help="a zero-aware catalogue instead (1-bit databases; zpdb-small, zpdb-large: 5x5, zpdb-small4: 4x4)")
 @click.option("--estimate", is_flag=True, help="with --catalogue: print what the build costs and stop")
 def sliding_pdb(board: str, partition: str | None, rebuild: bool, dual: bool, fill: bool,
                 fill_max: int, catalogue: str | None, estimate: bool) -> None:

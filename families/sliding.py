@@ -8,7 +8,7 @@ from .options import CPSAT_CERTIFY_OPTIONS, CPSAT_OPTIONS, SAT_OPTIONS
 
 ALL = (Task.OPTIMIZE, Task.COUNT, Task.FEASIBLE)
 PDB_CHOICES = ("auto", "663", "555", "78", "78b", "6666", "44", "53", "none")  # run_ida checks them per board
-ZPDB_CHOICES = ("zpdb-small", "zpdb-small4", "zpdb-small3")  # zero-aware catalogues (native_search/sliding/zpdb.py)
+ZPDB_CHOICES = ("zpdb-small", "zpdb-large", "zpdb-small4", "zpdb-small3")  # zero-aware catalogues (native_search/sliding/zpdb.py)
 
 
 def _check_pdb(value: str, engine: str) -> None:

@@ -106,7 +106,7 @@ FILE_SECONDS = {
     # checker and the LRAT converter into numba's cache: the other worker then loads them
     "test_certify_integration.py": 22.5, "test_reports.py": 21, "test_certificate.py": 3,
     "test_sliding_split.py": 30, "test_sliding_dual.py": 19, "test_examples.py": 18,
-    "test_peg_games.py": 20, "test_sliding_zpdb.py": 44,
+    "test_peg_games.py": 20, "test_sliding_zpdb.py": 46,
     "test_campaign_tls.py": 17, "test_differential.py": 16, "test_peg_cluster.py": 13,
     "test_export_ext.py": 12, "test_plugins.py": 25, "test_fuzz_loaders.py": 12,
     "test_plugin_containment.py": 12, "test_collections.py": 21,

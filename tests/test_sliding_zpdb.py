@@ -178,6 +178,44 @@ def test_admissible_on_15_puzzle_positions_near_the_goal(cache):
         assert cat.h(np.array(k["tiles"], np.int64)) <= k["optimal_length"]
 
 
+def test_mixed_pattern_sizes_admissible_and_stepped_exactly(cache, monkeypatch):
+    """A catalogue of 5-, 4- and 2-tile patterns in one partition (as zpdb-large mixes 7, 6, 5 and
+    4): h <= the BFS distance within 10 moves of the 15-puzzle's goal, every unit's 1-bit step
+    equals its value from scratch along a random walk, and IDA* proves korf-079's optimum."""
+    parts = Z._with_transpositions((((1, 2, 3, 6, 7), (4, 5, 8, 9), (10, 11, 14, 15), (12, 13)),), 4)
+    monkeypatch.setitem(Z.CATALOGUES, "mixed4", (4, 4, parts))
+    cat = Z.catalogue("mixed4")
+    assert sorted({u.key.k for u in cat.units}) == [2, 4, 5]
+    for s, d in bfs_distances(4, 4, 10).items():
+        assert cat.h(np.array(s, np.int64)) <= d
+    A = cat.arrays
+    rng = random.Random(7)
+    nbr, nnbr = tables(4, 4)
+    board = np.array(random_walk(4, 4, 200, rng), np.int64)
+    vals = cat.values(board)
+    for _ in range(60):
+        b = int(np.flatnonzero(board == 0)[0])
+        c = int(nbr[b, rng.randrange(int(nnbr[b]))])
+        vals = Z.step_values(vals, board, b, c, 16, A["u_addr"], A["u_k"], A["u_tiles"], A["u_cmap"],
+                             A["u_ibase"], A["u_fact"], A["lo"], A["hi"], A["info"], A["regtab"],
+                             A["t_units"], A["t_nunits"])
+        board[b], board[c] = board[c], 0
+        assert (vals == cat.values(board)).all()
+    inst = catalogue()["korf-079"]()
+    st, sols, _, _ = I.deepen(inst, "auto", False, pdb="mixed4")
+    assert st is Status.OPTIMAL and check(inst, sols[0]) == len(sols[0]) == inst.optimal
+
+
+def test_bits_packed_in_slices_equal_one_pass():
+    """pack_bits in slices (a 7-tile build's peak memory) gives the bytes of one np.packbits."""
+    rng = np.random.default_rng(1)
+    for size in (0, 1, 7, 8, 9, 1000, 4099):
+        dist = rng.integers(0, 90, size).astype(np.uint8)
+        want = np.packbits((dist >> 1) & 1, bitorder="little")
+        for chunk in (8, 64, 1 << 27):
+            assert (Z.pack_bits(dist, chunk) == want).all()
+
+
 def test_8_puzzle_heuristic_admissible(cache):
     """h <= the true distance (breadth-first from the goal over all 181,440 8-puzzle positions) on
     the 1,000 farthest positions and 10,000 others drawn at random."""

@@ -60,7 +60,7 @@ from .pattern_db import Expired  # noqa: F401 (the same exception for both kinds
 from .tables import sorted_tables, tables
 
 VERSION = 1
-FSMS = ("simple", "loops-12", "loops-14", "loops-16")  # native:ida's `fsm` choices (see ZProblem)
+FSMS = ("simple", "loops-12", "loops-14", "loops-16", "loops-18")  # native:ida's `fsm` choices (see ZProblem)
 FORMAT = "puzzlesat-sliding-zpdb"
 UNSEEN = 255
 HEADER_BYTES = 4096
@@ -103,6 +103,22 @@ def transpose_cell(c: int, side: int) -> int:
     return (c % side) * side + c // side
 
 
+def _large_5x5() -> tuple[tuple[Cells, ...], ...]:
+    """`small` and eight partitions more over two 7-tile patterns (ours, not Clausecker's): the
+    blocks {1,2,5,6,7,10,11} and {3,4,8,9,12,13,14} around the blank's goal, the ten tiles left
+    split 6-4 three ways or 5-5, each partition also transposed (22 partitions, 22 databases,
+    1.36 GB: zpdb-small's 14, one more of 6 tiles, two of 7 tiles (4,066,655,040 entries, 508 MB
+    each at one bit; ~210 CPU s and 4.1 GB to build each), five of 4 or 5 tiles)."""
+    a, b = (1, 2, 5, 6, 7, 10, 11), (3, 4, 8, 9, 12, 13, 14)
+    big = (
+        (a, b, (15, 16, 17, 20, 21, 22), (18, 19, 23, 24)),
+        (a, b, (17, 18, 19, 22, 23, 24), (15, 16, 20, 21)),
+        (a, b, (16, 17, 18, 21, 22, 23), (15, 19, 20, 24)),
+        (a, b, (17, 18, 19, 23, 24), (15, 16, 20, 21, 22)),
+    )
+    return _with_transpositions(big, 5) + _small_5x5()
+
+
 # A 15-puzzle analogue of `small` (tests and examples: databases of 5 tiles of 16 cells, 0.7 M
 # entries each): three 5-5-5 partitions and their transpositions.
 _SMALL_4X4 = _with_transpositions((
@@ -117,6 +133,7 @@ _SMALL_3X3 = _with_transpositions((((1, 2, 4, 5), (3, 6, 7, 8)), ((1, 2, 3, 5), 
 # name -> (rows, cols, partitions in the frame: patterns as goal cells = tiles)
 CATALOGUES: dict[str, tuple[int, int, tuple[tuple[Cells, ...], ...]]] = {
     "zpdb-small": (5, 5, _small_5x5()),
+    "zpdb-large": (5, 5, _large_5x5()),
     "zpdb-small4": (4, 4, _SMALL_4X4),
     "zpdb-small3": (3, 3, _SMALL_3X3),
 }
@@ -546,9 +563,15 @@ def build_distances(key: Key, progress=None, deadline: float = float("inf")) -> 
     return dist
 
 
-def pack_bits(dist: np.ndarray) -> np.ndarray:
-    """Bit (h >> 1) & 1 of every entry, eight to a byte (entry e: bit e & 7 of byte e >> 3)."""
-    return np.packbits((dist >> 1) & 1, bitorder="little")
+def pack_bits(dist: np.ndarray, chunk: int = 1 << 27) -> np.ndarray:
+    """Bit (h >> 1) & 1 of every entry, eight to a byte (entry e: bit e & 7 of byte e >> 3);
+    packed in slices of `chunk` entries (a multiple of 8) so the build's peak memory stays one
+    byte per entry plus a slice (a 7-tile database has 4.07 G entries)."""
+    out = np.empty((dist.size + 7) // 8, np.uint8)
+    for a in range(0, dist.size, chunk):
+        part = dist[a:a + chunk]
+        out[a // 8:(a + part.size + 7) // 8] = np.packbits((part >> 1) & 1, bitorder="little")
+    return out
 
 
 # ---------------------------------------------------------------- the disk cache
