@@ -123,17 +123,15 @@ def random_walk(rows, cols, steps, rng):
     return board
 
 
-def test_differences_equal_values_from_scratch(cache):
+def assert_steps_exact(cat, rng, walks: int, start_steps: int, moves: int) -> None:
     """Along random walks on the 15-puzzle every unit's value after a move, from the 1-bit
-    difference, equals its value from scratch (the walk to the goal), and moves one at a time."""
-    cat = Z.catalogue("zpdb-small4")
+    difference (`step_values`), equals its value from scratch and moves by at most one."""
     A = cat.arrays
-    rng = random.Random(5)
     nbr, nnbr = tables(4, 4)
-    for _ in range(6):
-        board = np.array(random_walk(4, 4, 300, rng), np.int64)
+    for _ in range(walks):
+        board = np.array(random_walk(4, 4, start_steps, rng), np.int64)
         vals = cat.values(board)
-        for _ in range(40):
+        for _ in range(moves):
             b = int(np.flatnonzero(board == 0)[0])
             c = int(nbr[b, rng.randrange(int(nnbr[b]))])
             v2 = Z.step_values(vals, board, b, c, 16, A["u_addr"], A["u_k"], A["u_tiles"], A["u_cmap"],
@@ -143,6 +141,12 @@ def test_differences_equal_values_from_scratch(cache):
             assert (v2 == cat.values(board)).all()
             assert set(np.abs(v2 - vals).tolist()) <= {0, 1}
             vals = v2
+
+
+def test_differences_equal_values_from_scratch(cache):
+    """Along random walks on the 15-puzzle every unit's value after a move, from the 1-bit
+    difference, equals its value from scratch (the walk to the goal), and moves one at a time."""
+    assert_steps_exact(Z.catalogue("zpdb-small4"), random.Random(5), 6, 300, 40)
 
 
 def bfs_distances(rows, cols, depth):
@@ -188,19 +192,7 @@ def test_mixed_pattern_sizes_admissible_and_stepped_exactly(cache, monkeypatch):
     assert sorted({u.key.k for u in cat.units}) == [2, 4, 5]
     for s, d in bfs_distances(4, 4, 10).items():
         assert cat.h(np.array(s, np.int64)) <= d
-    A = cat.arrays
-    rng = random.Random(7)
-    nbr, nnbr = tables(4, 4)
-    board = np.array(random_walk(4, 4, 200, rng), np.int64)
-    vals = cat.values(board)
-    for _ in range(60):
-        b = int(np.flatnonzero(board == 0)[0])
-        c = int(nbr[b, rng.randrange(int(nnbr[b]))])
-        vals = Z.step_values(vals, board, b, c, 16, A["u_addr"], A["u_k"], A["u_tiles"], A["u_cmap"],
-                             A["u_ibase"], A["u_fact"], A["lo"], A["hi"], A["info"], A["regtab"],
-                             A["t_units"], A["t_nunits"])
-        board[b], board[c] = board[c], 0
-        assert (vals == cat.values(board)).all()
+    assert_steps_exact(cat, random.Random(7), 1, 200, 60)
     inst = catalogue()["korf-079"]()
     st, sols, _, _ = I.deepen(inst, "auto", False, pdb="mixed4")
     assert st is Status.OPTIMAL and check(inst, sols[0]) == len(sols[0]) == inst.optimal
