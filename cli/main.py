@@ -295,10 +295,12 @@ def _check_picture(path: str | None, fam: Family) -> None:
 
 @cli.command()
 @click.argument("instance")
-@click.option("--engine", "-e", default="native", show_default=True,
+@click.option("--engine", "-e", default="default", show_default=True,
               help="engine or configuration (sat:time[encoding=totalizer]), or your own "
                    "path/to/file.py:function / package.module:function; @FILE: the one "
-                   "configuration in FILE")
+                   "configuration in FILE; default: the family's native engine, and for task "
+                   "count the faster of it and the model counter count:frontier, chosen per "
+                   "instance (stats route, route_reason)")
 @click.option("--picture", default=None, metavar="FILE",
               help="draw the first solution (or, without one, the instance) into FILE "
                    "(.svg; .png with puzzlesat[png])")

@@ -63,13 +63,16 @@ def load_all(spec: str | Path, *, family: str | None = None) -> list[Any]:
     return [got.instance for got in load_instances(str(spec), family=family)]
 
 
-def solve(instance: Any, engine: str | Config | Callable = "native", task: Task | str | None = None, *,
+def solve(instance: Any, engine: str | Config | Callable = "default", task: Task | str | None = None, *,
           time_limit: float | None = None, memory_limit_mb: float | None | str = "default",
           precheck: bool = True, progress: Callable[[dict], None] | None = None,
           **options: Any) -> Result:
     """Run one engine (a name, a configuration `sat:time[encoding=totalizer]`, or your own
     function `(instance, task, ctx) -> Outcome`) and return its checked Result.
 
+    `engine` "default" is the family's native engine, and for task count the faster of it and the
+    model counter `count:frontier`, chosen per instance (compare/route.py; `stats["route"]` and
+    `stats["route_reason"]` say which and why).
     `task` defaults to the family's first (optimize; count for tilings); keyword options are the
     engine's options (`ps.engines(family)` lists them with their defaults); `progress(fields)`
     receives the engine's progress reports (depth, nodes, ...) as they come.

@@ -36,6 +36,7 @@ from ..core.limits import MAX_MEMORY_MB, MAX_SECONDS
 from ..core.procs import default_memory_mb
 from ..core.result import InputError, PluginError, Task, one_line
 from ..families.registry import is_user_spec, spec_code
+from .route import choose, is_default
 
 
 @dataclass(frozen=True)
@@ -270,6 +271,14 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
     if task not in fam.tasks:
         raise InputError(f"task '{task}' is not one of {fam.name}'s tasks: "
                          + ", ".join(map(str, fam.tasks)), field="task")
+    routes: dict[int, tuple[dict[str, Any], str | None]] = {}
+    for i, c in enumerate(configs):  # the default route: an engine chosen for this instance
+        if is_default(c):
+            given = {**(options or {}), **(c.opts if isinstance(c, Config) else {})}
+            name, info, fallback = (choose(fam, inst, given) if task is Task.COUNT
+                                    else ("native", {}, None))
+            configs[i] = Config(name, name, c.options if isinstance(c, Config) else ())
+            routes[i] = (info, fallback)
     pairs = [engine_of(fam, c) for c in configs]
     if not pairs:
         raise InputError("no engine given")
@@ -310,7 +319,9 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
         opts = guarded(fam, e, "its option checks", e.resolve_options,
                        {**shared, **{k: v for k, v in c.opts.items()
                                      if k != "certify" or i not in refused}}, task)
-        extra = {"certify_refused": refused[i]} if i in refused else {}
+        extra: dict[str, Any] = {"certify_refused": refused[i]} if i in refused else {}
+        if routes.get(i, ({}, None))[0]:
+            extra["route"] = routes[i][0]
         run = Run(fam, inst, e, task, opts, t, m, precheck, c.name, c.spec, extra,
                   user_code=code_of(fam, e, opts))
         admit(run, o, allow_code)
@@ -322,6 +333,15 @@ def plan(fam: Family, inst: Any, configs: Iterable[str | Config | Engine | Calla
                 raise InputError(f"certify: SAT solver '{r.options['solver']}' of engine "
                                  f"{r.engine.name} cannot log proofs; proof-logging solvers: "
                                  + ", ".join(PROOF_SOLVERS))
+    for i, (_info, fallback) in routes.items():  # the native a stopped model counter gives way to
+        if fallback is not None:
+            c = configs[i]
+            given = {k: v for k, v in {**(options or {}), **(c.opts if isinstance(c, Config) else {})}.items()
+                     if fam.engine(fallback).option(k) is not None}
+            [runs[i].extra["fallback"]] = plan(fam, inst, [fallback], task,
+                                               options=given, time_limit=time_limit,
+                                               memory_limit_mb=memory_limit_mb, precheck=precheck,
+                                               machine=machine)
     for r in runs:
         if machine:
             guarded(fam, r.engine, "its option checks", r.engine.check_available, r.options)

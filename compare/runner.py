@@ -79,11 +79,40 @@ def execute(run: Run, *, progress: Callable[[dict], None] | None = None, isolate
     solution_key, invariant: a PluginError) makes the result ERROR with that one-line reason."""
     t0 = time.perf_counter()
     try:
-        return _execute(run, progress, isolate)
+        res = _execute(run, progress, isolate)
     except PluginError as e:
         return Result(getattr(run.instance, "name", "?"), run.family.name, run.engine.name, run.task,
                       Status.ERROR, None, None, [], time.perf_counter() - t0, run.params(), {},
                       str(e), 0, run.config, 0, None, run.family, run.instance)
+    return _routed(run, res, progress, isolate, time.perf_counter() - t0)
+
+
+def _routed(run: Run, res: Result, progress: Callable[[dict], None] | None, isolate: bool,
+            spent: float) -> Result:
+    """`res` with the default route's choice in its stats (compare/route.py); a model counter
+    that stopped at its memory budget gives way to the route's fallback run (the native), in the
+    time left: that run's Result, its seconds and CPU including the stopped counter's."""
+    route = run.extra.get("route")
+    if not route:
+        return res
+    fallback = run.extra.get("fallback")
+    if (fallback is not None and res.status is Status.UNKNOWN
+            and (res.reason or "").startswith("memory")):
+        left = None if run.time_limit is None else run.time_limit - spent
+        if left is None or left > 0:
+            after = Run(fallback.family, fallback.instance, fallback.engine, fallback.task,
+                        fallback.options, left, fallback.memory_limit_mb, fallback.precheck,
+                        fallback.label, fallback.spec, {}, fallback.user_code)
+            first = res
+            res = _execute(after, progress, isolate)
+            res.seconds += first.seconds
+            cpu = [float(c) for x in (first, res) if (c := x.stats.get("cpu_seconds")) is not None]
+            if len(cpu) == 2:
+                res.stats["cpu_seconds"] = round(cpu[0] + cpu[1], 4)
+            route = {**route, "route": fallback.engine.name,
+                     "fallback_after": f"{first.engine} stopped after {first.seconds:.2f} s: {first.reason}"}
+    res.stats.update(route)
+    return res
 
 
 def _execute(run: Run, progress: Callable[[dict], None] | None, isolate: bool) -> Result:

@@ -179,3 +179,50 @@ def test_auto_takes_the_counter_when_the_frontier_is_narrow_else_the_enumeration
     r = ps.solve(ps.load("sliding/8-easy"), "count:auto", "count")
     assert (r.objective, r.count, r.stats["route"]) == (2, 1, "enumeration")
     assert "outside the projection" in r.stats["route_reason"]
+
+
+def test_the_default_count_route_takes_the_faster_counter_by_its_rule(monkeypatch):
+    """`solve` with no engine named counts by the route of compare/route.py: native:count under
+    MODEL_BITS, the model counter from it on (patched down here, to stay light), the native where
+    it lists the solutions or orbits are asked; the published count either way, the route and its
+    reason in stats; an engine named runs exactly that engine; other tasks run the native."""
+    from puzzlesat.compare import route
+    from puzzlesat.compare.plan import plan_one
+    from puzzlesat.families.registry import family_of
+    d8, p3 = board(8, 8), ps.load("pentomino/3x20")
+    fam = family_of(d8)
+    r = ps.solve(d8, task="count")
+    assert (r.engine, r.count, r.stats["route"], r.stats["frontier_bits"]) == (
+        "native:count", 12_988_816, "native:count", 8)                    # OEIS A004003
+    assert "under 20" in r.stats["route_reason"]
+    run = plan_one(fam, p3, "default", "count")
+    assert (run.engine.name, run.extra["route"]["route"]) == ("native:dfs", "native:dfs")
+    assert "lists the solutions" in run.extra["route"]["route_reason"]
+    run = plan_one(fam, p3, "default", "count", options={"up_to_symmetry": True})
+    assert run.engine.name == "native:dfs" and run.extra["route"]["route_reason"].startswith("orbits")
+    assert "route" not in plan_one(fam, d8, "count:frontier", "count").extra
+    run = plan_one(family_of(ps.load("peg/hoppers")), ps.load("peg/hoppers"), "default", "optimize")
+    assert (run.engine.name, "route" in run.extra) == ("native:auto", False)
+    monkeypatch.setattr(route, "MODEL_BITS", 8)
+    r = ps.solve(d8, task="count")
+    assert (r.engine, r.count, r.checked, r.stats["route"]) == ("count:frontier", 12_988_816, 0, "count:frontier")
+    assert r.stats["route_reason"].startswith("the frontier is 8 bits wide")
+
+
+def test_a_default_route_model_counter_that_runs_out_of_memory_gives_way_to_the_native(monkeypatch):
+    """The model counter stopped by its memory budget: the native counts in the time left, the
+    result says so (route, fallback_after) and its seconds include the stopped counter's."""
+    from puzzlesat.compare import route
+    from puzzlesat.compare.plan import plan_one
+    from puzzlesat.compare.runner import execute
+    from puzzlesat.families.registry import family_of
+    monkeypatch.setattr(route, "MODEL_BITS", 0)
+    inst = board(8, 8, MDT)
+    run = plan_one(family_of(inst), inst, "default", "count").with_options(memory_mb=1)
+    assert run.engine.name == "count:frontier" and run.extra["fallback"].engine.name == "native:count"
+    r = execute(run)
+    assert (r.engine, r.status, r.count) == ("native:count", Status.OPTIMAL,
+                                             92_109_458_286_284_989_468_604)  # Knuth, TAOCP 7.1.4
+    assert r.stats["route"] == "native:count"
+    assert r.stats["fallback_after"].startswith("count:frontier stopped after ")
+    assert "memory" in r.stats["fallback_after"]
