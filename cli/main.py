@@ -348,6 +348,10 @@ def solve(instance, engine, picture, allow_code, family_name, task, time_limit, 
         if r.solutions:
             out.print(_render_solution(fam, inst, r.solutions[0]), markup=False)
         out.print(f"params: {json.dumps(r.params, default=str)}", markup=False)
+        if r.stats.get("route"):  # the default count route: which engine and why
+            out.print(f"route: {r.stats['route']} ({r.stats.get('route_reason')})"
+                      + (f"; after {r.stats['fallback_after']}" if r.stats.get("fallback_after") else ""),
+                      markup=False)
         out.print(times_text(r), markup=False)
         if r.certificate:
             c = r.certificate
