@@ -295,7 +295,7 @@ def test_goal_mapped_from_another_corner(cache):
     """A goal whose blank is in another corner is searched through a board symmetry; a goal whose
     blank is not in a corner is refused with a clear error."""
     inst = parse_inline(3, 3, [1, 2, 3, 4, 5, 6, 0, 7, 8])  # goal: blank last
-    r = solve(FAM, inst, "native:ida", "optimize", options={"pdb": "zpdb-small3"}, time_limit=60)
+    r = solve(FAM, inst, "native:ida", "optimize", options={"pdb": "zpdb-small3"}, time_limit=600)
     assert r.status is Status.OPTIMAL and r.objective == 2 and r.checked == 1
     mid = Sliding("mid", 3, 3, (1, 2, 3, 0, 4, 5, 6, 7, 8), (1, 2, 3, 4, 0, 5, 6, 7, 8))
     with pytest.raises(InputError, match="corner"):
