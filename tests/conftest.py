@@ -123,6 +123,15 @@ FILE_SECONDS = {
 }
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: one worker more than the usable cores. Part of the suite waits (child processes,
+    sleeps past a time limit, local sockets); the spare worker fills those gaps."""
+    import os
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + 1
+
+
 def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: -FILE_SECONDS.get(item.path.name, 0))  # stable: files stay whole
     if config.getoption("--runslow"):
