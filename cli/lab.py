@@ -145,10 +145,12 @@ def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pa
 @click.option("--task", type=click.Choice([t.value for t in Task]), default=None, help=_TASK_HELP)
 @click.option("-o", "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
               help="option of the configuration's engine (its model options)")
-@click.option("--solver", default=None, help="python-sat solver of the core search (default: the "
-              "configuration's, else cadical195; with --certify one that logs proofs)")
-@click.option("--certify", is_flag=True, help="the re-check of the core logs a DRAT proof, checked "
-              "by puzzlesat.certify")
+@click.option("--solver", default=None, help="the re-check's solver (-e sat:…: also the core "
+              "search's): a python-sat solver (default: the configuration's, else cadical195; with "
+              "--certify one that logs proofs) or, with -e cpsat:…, cpsat (CP-SAT on the core's CNF, "
+              "LRAT; the configuration's fixed search with search=fixed)")
+@click.option("--certify", is_flag=True, help="the re-check of the core logs a proof (DRAT; LRAT "
+              "with --solver cpsat), checked by puzzlesat.certify")
 @click.option("--proof-dir", default="", help="with --certify: where the run folder is made")
 @click.option("--call-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="CPU seconds per deletion call (default: none); a group whose "
@@ -179,9 +181,10 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
         raise InputError(f"lab core: the formulation of {config} has no CNF")
     from ..families.options import PROOF_SOLVERS
     chosen = solver or (m.options.get("solver") if m.backend == "sat" else None) or "cadical195"
-    if certify and chosen not in PROOF_SOLVERS:
+    provers = PROOF_SOLVERS + (("cpsat",) if m.backend == "cpsat" else ())
+    if certify and chosen not in provers:
         raise InputError(f"lab core --certify: solver '{chosen}' cannot log proofs; choose one of "
-                         + ", ".join(PROOF_SOLVERS))
+                         + ", ".join(provers))
     res = m.core(time_limit=time_limit, certify=certify, proof_dir=proof_dir, solver=chosen,
                  call_limit=call_limit, work_dir=work_dir, order=order)
     from ..compare.why import core_table

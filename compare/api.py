@@ -236,8 +236,9 @@ class Model:
         `certify`: the re-check's DRAT proof checked by puzzlesat.certify. `call_limit`: CPU
         seconds per deletion call; a group whose call hits it stays in the core as undecided
         (`stats['undecided']`, `stats['minimal']` False). The deletion calls run on the model's
-        backend (a cpsat: configuration: CP-SAT with its pinned parameters, one worker); `solver`
-        is the re-check's. `work_dir`: every decided call is kept there, so a rerun (or a longer
+        backend (a cpsat: configuration: CP-SAT with its pinned parameters, one worker, its
+        `search` and `presolve` options honoured); `solver` is the re-check's ('cpsat': CP-SAT on
+        the core's CNF, LRAT proof with `certify`, the fixed search with search=fixed). `work_dir`: every decided call is kept there, so a rerun (or a longer
         `call_limit`) continues; `order`: 'given' or 'largest' groups first (which minimal core
         is found). INFEASIBLE with `stats['core']`;
         FEASIBLE with a checked solution when the call is feasible; UNKNOWN at the time limit.
@@ -246,15 +247,15 @@ class Model:
         >>> r.status.value, r.stats["core"], r.stats["core_recheck"]
         ('INFEASIBLE', ['manhattan bound'], 'UNSAT')
         """
-        from ..models import _cpsat
-        from .why import core_run
+        from .why import core_cpsat_params, core_run
         sat = self.options.get("solver") if self.backend == "sat" else None
         return core_run(family_of(self.instance), self.instance, self.decision, self.config.name,
                         solver=solver or sat or "cadical195",
                         encoding=self.options.get("encoding", "seqcounter"), certify=certify,
                         proof_dir=proof_dir, time_limit=time_limit, memory_limit_mb=memory_limit_mb,
                         call_limit=call_limit, backend=self.backend,
-                        cpsat_params=_cpsat.params(self.options) if self.backend == "cpsat" else None,
+                        cpsat_params=(core_cpsat_params(self.options, self.decision, self.config.name)
+                                      if self.backend == "cpsat" else None),
                         work_dir=work_dir, order=order)
 
     def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:

@@ -30,7 +30,9 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
     seconds per deletion call, stats['undecided'] lists the groups whose call hit it), FEASIBLE
     with a checked solution when the call is feasible, UNKNOWN at the run's limit. `backend`:
     'sat' (one incremental `solver`) or 'cpsat' (CP-SAT solves with `cpsat_params`, one worker)
-    answers the deletion calls; the re-check is `solver`'s either way. `work_dir`: a folder that
+    answers the deletion calls; the re-check is `solver`'s either way ('cpsat', with a cpsat
+    backend: CP-SAT on the core's CNF, LRAT when certifying, the fixed search when the
+    parameters have FIXED_SEARCH). `work_dir`: a folder that
     keeps every decided call, so a rerun continues (models.why.CoreFolder). `order`: the order
     groups are tried in (models.why.ORDERS)."""
     from ..models.why import ORDERS
@@ -42,6 +44,9 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
                          f"not {call_limit!r}")
     if backend not in ("sat", "cpsat"):
         raise InputError(f"lab core: no core backend '{backend}' (sat, cpsat)")
+    if solver == "cpsat" and backend != "cpsat":
+        raise InputError("lab core: re-check solver cpsat goes with a cpsat: configuration (-e "
+                         "cpsat:…); the deletion calls of a sat: one use a python-sat solver")
     eng = Engine(f"core:{label}", core_engine(decision, solver, encoding, call_limit, backend,
                                               cpsat_params, work_dir, order), (Task.FEASIBLE,),
                  (Option("certify", False), Option("proof_dir", "")),
@@ -49,6 +54,26 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
     run = plan_one(fam, inst, eng, Task.FEASIBLE, options={"certify": certify, "proof_dir": proof_dir},
                    time_limit=time_limit, memory_limit_mb=memory_limit_mb, precheck=False)
     return execute(run)
+
+
+def core_cpsat_params(options: dict[str, Any], decision: Any, label: str) -> dict[str, Any]:
+    """The pinned CP-SAT parameters of lab core's deletion calls for a cpsat: configuration's
+    `options`, as its own decision calls use them: one worker (models._cpsat.params), its
+    `search` option (fixed: FIXED_SEARCH over decision.search_order, true first; auto:
+    AUTOMATIC_SEARCH) and its `presolve` option (cp_model_presolve), when the engine has them."""
+    from ..models import _cpsat
+    extra: dict[str, Any] = {}
+    search = options.get("search")
+    if search is not None:
+        if search not in ("auto", "fixed"):
+            raise InputError(f"lab core: {label}: option search={search!r}: auto or fixed")
+        if search == "fixed" and not decision.search_order:
+            raise InputError(f"lab core: {label}: search=fixed, but its formulation names no "
+                             "search order")
+        extra["search_branching"] = "FIXED_SEARCH" if search == "fixed" else "AUTOMATIC_SEARCH"
+    if "presolve" in options:
+        extra["cp_model_presolve"] = bool(options["presolve"])
+    return _cpsat.params(options, **extra)
 
 
 def core_table(res: Result, decision: Any) -> Table:

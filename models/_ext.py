@@ -68,6 +68,9 @@ class Decision:
     value: Callable[[Any], int] | None = None
     objective: tuple[str, tuple[tuple[int, Key], ...], int] | None = None  # (min|max, terms, offset)
     note: str | None = None  # e.g. a bound below the proved lower bound (export says so)
+    # the keys CP-SAT's fixed search (engine option search=fixed) decides, in this order, true
+    # first, as the engine's own model does; () when the engine has no fixed search
+    search_order: tuple[Key, ...] = ()
 
 
 def call_hook(target: str, inst: Any, task: Task, options: dict[str, Any], bound: int | None) -> Decision:

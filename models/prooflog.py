@@ -9,6 +9,8 @@ after the engine has returned (the engine is never trusted with the verdict).
     log.unsat(s, clauses, claim)  after `s` answered UNSAT: CNF k.cnf and proof k.drat written
     log.refute(clauses, claim)    a fresh proof-logging call on `clauses` that must answer UNSAT
                                   (a count's final call: the formula plus N blocking clauses)
+    log.prove(clauses, claim)     a fresh models.proofs.prove call (any answer; solver 'cpsat':
+                                  CP-SAT's LRAT, e.g. with a fixed search order)
     log.certificate(claim, ...)   the Outcome's `certificate`: a CertificateClaim (unchecked)
 
 Proofs come from python-sat's `with_proof=True` (models/proofs.py: cadical195 binary DRAT,
@@ -24,7 +26,7 @@ from typing import Any, Sequence
 
 from ..core.result import CertificateClaim, Context, InputError, ProofArtifact
 from . import _sat
-from .proofs import PYSAT_PROOF_SOLVERS, copy_proof, prove
+from .proofs import PYSAT_PROOF_SOLVERS, ProofRun, copy_proof, prove
 
 
 def not_certifiable(reason: str) -> CertificateClaim:
@@ -59,7 +61,8 @@ class ProofLog:
         self.folder: Path | None = None
         if not self.on:
             return
-        check_proof_solver(solver)
+        if solver != "cpsat":   # cpsat: only through prove() (LRAT on a CNF file)
+            check_proof_solver(solver)
         base = opts.get("proof_dir") or tempfile.gettempdir()
         if not os.path.isdir(base):
             raise InputError(f"option proof_dir={base!r}: no such folder")
@@ -97,6 +100,37 @@ class ProofLog:
             raise RuntimeError(f"certify: the certifying call ({claim}) answered {run.status}")
         self.proofs.append({"claim": claim, "cnf": str(cnf), "proof": str(proof), "format": "drat",
                             "solver": self.solver_name, "solve_seconds": run.solve_seconds})
+
+    def prove(self, clauses: Sequence[Sequence[int]], claim: str, nvars: int = 0, *,
+              order: list[int] | None = None, time_limit: float | None = None) -> ProofRun:
+        """One fresh call of models.proofs.prove on `clauses` (how CP-SAT logs proofs: LRAT on a
+        CNF file; `order`, `time_limit` as prove's): SAT (with its model), UNSAT (CNF and proof
+        recorded for the runner's check) or UNKNOWN. Not certifying, it runs in a temporary
+        folder, removed after (no proof is kept)."""
+        import shutil
+        tmp = None if self.on else tempfile.mkdtemp(prefix="puzzlesat-recheck-")
+        try:
+            folder = self.folder if self.on else Path(tmp)
+            k = len(self.proofs) + 1
+            cnf = write_cnf(folder / f"{k}.cnf", clauses, nvars)
+            scratch = folder / f"{k}.scratch"   # CP-SAT's binary LRAT files: removed after
+            scratch.mkdir(exist_ok=True)
+            try:
+                run = prove(cnf, folder / f"{k}.{'lrat' if self.solver_name == 'cpsat' else 'drat'}",
+                            solver=self.solver_name, order=order, time_limit=time_limit,
+                            producer_check=False, scratch=scratch)
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+            if run.status == "UNSAT" and self.on:
+                self.proofs.append({"claim": claim, "cnf": str(cnf), "proof": str(run.proof),
+                                    "format": run.format, "solver": self.solver_name,
+                                    "solve_seconds": run.solve_seconds})
+            elif self.on:
+                cnf.unlink()
+            return run
+        finally:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
 
     def certificate(self, claim: str, trusted: str, *, blocking: int | None = None,
                     orbits: dict[str, Any] | None = None, **extra: Any) -> CertificateClaim | None:

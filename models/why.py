@@ -49,7 +49,7 @@ from ..core.result import Context, InputError, Outcome, Status, Task
 
 from . import _cpsat, _sat
 from ._ext import Decision
-from .formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation, Xor,
+from .formulation import (AtLeast, AtMost, AtMostOne, Clause, ExactlyOne, Formulation, Key, Xor,
                           to_cnf, to_cpsat)
 from .paradigm import Answer, Backend, no_good
 from .prooflog import ProofLog
@@ -154,16 +154,28 @@ class CpsatCalls:
     counts this process's CPU seconds (a watchdog thread stops the search: CP-SAT's own time limit
     is wall time)."""
 
-    def __init__(self, f: Formulation, params: dict[str, Any]):
+    def __init__(self, f: Formulation, params: dict[str, Any], order: Sequence[Key] = ()):
         self.f = f
         self.p = {**params, "num_workers": 1, "enumerate_all_solutions": False}
         self.params = {"backend": "cpsat", **self.p}
+        self.order = tuple(order) if self.p.get("search_branching") == "FIXED_SEARCH" else ()
+        if self.p.get("search_branching") == "FIXED_SEARCH":
+            if not self.order:
+                raise InputError("lab core: FIXED_SEARCH without a search order (the formulation "
+                                 "names none)")
+            self.params["decision_strategy"] = (f"{len(self.order)} keys in the formulation's search "
+                                                "order, CHOOSE_FIRST, SELECT_MAX_VALUE")
 
     def __call__(self, cands: list[str], limit: float | None, ctx: Context) -> Call:
         import threading
         c0 = time.process_time()
         cp = to_cpsat(self.f.without(*[g for g in self.f.groups if g not in cands]))
-        solver = _cpsat.make_solver(self.p, ctx)
+        if self.order:   # the engine's fixed search (a key no remaining group uses is still a var)
+            cp.model.add_decision_strategy([cp.vars[k] for k in self.order if k in cp.vars],
+                                           cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
+        solver = _cpsat.make_solver({k: v for k, v in self.p.items() if k != "search_branching"}, ctx)
+        if "search_branching" in self.p:   # recorded by name
+            solver.parameters.search_branching = getattr(solver.parameters, self.p["search_branching"])
         stop = threading.Event()
 
         def watch() -> None:
@@ -301,7 +313,7 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
                encoding: str = "seqcounter", call_limit: float | None = None,
                chunk: int = CHUNK, backend: str = "sat", cpsat_params: dict | None = None,
                work_dir: str | None = None, fingerprint: dict | None = None,
-               order: str = "given") -> dict[str, Any]:
+               order: str = "given", search_order: Sequence[Key] = ()) -> dict[str, Any]:
     """The group core of `f` (module doc): {'status': INFEASIBLE | FEASIBLE | UNKNOWN, 'core':
     [group...], 'necessary': [group...], 'undecided': [group...], 'witnesses': {group: true keys},
     'log': one entry per solver call, 'by_group': the CNF's clauses by group, 'cnf'}.
@@ -314,6 +326,8 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
     answered UNSAT so far, if any). `backend`: 'sat' (one incremental `solver`) or 'cpsat' (fresh
     CP-SAT solves, `cpsat_params`). `work_dir`: decided calls are kept there and reused
     (CoreFolder; `fingerprint`: what else identifies the search, e.g. instance and bound).
+    `search_order`: the keys CP-SAT's FIXED_SEARCH decides in order (cpsat_params with
+    search_branching FIXED_SEARCH: the engine's search=fixed, Decision.search_order).
     `order`: the order groups are tried in — 'given' (the formulation's) or 'largest' (most
     clauses first). Which is faster depends on the model: the order decides WHICH minimal core is
     found (ipc-p01 <= 2: given 0.5 s CPU, core without one jump per step and the invariants;
@@ -336,7 +350,7 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
     assert at == len(cnf.clauses)
     keys = f.bool_keys()
     calls: Any = (SatCalls(cnf, groups, by_group, keys, solver, chunk) if backend == "sat"
-                  else CpsatCalls(f, cpsat_params or _cpsat.params({})))
+                  else CpsatCalls(f, cpsat_params or _cpsat.params({}), search_order))
     folder = None
     if work_dir:
         import hashlib
@@ -450,10 +464,12 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
             "undecided": [g for g in core if g in undecided], "witnesses": witnesses}
 
 
-def recheck(r: dict[str, Any], f: Formulation, ctx: Context, log: ProofLog) -> dict[str, Any]:
+def recheck(r: dict[str, Any], f: Formulation, ctx: Context, log: ProofLog,
+            search_order: Sequence[Key] = ()) -> dict[str, Any]:
     """What a core's claims rest on, checked apart from the search: the core's groups alone (the
     same clauses, no selectors) UNSAT in a fresh solver (proof-logged with `log`: with certify,
-    its DRAT proof goes to the runner's check; 'model': the solver's model when it answers SAT);
+    its proof — DRAT, or LRAT from solver 'cpsat', which follows `search_order` as a fixed search
+    when given — goes to the runner's check; 'model': the solver's model when it answers SAT);
     each necessary group's witness, the assignment the search found without it, checked against
     every constraint of the core's other groups as the formulation states them."""
     core, by_group = r["core"], r["by_group"]
@@ -461,13 +477,22 @@ def recheck(r: dict[str, Any], f: Formulation, ctx: Context, log: ProofLog) -> d
     out: dict[str, Any] = {"core_vars": len({abs(x) for c in clauses for x in c}),
                            "core_clauses": len(clauses)}
     c0 = time.process_time()
-    with log.solver(clauses) as s:   # in slices, so the run's time limit stops it with a report
-        res = budgeted_solve(s, ctx, [], None)
-        if res is False:
-            log.unsat(s, clauses, "the groups " + ", ".join(f"'{g}'" for g in core)
-                      + " alone are infeasible", r["nvars"])
-        elif res:
-            out["model"] = s.get_model()
+    claim = "the groups " + ", ".join(f"'{g}'" for g in core) + " alone are infeasible"
+    if log.solver_name == "cpsat":   # CP-SAT on the core's CNF (LRAT when certifying)
+        cnf = r["cnf"]
+        order = [cnf.id(k) for k in search_order] or None
+        run = log.prove(clauses, claim, r["nvars"], order=order, time_limit=ctx.remaining())
+        res = {"SAT": True, "UNSAT": False}.get(run.status)
+        if res:
+            out["model"] = run.model
+        out["recheck_solver"] = {"solver": "cpsat", **run.params}
+    else:
+        with log.solver(clauses) as s:   # in slices, so the run's time limit stops it with a report
+            res = budgeted_solve(s, ctx, [], None)
+            if res is False:
+                log.unsat(s, clauses, claim, r["nvars"])
+            elif res:
+                out["model"] = s.get_model()
     out["core_recheck"] = {True: "SAT", False: "UNSAT", None: "UNKNOWN"}[res]
     out["recheck_cpu_seconds"] = round(time.process_time() - c0, 3)
     witnesses = {}
@@ -489,7 +514,9 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
                 work_dir: str | None = None,
                 order: str = "given") -> Callable[[Any, Task, Context], Outcome]:
     """An engine (instance, task, ctx) -> Outcome for the runner: the group core of `decision`'s
-    formulation (deletion calls on `backend`: 'sat' or 'cpsat'; the re-check on `solver`).
+    formulation (deletion calls on `backend`: 'sat' or 'cpsat'; the re-check on `solver`, with
+    'cpsat' on the core's CNF — a fixed search in decision.search_order when `cpsat_params` has
+    FIXED_SEARCH).
     INFEASIBLE with the core in stats['core'] (and, with ctx.options['certify'], the proof of the
     re-check for the runner to check; stats['undecided'] non-empty: the core is not shown
     minimal); FEASIBLE with the decoded solution when the decision call is feasible (then every
@@ -498,10 +525,12 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
     def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         f = decision.formulation
         log = ProofLog(ctx, solver, f"core-{getattr(inst, 'name', 'instance')}")
+        fixed = (decision.search_order if backend == "cpsat" and (cpsat_params or {}).get(
+            "search_branching") == "FIXED_SEARCH" else ())
         r = group_core(f, ctx, solver, encoding, call_limit, backend=backend,
                        cpsat_params=cpsat_params, work_dir=work_dir,
                        fingerprint={"instance": getattr(inst, "name", None),
-                                    "bound": decision.bound_text}, order=order)
+                                    "bound": decision.bound_text}, order=order, search_order=fixed)
         params = {"core_backend": backend, "sat_solver": solver, "encoding": encoding,
                   "bound": decision.bound_text, "call_limit_cpu_seconds": call_limit,
                   "conflicts_per_slice": CHUNK, "order": order}
@@ -511,7 +540,7 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
         stats["group_sizes"] = {g: len(cs) for g, cs in f.groups.items()}
         if r["status"] == "UNKNOWN":
             return Outcome(Status.UNKNOWN, stats=stats, params=params, reason=r.get("reason"))
-        stats.update(recheck(r, f, ctx, log))
+        stats.update(recheck(r, f, ctx, log, fixed))
         model = stats.pop("model", None)
         if model is not None and r["core"] == r["groups"]:
             sol = decision.decode(r["cnf"].keys_true(model, f.projection))

@@ -74,7 +74,8 @@ def decision(inst: PegInstance, task: Task, options: dict, bound: int | None,
             f.mark("resource bounds", "implied")
     return Decision(f, tm.decode, bound, "no bound" if bound is None else f"moves <= {bound}",
                     lb, tm.horizon, True, 1, moves, ("min", tuple((1, k) for k in tm.move_vars),
-                                                     1 if tm.horizon else 0))
+                                                     1 if tm.horizon else 0),
+                    search_order=tm.jump_vars)
 
 
 def run(inst: PegInstance, task: Task, ctx: Context, builder=build_time, count_builder=None) -> Outcome:

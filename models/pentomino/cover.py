@@ -15,11 +15,11 @@ used once that has the fewest placements (X for the pentominoes).
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..formulation import AtLeast, AtMost, Clause, ExactlyOne, Formulation
 
-from ...puzzles.pentomino import Cell, Tiling, placements
+from ...puzzles.pentomino import Cell, Place, Tiling, placements
 from ...puzzles.pentomino_breaking import symmetry_plan
 
 
@@ -66,6 +66,13 @@ def scan_key(inst: Tiling) -> Callable[[Cell], tuple[int, ...]]:
     return lambda x: tuple(x[a] for a in axes)
 
 
+def scan_order(inst: Tiling, pls: Sequence[Place]) -> list[int]:
+    """The placement indices in the order search=fixed decides them: by first cell in scan order
+    (scan_key), then piece, then index."""
+    key = scan_key(inst)
+    return sorted(range(len(pls)), key=lambda i: (min(key(c) for c in pls[i].cells), pls[i].piece, i))
+
+
 def cube_placements(inst: Tiling, breaking: bool, symmetry: str = "all") -> list[int | None]:
     """Placement indices to enumerate under one at a time: those of the piece used once with the
     fewest placements; every tiling uses exactly one of them, so the cubes partition the tilings.
@@ -101,4 +108,5 @@ def decision(inst: Tiling, task, options: dict, bound: int | None = None):
 
     def decode(true_keys: set):
         return tuple(sorted(pls[k[1]].as_placement(inst) for k in true_keys if k[0] == X))
-    return Decision(f, decode, None, "no bound", upper_complete=True)
+    return Decision(f, decode, None, "no bound", upper_complete=True,
+                    search_order=tuple((X, i) for i in scan_order(inst, pls)))

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from .. import _cpsat
-from .cover import X, cube_placements, formulation, scan_key
+from .cover import X, cube_placements, formulation, scan_order
 from ..formulation import to_cpsat
 from ...core.result import CertificateClaim, Context, Outcome, Status, Task
 from ...puzzles.pentomino import Solution, Tiling, one_per_orbit, placements, symmetries
@@ -38,10 +38,7 @@ def build(inst: Tiling, *, breaking: bool = False, search: str = "fixed", symmet
     x = [data.var((X, i)) for i in range(len(pls))]
     added = len(data.formulation.groups.get("symmetry breaking", ()))
     if search == "fixed":
-        key = scan_key(inst)
-        order = sorted(range(len(pls)), key=lambda i: (min(key(c) for c in pls[i].cells),
-                                                       pls[i].piece, i))
-        m.add_decision_strategy([x[i] for i in order], cp_model.CHOOSE_FIRST,
+        m.add_decision_strategy([x[i] for i in scan_order(inst, pls)], cp_model.CHOOSE_FIRST,
                                 cp_model.SELECT_MAX_VALUE)
     return m, x, added
 
