@@ -108,6 +108,39 @@ def test_cpsat_answers_the_deletion_calls_with_pinned_parameters_and_a_cpu_limit
     assert c.answer == "UNKNOWN" and c.cpu_seconds < 10
 
 
+def test_cpsat_core_follows_the_engines_fixed_search_and_rechecks_with_lrat(tmp_path):
+    """search=fixed / presolve=false of a cpsat: configuration reach lab core's CP-SAT calls
+    (recorded; FIXED_SEARCH over the decision's search order, true first: the first model in
+    that order), and --solver cpsat re-checks the core on CP-SAT with the same order, its LRAT
+    checked by puzzlesat.certify."""
+    from puzzlesat.core.result import Context
+    from puzzlesat.models.why import CpsatCalls
+    f = Formulation("t")
+    f.add("one", ExactlyOne(("a", "b", "c")))
+    fixed = {"num_workers": 1, "random_seed": 0, "search_branching": "FIXED_SEARCH",
+             "cp_model_presolve": False}   # (presolve alone answers a model this small)
+    for order in (("a", "b", "c"), ("c", "b", "a"), ("b", "c", "a")):
+        assert CpsatCalls(f, fixed, order)(["one"], None, Context()).witness == {order[0]}
+    with pytest.raises(ps.InputError, match="search order"):
+        CpsatCalls(f, fixed)
+    m = ps.model(ps.load("peg/ipc-p01"), "cpsat:time[search=fixed,presolve=false]", bound=2)
+    assert m.decision.search_order == m.formulation.projection
+    r = m.core(time_limit=120, certify=True, proof_dir=str(tmp_path), solver="cpsat")
+    assert r.status.value == "INFEASIBLE" and r.stats["minimal"], r.reason
+    p = r.params["cpsat_parameters"]
+    assert (p["search_branching"], p["cp_model_presolve"], p["num_workers"]) == ("FIXED_SEARCH", False, 1)
+    assert p["decision_strategy"].startswith(f"{len(m.decision.search_order)} keys")
+    assert r.stats["recheck_solver"]["search_branching"] == "FIXED_SEARCH"
+    assert r.stats["core_recheck"] == "UNSAT" and set(r.stats["without_each"].values()) == {"SAT (model checked)"}
+    (proof,) = r.certificate["proofs"]
+    assert (r.certificate["verdict"], proof["format"], proof["solver"]) == ("VERIFIED", "lrat", "cpsat")
+    from puzzlesat.compare.why import core_cpsat_params
+    auto = core_cpsat_params({"search": "auto"}, m.decision, "cpsat:time")
+    assert auto["search_branching"] == "AUTOMATIC_SEARCH" and "cp_model_presolve" not in auto
+    with pytest.raises(ps.InputError, match="cpsat: configuration"):
+        ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2).core(solver="cpsat")
+
+
 def test_a_work_dir_keeps_every_call_and_redoes_a_damaged_one(tmp_path):
     m = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2)
     w = str(tmp_path / "w")
@@ -185,7 +218,7 @@ def test_ablation_variants_agree_and_name_the_roles():
     assert rep["configs"][0]["conflicts"] is not None
 
 
-def test_lab_core_and_ablate_commands(tmp_path):
+def test_lab_core_and_ablate_commands(tmp_path, capsys, monkeypatch):
     run = lambda *a: subprocess.run([sys.executable, "-m", "puzzlesat", "lab", *a],  # noqa: E731
                                     capture_output=True, text=True)
     p = run("core", "sliding/8-easy", "-e", "sat", "--bound", "1", "--order", "largest",
@@ -194,14 +227,22 @@ def test_lab_core_and_ablate_commands(tmp_path):
     rec = json.loads(p.stdout)   # the largest groups first: another single-group core
     assert rec["status"] == "INFEASIBLE" and rec["stats"]["core"] == ["one move per step"]
     assert rec["params"]["order"] == "largest" and (tmp_path / "w" / "core.json").is_file()
-    p = run("ablate", "maze/sample1", "-e", "cpsat:time")
-    assert p.returncode == 2 and "marks no optional group" in p.stderr, p.stderr
-    p = run("ablate", "peg/hoppers", "-e", "native")
-    assert p.returncode == 2 and "no formulation hook" in p.stderr, p.stderr
-    p = run("core", "maze/sample1", "-e", "cpsat:time", "--bound", "37")
-    assert p.returncode == 2 and "no CNF" in p.stderr, p.stderr
-    p = run("core", "sliding/8-easy", "-e", "sat", "--bound", "1", "--call-limit", "0")
-    assert p.returncode == 2 and "--call-limit" in p.stderr, p.stderr
+    import signal
+    from puzzlesat.cli.main import main
+    monkeypatch.setattr(signal, "signal", lambda *a: None)   # main's SIGTERM handler: not here
+    for args, said in ((("ablate", "maze/sample1", "-e", "cpsat:time"), "marks no optional group"),
+                       (("ablate", "peg/hoppers", "-e", "native"), "no formulation hook"),
+                       (("core", "maze/sample1", "-e", "cpsat:time", "--bound", "37"), "no CNF"),
+                       (("core", "sliding/8-easy", "-e", "sat", "--bound", "1", "--call-limit", "0"),
+                        "--call-limit"),
+                       (("core", "peg/ipc-p01", "-e", "sat", "--bound", "2", "--solver", "cpsat"),
+                        "cpsat: configuration"),
+                       (("core", "peg/ipc-p01", "-e", "cpsat:time[search=fixed]", "--bound", "2",
+                         "--solver", "minisat22", "--certify"), "cadical195, glucose4, lingeling, cpsat")):
+        with pytest.raises(SystemExit) as e:   # in this process: the same one-line error, exit 2
+            main(["lab", *args])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and said in err and err.count("\n") == 1, err
 
 
 def test_tiling_search_ablates_its_symmetry_breaking():
