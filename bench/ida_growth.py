@@ -29,6 +29,8 @@ import sys
 def iterations(rec: dict) -> tuple[list[int], int, str]:
     """(work per iteration, bound of the run's last iteration, the unit) of one solve record."""
     st = rec.get("stats") or {}
+    if not isinstance(st, dict):
+        raise ValueError("'stats' is not an object")
     if "iterations_expanded_lookups" in st:
         work, unit = [int(e[0]) for e in st["iterations_expanded_lookups"]], "expanded"
     else:
@@ -57,19 +59,41 @@ def grow(done: list[int], steps: int, rule: str) -> list[float]:
     return out
 
 
+class BadRecord(Exception):
+    """A record this script cannot use: the message names the file and line."""
+
+
 def read(paths: list[str]) -> list[dict]:
+    """The native:ida records of `paths` ('-': stdin), each checked before use: files are read by
+    puzzlesat's bounded reader (regular files only), a line that is not JSON or whose iteration
+    data is malformed is a BadRecord naming the file and line."""
+    from puzzlesat.core.inputs import MAX_INPUT_BYTES, read_text
     recs = []
     for p in paths or ["-"]:
-        f = sys.stdin if p == "-" else open(p)
-        for line in f:
+        text = sys.stdin.read(MAX_INPUT_BYTES + 1) if p == "-" else read_text(p, what="record file")
+        if len(text) > MAX_INPUT_BYTES:
+            raise BadRecord(f"{p}: more than {MAX_INPUT_BYTES:,} characters")
+        for n, line in enumerate(text.splitlines(), 1):
             line = line.strip()
             if not line.startswith("{"):
                 continue
-            rec = json.loads(line)
-            if "objective" not in rec and "length" in rec:  # a screen log's line (the 10-min screen)
-                rec = dict(rec, objective=rec["length"], instance=rec.get("instance", f"kf24-{rec['id']:02d}"))
-            if rec.get("engine", "native:ida").startswith("native:ida") and "stats" in rec:
-                recs.append(rec)
+            try:
+                rec = json.loads(line)
+                if not isinstance(rec, dict):
+                    raise ValueError("not a JSON object")
+                if "objective" not in rec and "length" in rec:  # a screen log's line (the 10-min screen)
+                    rec = dict(rec, objective=rec["length"],
+                               instance=rec.get("instance", f"kf24-{int(rec['id']):02d}"))
+                if str(rec.get("engine", "native:ida")).startswith("native:ida") and "stats" in rec:
+                    if (rec.get("objective") if rec.get("status") == "OPTIMAL"
+                            else rec["stats"].get("lower_bound")) is None:   # e.g. a killed run
+                        print(f"{p}, line {n}: skipped: no bound (status {rec.get('status')})",
+                              file=sys.stderr)
+                        continue
+                    iterations(rec)   # the fields the projection reads, checked here
+                    recs.append(rec)
+            except (ValueError, KeyError, TypeError, IndexError) as e:
+                raise BadRecord(f"{p}, line {n}: {e}") from None
     return recs
 
 
@@ -84,7 +108,12 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true",
                     help="predict each record's last complete iteration from the earlier ones")
     a = ap.parse_args(argv)
-    recs = read(a.files)
+    from puzzlesat.core.result import InputError
+    try:
+        recs = read(a.files)
+    except (BadRecord, InputError) as e:
+        print(f"ida_growth.py: {e}", file=sys.stderr)
+        return 2
     if not recs:
         print("no native:ida records", file=sys.stderr)
         return 2
