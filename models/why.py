@@ -480,7 +480,8 @@ def recheck(r: dict[str, Any], f: Formulation, ctx: Context, log: ProofLog,
     claim = "the groups " + ", ".join(f"'{g}'" for g in core) + " alone are infeasible"
     if log.solver_name == "cpsat":   # CP-SAT on the core's CNF (LRAT when certifying)
         cnf = r["cnf"]
-        order = [cnf.id(k) for k in search_order] or None
+        known = cnf.pool.obj2id   # only keys the CNF has (id() would allocate new variables)
+        order = [known[k] for k in search_order if k in known] or None
         run = log.prove(clauses, claim, r["nvars"], order=order, time_limit=ctx.remaining())
         res = {"SAT": True, "UNSAT": False}.get(run.status)
         if res:
