@@ -16,7 +16,7 @@ or by the geometric mean of the last three ratios (`mean3`); the CPU seconds at 
 rate (expanded / search CPU s). This is a growth-ratio estimate, not a sampling estimator: the
 ratio in these trees falls slowly with the bound (heuristic error spreads), so it overestimates
 a little; `--check` measures how much on runs that went further (each record: the last complete
-iteration predicted from the ones before it, predicted / real).
+iteration predicted from the iterations `--ahead` before it, predicted / real).
 """
 from __future__ import annotations
 
@@ -107,6 +107,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", type=int, default=2, help="wall hours = CPU hours / cores")
     ap.add_argument("--check", action="store_true",
                     help="predict each record's last complete iteration from the earlier ones")
+    ap.add_argument("--ahead", type=int, default=2,
+                    help="--check: from the iterations this many before it (default 2)")
     a = ap.parse_args(argv)
     from puzzlesat.core.result import InputError
     try:
@@ -118,17 +120,17 @@ def main(argv=None) -> int:
         print("no native:ida records", file=sys.stderr)
         return 2
     if a.check:
-        print("| instance | bound | real | predicted from 2 before (last / mean3) | pred/real |")
+        print(f"| instance | bound | real | predicted from {a.ahead} before (last / mean3) | pred/real |")
         print("|---|---|---|---|---|")
         for rec in recs:
             work, last, unit = iterations(rec)
             done = work[:-1]
-            if len(done) < 4:
+            if len(done) < a.ahead + 2:
                 continue
             bound = last - 2
             real = done[-1]
-            p_last = grow(done[:-2], 2, "last")[-1]
-            p_mean = grow(done[:-2], 2, "mean3")[-1]
+            p_last = grow(done[:-a.ahead], a.ahead, "last")[-1]
+            p_mean = grow(done[:-a.ahead], a.ahead, "mean3")[-1]
             print(f"| {rec['instance']} | {bound} | {real:,} | {p_last:,.0f} / {p_mean:,.0f} | "
                   f"{p_last / real:.2f} / {p_mean / real:.2f} |")
         return 0
