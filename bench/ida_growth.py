@@ -97,6 +97,17 @@ def read(paths: list[str]) -> list[dict]:
     return recs
 
 
+def _positive(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", help="solve --json records ('-' or none: stdin)")
@@ -104,10 +115,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rule", choices=("last", "mean3"), default="last",
                     help="growth per iteration: the last complete ratio (default; --check: it "
                          "overestimated 1.09-1.30x two iterations ahead) or the mean of the last three")
-    ap.add_argument("--cores", type=int, default=2, help="wall hours = CPU hours / cores")
+    ap.add_argument("--cores", type=_positive, default=2, help="wall hours = CPU hours / cores")
     ap.add_argument("--check", action="store_true",
                     help="predict each record's last complete iteration from the earlier ones")
-    ap.add_argument("--ahead", type=int, default=2,
+    ap.add_argument("--ahead", type=_positive, default=2,
                     help="--check: from the iterations this many before it (default 2)")
     a = ap.parse_args(argv)
     from puzzlesat.core.result import InputError
