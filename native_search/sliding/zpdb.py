@@ -1355,7 +1355,9 @@ def catalogue(name: str, progress=None, deadline: float = float("inf"), info: di
         # the kernel's tables at their narrowest exact width: they stay in the processor's caches
         # (#38's iteration 94, best of 4, load 15: 2.67 CPU s with 64-bit tables, 2.42 with these)
         "moved": _narrow(np.concatenate(moves)),
-        "lo": _narrow(lo), "hi": _narrow(hi), "info": _narrow(np.concatenate(infos)),
+        # lo and hi at one width on every board (int32: a 5x5's ranks need it), so that the
+        # kernel compiles once for the 8-, 15- and 24-puzzle rather than once per width
+        "lo": _narrow(lo, np.int32), "hi": _narrow(hi, np.int32), "info": _narrow(np.concatenate(infos)),
         "regtab": np.concatenate(regs),
     }
     t_units = np.zeros((n, U), np.int64)
@@ -1378,10 +1380,13 @@ def catalogue(name: str, progress=None, deadline: float = float("inf"), info: di
     return cat
 
 
-def _narrow(a: np.ndarray) -> np.ndarray:
-    """`a` as int16 or int32 where every value fits (the same numbers), else as it is."""
+def _narrow(a: np.ndarray, least=np.int16) -> np.ndarray:
+    """`a` as int16 or int32 (none narrower than `least`) where every value fits (the same
+    numbers), else as it is."""
     lo, hi = int(a.min(initial=0)), int(a.max(initial=0))
     for t in (np.int16, np.int32):
+        if np.dtype(t).itemsize < np.dtype(least).itemsize:
+            continue
         if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
             return a.astype(t)
     return a
@@ -1694,7 +1699,7 @@ def simple_fsm_sorted(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """`simple_fsm` over the neighbour order of `sorted_tables`."""
     n = rows * cols
     nbr, nnbr = sorted_tables(rows, cols)
-    nxt = np.full((n * 5, 4), -1, np.int64)
+    nxt = np.full((n * 5, 4), -1, np.int32)  # the loops-N automata's width: one kernel for both
     for b in range(n):
         for s in range(5):
             for e in range(int(nnbr[b])):
