@@ -224,14 +224,21 @@ def test_8_puzzle_heuristic_admissible(cache):
                                   pytest.param("korf-088", marks=pytest.mark.slow)])
 def test_15_puzzle_optimal_with_the_zpdb_catalogue(cache, name):
     """native:ida -o pdb=zpdb-small4 (and with a move-pruning automaton) proves the published
-    optimum; the solution passes the checker."""
+    optimum; the solution passes the checker. The search kernel has one signature for both
+    automata and for the 8-puzzle (each other one is a compile of ~7 s)."""
     inst = catalogue()[name]()
     for fsm in ("simple", "loops-12"):
         r = solve(FAM, inst, "native:ida", "optimize", options={"pdb": "zpdb-small4", "fsm": fsm},
-                  time_limit=300)
+                  time_limit=300, isolate=False)
         assert r.status is Status.OPTIMAL and r.checked == 1
         if inst.optimal is not None:
             assert r.objective == inst.optimal
+    small = parse_inline(3, 3, [1, 2, 3, 4, 5, 6, 7, 0, 8])
+    r = solve(FAM, small, "native:ida", "optimize", options={"pdb": "zpdb-small3"}, time_limit=300,
+              isolate=False)
+    assert r.status is Status.OPTIMAL and r.objective == 1
+    if hasattr(Z.search, "signatures"):   # a numba dispatcher (not under NUMBA_DISABLE_JIT)
+        assert len(Z.search.signatures) == 1, Z.search.signatures
 
 
 def test_count_is_the_same_over_processes_and_without_pruning_automaton(cache):
