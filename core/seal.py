@@ -161,7 +161,9 @@ def verified(record: Any, context: str) -> bool:
         want = seal(record, context)
     except (TypeError, ValueError, RecursionError):
         return False
-    return hmac.compare_digest(want, record[FIELD])
+    # bytes: compare_digest refuses a str with non-ASCII characters (TypeError) — a forged
+    # seal like '\x80' is simply not ours
+    return hmac.compare_digest(want.encode(), record[FIELD].encode("utf-8", "surrogatepass"))
 
 
 # ---- provenance: what this run verified, told apart from sealed records of earlier runs --------

@@ -108,6 +108,15 @@ def test_the_seal_key_must_be_private(tmp_path, monkeypatch):
     assert seal.verified(seal.sign({"a": 1}, "c"), "c")
 
 
+def test_a_seal_that_is_not_ascii_is_a_forgery_not_a_crash():
+    """hmac.compare_digest raises TypeError on a str with non-ASCII characters: a record whose seal
+    is '\x80' (found by test_hostile_fuzz's work-folder fuzz) or a lone surrogate is not ours."""
+    good = seal.sign({"a": 1}, "c")
+    assert seal.verified(good, "c")
+    for forged in ("\x80", "\udc80", "é" * len(good[seal.FIELD]), good[seal.FIELD] + "\x80"):
+        assert seal.verified({**good, seal.FIELD: forged}, "c") is False
+
+
 # ---- peg games folders: sealed like the layers; old or forged folders are counted again --------
 def test_a_games_folder_forged_with_recomputed_checksums_is_counted_again(tmp_path, monkeypatch):
     from puzzlesat.core.files import file_sha256
