@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any
 
 import click
@@ -134,6 +135,36 @@ def bench_cmd(config_list, instances, task, repeat, seeds, time_limit, option_pa
          jobs, fmt, allow_code, "--engines", family_name)
 
 
+def _groups(names: Any) -> str:
+    names = [names] if isinstance(names, str) else list(names)
+    return ", ".join(f"'{g}'" for g in names)
+
+
+def core_progress_line(fields: dict[str, Any]) -> str | None:
+    """One line of `lab core`'s progress for a dict its search reports (None: nothing to say)."""
+    if "testing" in fields:
+        limit = fields.get("limit")
+        return (f"call {fields['calls'] + 1}: without {_groups(fields['testing'])} "
+                f"({fields['groups']} group{'s' if fields['groups'] != 1 else ''} stay{'s' if fields['groups'] == 1 else ''})"
+                + (f", up to {limit:g} CPU s" if limit else "") + " …")
+    if "last" in fields:
+        e = fields["last"]
+        single = isinstance(e["without"], str)
+        what = {"SAT": "SAT: necessary, its witness kept" if single else "SAT: tried in halves",
+                "UNSAT": "UNSAT: dropped",
+                "UNKNOWN": "UNKNOWN at the limit" + (": undecided" if single else ": tried in halves")
+                }.get(e["answer"], e["answer"])
+        conflicts = f", {e['conflicts']:,} conflicts" if e.get("conflicts") is not None else ""
+        return (f"call {fields['calls']}: without {_groups(e['without'])}: {what} "
+                f"({e['cpu_seconds']:.1f} CPU s{conflicts}"
+                + (", kept in the work folder" if e.get("reused") else "") + ")")
+    if "recheck" in fields:
+        n = len(fields["recheck"])
+        return (f"re-check: the core's {n} group{'s' if n != 1 else ''} alone, a fresh "
+                f"{fields.get('solver')} solve" + (", its proof logged" if fields.get("certify") else ""))
+    return None
+
+
 @lab_cmd.command("core")
 @click.argument("instance")
 @click.option("-e", "--engine", "config", required=True,
@@ -185,8 +216,14 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
     if certify and chosen not in provers:
         raise InputError(f"lab core --certify: solver '{chosen}' cannot log proofs; choose one of "
                          + ", ".join(provers))
+    t0 = time.perf_counter()
+
+    def say(fields: dict[str, Any]) -> None:  # progress on stderr (also with --json: runs are long)
+        line = core_progress_line(fields)
+        if line:
+            click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
     res = m.core(time_limit=time_limit, certify=certify, proof_dir=proof_dir, solver=chosen,
-                 call_limit=call_limit, work_dir=work_dir, order=order)
+                 call_limit=call_limit, work_dir=work_dir, order=order, progress=say)
     from ..compare.why import core_table
     if fmt == "json":
         print(json.dumps(res.to_json(), default=str))

@@ -229,7 +229,7 @@ class Model:
     def core(self, *, time_limit: float | None = None, memory_limit_mb: float | None | str = "default",
              certify: bool = False, proof_dir: str = "", solver: str | None = None,
              call_limit: float | None = None, work_dir: str | None = None,
-             order: str = "given") -> Result:
+             order: str = "given", progress: Callable[[dict], None] | None = None) -> Result:
         """For an infeasible decision call: a minimal set of constraint groups that is still
         infeasible (deletion over one selector per group, models/why.py), re-checked by a fresh
         solve of those groups alone and, for each of them, a checked model of the others;
@@ -240,7 +240,8 @@ class Model:
         `search` and `presolve` options honoured); `solver` is the re-check's ('cpsat': CP-SAT on
         the core's CNF, LRAT proof with `certify`, the fixed search with search=fixed). `work_dir`: every decided call is kept there, so a rerun (or a longer
         `call_limit`) continues; `order`: 'given' or 'largest' groups first (which minimal core
-        is found). INFEASIBLE with `stats['core']`;
+        is found); `progress`: called with a dict as each deletion call starts and ends and as
+        the re-check starts (compare.why.core_run). INFEASIBLE with `stats['core']`;
         FEASIBLE with a checked solution when the call is feasible; UNKNOWN at the time limit.
 
         >>> r = model(load("sliding/8-easy"), "sat:time", bound=1).core()  # optimum 2: 1 is too few
@@ -256,7 +257,7 @@ class Model:
                         call_limit=call_limit, backend=self.backend,
                         cpsat_params=(core_cpsat_params(self.options, self.decision, self.config.name)
                                       if self.backend == "cpsat" else None),
-                        work_dir=work_dir, order=order)
+                        work_dir=work_dir, order=order, progress=progress)
 
     def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:
         from ..models import _cpsat, _sat

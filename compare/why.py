@@ -6,7 +6,7 @@ limits, the family's checker, the proof check) and tables.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..core.config import Config, parse as parse_config
 from ..core.family import Engine, Family, Option
@@ -24,7 +24,7 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
              time_limit: Any = None, memory_limit_mb: Any = "default",
              call_limit: float | None = None, backend: str = "sat",
              cpsat_params: dict[str, Any] | None = None, work_dir: str | None = None,
-             order: str = "given") -> Result:
+             order: str = "given", progress: Callable[[dict], None] | None = None) -> Result:
     """The group core of one decision call (a models._ext.Decision), run and checked by the
     runner: INFEASIBLE with stats['core'] (certificate with `certify`; with `call_limit` CPU
     seconds per deletion call, stats['undecided'] lists the groups whose call hit it), FEASIBLE
@@ -34,7 +34,9 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
     backend: CP-SAT on the core's CNF, LRAT when certifying, the fixed search when the
     parameters have FIXED_SEARCH). `work_dir`: a folder that
     keeps every decided call, so a rerun continues (models.why.CoreFolder). `order`: the order
-    groups are tried in (models.why.ORDERS)."""
+    groups are tried in (models.why.ORDERS). `progress`: called with a dict as each deletion
+    call starts ('testing': the groups left out, 'groups': how many stay) and ends ('last': its
+    log entry), and as the re-check starts ('recheck': the core's groups)."""
     from ..models.why import ORDERS
     if order not in ORDERS:
         raise InputError(f"lab core: order '{order}': one of " + ", ".join(ORDERS))
@@ -53,7 +55,7 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
                  f"group core of {label}", user=True, code="puzzlesat.models.why")
     run = plan_one(fam, inst, eng, Task.FEASIBLE, options={"certify": certify, "proof_dir": proof_dir},
                    time_limit=time_limit, memory_limit_mb=memory_limit_mb, precheck=False)
-    return execute(run)
+    return execute(run, progress=progress)
 
 
 def core_cpsat_params(options: dict[str, Any], decision: Any, label: str) -> dict[str, Any]:

@@ -386,6 +386,7 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
         c = folder.get(rest, call_limit, f, keys) if folder else None
         reused = c is not None
         if c is None:
+            ctx.progress(calls=len(log), testing=list(without), groups=len(rest), limit=call_limit)
             c = calls(rest, call_limit, ctx)
             if c.answer == "UNKNOWN" and ctx.expired() and (call_limit is None
                                                             or c.cpu_seconds < call_limit):
@@ -541,6 +542,7 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
         stats["group_sizes"] = {g: len(cs) for g, cs in f.groups.items()}
         if r["status"] == "UNKNOWN":
             return Outcome(Status.UNKNOWN, stats=stats, params=params, reason=r.get("reason"))
+        ctx.progress(recheck=list(r["core"]), solver=solver, certify=log.on)
         stats.update(recheck(r, f, ctx, log, fixed))
         model = stats.pop("model", None)
         if model is not None and r["core"] == r["groups"]:

@@ -227,6 +227,12 @@ def test_lab_core_and_ablate_commands(tmp_path, capsys, monkeypatch):
     rec = json.loads(p.stdout)   # the largest groups first: another single-group core
     assert rec["status"] == "INFEASIBLE" and rec["stats"]["core"] == ["one move per step"]
     assert rec["params"]["order"] == "largest" and (tmp_path / "w" / "core.json").is_file()
+    said = p.stderr.splitlines()   # progress on stderr, also with --json: a line per call's start and end
+    assert len(said) == 2 * len(rec["stats"]["log"]) + 1, p.stderr
+    three = "'one tile per cell', 'one cell per tile', 'frame axioms'"   # failed assumptions: 1 left
+    assert said[0].endswith(f"call 1: without {three} (3 groups stay) …"), p.stderr
+    assert said[1].endswith(f"call 1: without {three}: UNSAT: dropped (0.0 CPU s, 0 conflicts)"), p.stderr
+    assert said[-1].endswith("re-check: the core's 1 group alone, a fresh cadical195 solve"), p.stderr
     import signal
     from puzzlesat.cli.main import main
     monkeypatch.setattr(signal, "signal", lambda *a: None)   # main's SIGTERM handler: not here
@@ -263,3 +269,20 @@ def test_tiling_search_ablates_its_symmetry_breaking():
     assert rep["verdict"] == "AGREE", rep["reasons"]
     assert [c["config"] for c in rep["configs"]] == ["sat:all groups", "sat:without symmetry breaking"]
     assert rep["roles"] == {"symmetry breaking": "symmetry breaking"}
+
+
+def test_core_reports_each_call_as_it_starts_and_ends():
+    """Model.core(progress=…): a 'testing' report before each call solved (not one kept in the work
+    folder), its log entry as 'last' after it, then the re-check of the core — what `lab core`
+    prints on stderr during a run of hours."""
+    seen: list[dict] = []
+    r = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2).core(time_limit=120, progress=seen.append)
+    assert r.status.value == "INFEASIBLE" and r.stats["core"] == CORE_P01
+    log = r.stats["log"]
+    assert [f["last"] for f in seen if "last" in f] == log
+    starts = [f for f in seen if "testing" in f]
+    assert len(starts) == len(log) and all(not e.get("reused") for e in log)
+    for s, e in zip(starts, log):   # each start names the call its end reports
+        assert s["testing"] == ([e["without"]] if isinstance(e["without"], str) else e["without"])
+        assert s["groups"] == e["groups"]
+    assert seen[-1] == {"recheck": CORE_P01, "solver": "cadical195", "certify": False}
