@@ -16,7 +16,7 @@ from ..core.result import InputError, Task
 from ..families.instances import load_instance, load_instances
 from .display import err, print_tables, rich_table
 from .options import (ALLOW_CODE_HELP, DEFAULT_TIME_LIMIT, TIME_LIMIT_HELP, Seconds, family_option,
-                      format_option, output_format, read_configs)
+                      WorkFolder, format_option, output_format, read_configs)
 
 
 def table(rep: dict[str, Any]):
@@ -186,7 +186,7 @@ def core_progress_line(fields: dict[str, Any]) -> str | None:
 @click.option("--call-limit", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="CPU seconds per deletion call (default: none); a group whose "
               "call hits it stays in the core, marked undecided (the core is then not minimal)")
-@click.option("--work-dir", default=None, metavar="DIR",
+@click.option("--work-dir", type=WorkFolder(), default=None, metavar="DIR",
               help="keep every decided deletion call in DIR (made if missing): a rerun, or one with a "
               "longer --call-limit, continues instead of starting over")
 @click.option("--order", type=click.Choice(["given", "largest"]), default="given", show_default=True,

@@ -32,6 +32,20 @@ class Seconds(click.ParamType):
         return v
 
 
+class WorkFolder(click.ParamType):
+    """A folder a run keeps its work in: one that exists and is writable, or can be made (checked
+    before any work; made by the run)."""
+    name = "DIRECTORY"
+
+    def convert(self, value, param, ctx):
+        from ..core.files import usable_folder
+        from ..core.result import InputError
+        try:
+            return str(usable_folder(value))
+        except InputError as e:
+            self.fail(str(e), param, ctx)
+
+
 TIME_LIMIT_HELP = (f"seconds per engine (default {DEFAULT_TIME_LIMIT:g}; 0 or none: no limit); a "
                    "run cut short is UNKNOWN (or FEASIBLE with a checked solution)")
 

@@ -9,9 +9,10 @@ from dataclasses import replace
 
 import click
 
+from ..core.files import writable
 from ..core.result import Certificate, InputError, Status
 from .campaign import dask_options
-from .options import Seconds
+from .options import Seconds, WorkFolder
 
 
 RECHECK_HELP = ("with --work-dir: take nothing an earlier run recorded there on trust (its seals "
@@ -93,7 +94,7 @@ def _holes(b, given: tuple[str, ...], keywords: tuple[str, ...]):
                    "--backward-depth then caps the backward side)")
 @click.option("--max-moves", type=click.IntRange(min=1), default=None,
               help="with --prune: only K = this (no meeting proves a lower bound of K + 1)")
-@click.option("--work-dir", type=click.Path(file_okay=False), default=None,
+@click.option("--work-dir", type=WorkFolder(), default=None,
               help="--least and --method bfs: keep every finished layer in this folder; a run "
                    "with the same folder resumes from the last complete layer (--method bfs: and "
                    "reads back each problem settled before, its solution replayed by the checker)")
@@ -331,6 +332,8 @@ def _upper(b, vacate, finish, work_dir, time_limit, widths, weight_sets, phases,
     bad = [p for p in chosen if p not in ("beam", "windows", "model", "none")]
     if bad or not chosen:
         raise InputError(f"--phases {phases!r}: expected beam, windows, model (comma separated) or none")
+    if save_path is not None:
+        writable(save_path, "record file")   # a missing folder fails now, not after the campaign
     t0 = time.perf_counter()
 
     def say(line: str) -> None:
@@ -454,7 +457,7 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
               show_default=True, help="where the jobs run")
 @dask_options
-@click.option("--work-dir", type=click.Path(file_okay=False), default=None,
+@click.option("--work-dir", type=WorkFolder(), default=None,
               help="keep the plan, the base CNF and every job's result here; a run with the same "
                    "folder runs only the jobs without a result (default: a temporary folder)")
 @click.option("--keep-proofs", is_flag=True,
@@ -589,7 +592,7 @@ def _print_cubes(rep: dict) -> None:
               help="dp: memory for building a layer (default: 3/4 of the available memory); a "
                    "layer that would not fit is built on disk, in key ranges summed one at a "
                    "time (in --work-dir, else a temporary folder)")
-@click.option("--work-dir", type=click.Path(file_okay=False), default=None,
+@click.option("--work-dir", type=WorkFolder(), default=None,
               help="dp: keep the finished layers (with their SHA-256) here, and a layer being "
                    "built on disk with its checkpoint; a run with the same folder resumes from "
                    "them, and a damaged file is found and computed again")

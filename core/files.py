@@ -15,9 +15,42 @@ def writable(path: str | Path, what: str = "file") -> Path:
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
-        raise InputError(f"cannot write the {what}: folder {str(parent)!r} does not exist", file=p)
+        raise InputError(f"cannot write the {what}: " + (f"{str(parent)!r} is not a folder"
+                         if parent.exists() else f"folder {str(parent)!r} does not exist"), file=p)
     if p.is_dir():
         raise InputError(f"cannot write the {what}: it is a folder", file=p)
+    return p
+
+
+def make_folder(path: str | Path, what: str = "work folder") -> Path:
+    """`path` as a Path to a folder that exists, made with its parents if missing; InputError
+    naming the path when it cannot be (a file in the way, no permission, a read-only disk)."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:   # FileExistsError too: exist_ok does not cover a file at `path`
+        where = e.filename if e.filename and str(e.filename) != str(p) else None
+        raise InputError(f"cannot make the {what}" + (f": {where} is in the way or cannot be made"
+                                                       if where else "") + f" ({e.strerror or e})",
+                         file=p) from None
+    return p
+
+
+def usable_folder(path: str | Path, what: str = "work folder") -> Path:
+    """`path` as a Path that is a writable folder or can be made one (checked before any work,
+    nothing made); InputError naming the path otherwise."""
+    p = Path(path)
+    q = p
+    while not q.exists() and not q.is_symlink() and q != q.parent:
+        q = q.parent
+    if q.is_symlink() and not q.exists():
+        raise InputError(f"cannot make the {what}: {q} is a broken link", file=p)
+    if q.exists() and not q.is_dir():
+        raise InputError(f"cannot make the {what}: " + ("it is a file" if q == p else f"{q} is a file"),
+                         file=p)
+    if q.exists() and not os.access(q, os.W_OK | os.X_OK):
+        raise InputError(f"cannot {'write in' if q == p else 'make'} the {what}: "
+                         f"{'it' if q == p else q} is not writable", file=p)
     return p
 
 

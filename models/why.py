@@ -228,7 +228,9 @@ class CoreFolder:
         self.path = path
         self.fp = hashlib.sha256(json.dumps(fingerprint, sort_keys=True, default=str).encode()).hexdigest()
         head = os.path.join(path, "core.json")
-        os.makedirs(os.path.join(path, "calls"), exist_ok=True)
+        from ..core.files import make_folder
+        make_folder(os.path.join(make_folder(path, "lab core work folder"), "calls"),
+                    "lab core work folder")
         if os.path.lexists(head):
             from ..core.inputs import read_bytes
             try:

@@ -329,3 +329,57 @@ def test_the_seal_key_is_private_and_a_home_without_one_still_works(tmp_path, mo
 
 def test_figures():
     print(f"hostile work folders tried: {TRIED['folders']}")
+
+
+@pytest.mark.parametrize("args", [
+    ["lab", "core", "sliding/8-easy", "-e", "sat", "--bound", "1"],
+    ["peg", "cubes", "peg/hoppers", "--bound", "6", "--depth", "2"],
+    ["peg", "games", "peg/hoppers"],
+    ["peg", "problems", "hoppers", "--least"],
+    ["peg", "problems", "hoppers", "--upper-bound"]])
+@pytest.mark.parametrize("where", ["file", "file/sub", "file/a/b"])
+def test_a_work_folder_that_cannot_be_made_is_one_line_before_any_work(args, where, tmp_path, capsys,
+                                                                         monkeypatch):
+    """A file where the folder or one of its parents should be: exit 2, one line naming it, and
+    nothing made — found when the command starts, not as a traceback when the first result is kept."""
+    import signal
+    from puzzlesat.cli.main import main
+    monkeypatch.setattr(signal, "signal", lambda *a: None)   # main's SIGTERM handler: not here
+    TRIED["folders"] += 1
+    (tmp_path / "file").write_text("mine\n")
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--work-dir", str(tmp_path / where)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1, err
+    assert f"{tmp_path / 'file'} is a file" in err or f"{tmp_path / 'file'}: cannot make the work folder: it is a file" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"] and (tmp_path / "file").read_text() == "mine\n"
+
+
+def test_folders_and_record_files_that_cannot_be_made_are_input_errors(tmp_path):
+    """The library's side of the same: make_folder (the runs' own folders: lab core, cubes, games,
+    layers, upper bounds) and a record file under a file are InputError naming the path."""
+    from puzzlesat.compare.peg.upper import write_records
+    from puzzlesat.core.files import make_folder, usable_folder
+    from puzzlesat.core.result import InputError
+    from puzzlesat.models.why import CoreFolder
+    (tmp_path / "file").write_text("mine\n")
+    for call in (lambda: make_folder(tmp_path / "file" / "x"), lambda: make_folder(tmp_path / "file"),
+                 lambda: usable_folder(tmp_path / "file" / "x" / "y"),
+                 lambda: CoreFolder(str(tmp_path / "file" / "w"), {}),
+                 lambda: write_records(tmp_path / "file" / "r.json", {"problems": []})):
+        with pytest.raises(InputError, match="file"):
+            call()
+    assert make_folder(tmp_path / "a" / "b").is_dir() and usable_folder(tmp_path / "c" / "d")
+    assert not (tmp_path / "c").exists()    # usable_folder checks, it makes nothing
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "file"]
+
+
+def test_upper_bound_save_to_a_missing_folder_fails_before_the_campaign(tmp_path, capsys, monkeypatch):
+    import signal
+    from puzzlesat.cli.main import main
+    monkeypatch.setattr(signal, "signal", lambda *a: None)
+    with pytest.raises(SystemExit) as e:
+        main(["peg", "problems", "hoppers", "--upper-bound", "--save", str(tmp_path / "no" / "r.json")])
+    cap = capsys.readouterr()
+    assert e.value.code == 2 and cap.err.count("\n") == 1 and "does not exist" in cap.err, cap.err
+    assert cap.out == ""   # no search ran: its progress would be on stderr, its table on stdout

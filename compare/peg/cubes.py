@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ...core.config import Config, parse
-from ...core.files import file_sha256, write_atomic
+from ...core.files import file_sha256, make_folder, write_atomic
 from ...core.inputs import read_bytes
 from ...core.result import CertVerdict, Certificate, CheckError, InputError, Status, Task
 
@@ -207,7 +207,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         folder = Path(work_dir)
         if folder.exists() and not folder.is_dir():
             raise InputError("not a folder", file=folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder, "cube work folder")
     try:
         base = folder / "base.cnf"
         task = Task.COUNT if count else Task.OPTIMIZE

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ...core.files import make_folder, write_atomic
 from ...core.result import CheckError, InputError
 from ...puzzles.peg import Board, Hole, Solution, check, hole_label, infeasible_reason
 
@@ -130,7 +131,7 @@ class Campaign:
         os.replace(tmp, path)
 
     def _open(self) -> None:
-        d = self.dir
+        d = make_folder(self.dir, "upper-bound work folder")
         ident = d / "campaign.json"
         if ident.exists():
             try:
@@ -231,11 +232,8 @@ def records_text(rec: dict) -> str:
 
 
 def write_records(path: str | Path, rec: dict) -> None:
-    """Write a record file whole or not at all."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(records_text(rec), encoding="utf-8")
-    os.replace(tmp, path)
+    """Write a record file whole or not at all (InputError when its folder is missing or unwritable)."""
+    write_atomic(path, records_text(rec), "record file")
 
 
 def solvable_pairs(b: Board, vacate="all", finish="all") -> list[tuple[Pair, int]]:

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.files import file_sha256
+from ...core.files import file_sha256, make_folder
 
 ITEM = 8                      # bytes per position
 FREE_RESERVE = 1 << 30        # bytes of free space left on the file system for everyone else
@@ -131,7 +131,7 @@ class Store:
         if self.persistent:
             digest = hashlib.sha1(json.dumps(self.key, sort_keys=True).encode()).hexdigest()[:16]
             self.dir: Path | None = Path(work_dir) / f"{prefix}-{digest}"
-            self.dir.mkdir(parents=True, exist_ok=True)
+            make_folder(self.dir, "layer work folder")
         else:
             self.dir = None
         self.in_memory: dict[str, int] = {}   # name -> bytes of layers held in memory

@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from ...core.files import file_sha256
+from ...core.files import file_sha256, make_folder
 from ...puzzles.peg import PegInstance
 from .bfs import Space, _bits, _canon, group_for
 from .disk import FREE_RESERVE, DiskFull, OutOfTime, check_time, default_memory
@@ -821,7 +821,7 @@ class _Store:
             return
         self.dir = Path(work_dir) / ("games-" + hashlib.sha256(
             json.dumps(key, sort_keys=True, default=list).encode()).hexdigest()[:16])
-        self.dir.mkdir(parents=True, exist_ok=True)
+        make_folder(self.dir, "games work folder")
         mf = self.dir / "manifest.json"
         if mf.exists() or mf.is_symlink():
             from ...core.seal import stamp_of
