@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from ..core.inputs import read_text
 from ..core.limits import MAX_INPUT_BYTES
 from ..core.result import CheckError, InputError
 from .peg import Board, PegInstance, board, check, hole_label
@@ -57,13 +58,10 @@ def read(path: str | Path) -> tuple[Board, dict]:
     """The board and the parsed file; InputError naming the file and field if it is not a record
     file (its records are replayed by `replay_file`)."""
     p = Path(path)
+    text = read_text(p, MAX_INPUT_BYTES, "record file")   # a regular file, bounded, UTF-8
     try:
-        if p.stat().st_size > MAX_INPUT_BYTES:
-            raise InputError(f"{p}: more than {MAX_INPUT_BYTES} bytes")
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise InputError(f"{p}: cannot be read ({e.strerror or e})") from None
-    except (ValueError, UnicodeDecodeError) as e:
+        data = json.loads(text)
+    except ValueError as e:
         raise InputError(f"{p}: not JSON ({e})") from None
     if not isinstance(data, dict) or not isinstance(data.get("problems"), list):
         raise InputError(f"{p}: expected an object with 'board' and a list 'problems'")

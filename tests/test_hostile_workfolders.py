@@ -383,3 +383,37 @@ def test_upper_bound_save_to_a_missing_folder_fails_before_the_campaign(tmp_path
     cap = capsys.readouterr()
     assert e.value.code == 2 and cap.err.count("\n") == 1 and "does not exist" in cap.err, cap.err
     assert cap.out == ""   # no search ran: its progress would be on stderr, its table on stdout
+
+
+def test_an_upper_bound_folder_with_special_files_is_set_aside_not_a_hang(tmp_path):
+    """`peg problems --upper-bound --work-dir`: a stored solution that is a FIFO, a folder, bytes
+    that are not UTF-8, or JSON of the wrong shape, and a task list that is a FIFO, are set aside
+    (.bad) and their tasks run again; they used to hang the reader (FIFO) or raise a traceback."""
+    from puzzlesat.compare.peg.upper import Plan, run
+    from puzzlesat.core.result import InputError
+    from puzzlesat.puzzles.peg import board
+    TRIED["folders"] += 1
+    b, plan = board("triangle5"), Plan(widths=(200,), weights=("p8i16r8m16",))
+    first = run(b, plan, work_dir=str(tmp_path), phases=("beam",))
+    best = tmp_path / "best"
+    stored = sorted(best.glob("*.json"))
+    assert len(stored) >= 4 and first.best
+    for p in (stored[0], stored[1], tmp_path / "done.json"):
+        os.unlink(p)
+    os.mkfifo(stored[0])
+    stored[1].mkdir()
+    stored[2].write_bytes(b"\xff\xfe{")
+    stored[3].write_text("[1, 2]")
+    os.mkfifo(tmp_path / "done.json")
+    said: list[str] = []
+    again = run(b, plan, work_dir=str(tmp_path), phases=("beam",), progress=said.append)
+    assert {p.name for p in best.glob("*.bad")} == {p.name + ".bad" for p in stored[:4]}, said
+    assert (tmp_path / "done.json.bad").exists() and (tmp_path / "done.json").is_file()
+    assert sum("set aside" in s for s in said) == 5, said
+    assert {p: r.moves for p, r in again.best.items()} == {p: r.moves for p, r in first.best.items()}
+    os.mkfifo(tmp_path / "fifo")
+    for name in ("fifo", "best"):   # the campaign file itself: one line naming it
+        (tmp_path / "campaign.json").unlink()
+        os.symlink(tmp_path / name, tmp_path / "campaign.json")
+        with pytest.raises(InputError, match=r"campaign\.json: is a (FIFO|directory)"):
+            run(b, plan, work_dir=str(tmp_path), phases=())

@@ -208,6 +208,37 @@ def test_a_work_folder_carries_the_refuted_k_into_later_runs(tmp_path):
     assert settled.moves == A127500[6] and any("settled by the folder" in s for s in lines)
 
 
+def test_a_forged_refutation_cannot_lift_the_lower_bound(tmp_path):
+    """A refutation cannot be checked cheaply, so it counts only with this user's seal: the record
+    of triangle6's K = 8 refuted, changed to K = 9 (the minimum itself) or copied without its
+    seal, is not used — the search still finds the 9-move minimum, never an answer of 10."""
+    import os
+    from puzzlesat.native_search.peg.table import _refuted_path
+    b, w = board("triangle6"), str(tmp_path)
+    least_by_bound(b, max_moves=A127500[6] - 1, work_dir=w)
+    path = _refuted_path(w, b)
+    rec = json.loads(path.read_text())
+    assert rec["refuted"] == A127500[6] - 1 and "seal" in rec
+    for forged in ({**rec, "refuted": A127500[6]}, {k: v for k, v in rec.items() if k != "seal"},
+                   {**rec, "refuted": A127500[6], "seal": "\x80"}):
+        path.write_text(json.dumps(forged))
+        lines: list[str] = []
+        got = least_by_bound(b, work_dir=w, progress=lines.append)
+        assert got.moves == got.lower == A127500[6], lines
+        assert any("stored refutation" in s and "not used" in s for s in lines), lines
+        assert check(problem_instance(b, *got.pair), got.solution) == A127500[6]
+        for f in tmp_path.glob("peg-least-upper-*"):   # the stored solution would settle it at once
+            f.unlink()
+    path.write_text(json.dumps({**rec, "refuted": 12}))   # the old code answered "no solution
+    got = least_by_bound(b, max_moves=10, work_dir=w)      # within 10 moves, at least 13" here
+    assert got.moves == got.lower == A127500[6]
+    path.unlink()
+    os.mkfifo(path)      # a FIFO in its place: not read (it would block), not used
+    lines = []
+    assert least_by_bound(b, max_moves=A127500[6] - 1, work_dir=w, progress=lines.append).lower == A127500[6]
+    assert any("stored refutation" in s and "FIFO" in s for s in lines), lines
+
+
 def test_least_command():
     r = CliRunner().invoke(cli, ["peg", "problems", "triangle6", "--least", "--json"])
     assert r.exit_code == 0, r.output

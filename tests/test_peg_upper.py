@@ -119,6 +119,13 @@ def test_forged_records_are_rejected(tmp_path):
     path.write_text("{not json")
     out = _cli("records", str(path))
     assert out.returncode == 2 and "not JSON" in out.stderr
+    fifo = tmp_path / "fifo.json"   # read like every input: never blocks on a FIFO, nor reads a
+    os.mkfifo(fifo)                 # device without end (both hung or filled memory before)
+    for special, what in ((fifo, "FIFO"), ("/dev/zero", "character device")):
+        out = _cli("records", str(special))
+        assert out.returncode == 2 and out.stderr == (f"puzzlesat: error: {special}: is a {what}"
+                                                      f"{' (named pipe)' if what == 'FIFO' else ''}"
+                                                      ", not a regular file: refused\n"), out.stderr
 
 
 def test_shipped_records_replay():

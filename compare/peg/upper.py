@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ...core.files import make_folder, write_atomic
+from ...core.inputs import read_text
+from ...core.limits import MAX_INPUT_BYTES
 from ...core.result import CheckError, InputError
 from ...puzzles.peg import Board, Hole, Solution, check, hole_label, infeasible_reason
 
@@ -122,22 +124,31 @@ class Campaign:
         return {"board": self.b.name, "holes": self.b.n, "lines": lines, "kind": "peg-upper-bound"}
 
     def _write(self, path: Path, data: dict) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """`path` whole or untouched (written to a temporary file, synced, renamed into place)."""
+        make_folder(path.parent, "upper-bound work folder")
         tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w") as fh:
-            json.dump(data, fh, sort_keys=True)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "w") as fh:
+                json.dump(data, fh, sort_keys=True)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except OSError as e:   # a full disk, a folder in the way: one line, not a traceback
+            if not tmp.is_dir():
+                tmp.unlink(missing_ok=True)
+            raise InputError(f"cannot write the upper-bound work folder's file ({e.strerror or e})",
+                             file=path) from None
 
     def _open(self) -> None:
         d = make_folder(self.dir, "upper-bound work folder")
         ident = d / "campaign.json"
-        if ident.exists():
-            try:
-                have = json.loads(ident.read_text())
+        if ident.exists() or ident.is_symlink():
+            try:   # the bounded reader: a regular file (not a FIFO, folder or device), UTF-8
+                have = json.loads(read_text(ident, MAX_INPUT_BYTES, "campaign file"))
             except ValueError as e:
                 raise InputError(f"{ident}: not JSON ({e})") from None
+            if not isinstance(have, dict):
+                raise InputError(f"{ident}: not this tool's campaign file (expected an object)")
             if have != self._ident():
                 raise InputError(f"{d} holds the campaign of {have.get('board')!r} "
                                  f"({have.get('holes')} holes), not {self.b.name}: use another "
@@ -146,7 +157,7 @@ class Campaign:
             self._write(ident, self._ident())
         for path in sorted((d / "best").glob("*.json")) if (d / "best").exists() else []:
             try:
-                data = json.loads(path.read_text())
+                data = json.loads(read_text(path, MAX_INPUT_BYTES, "stored solution"))
                 pair = (int(data["pair"][0]), int(data["pair"][1]))
                 sol = tuple((int(a), int(m), int(c)) for a, m, c in data["solution"])
                 got = replay(self.b, pair, sol)
@@ -156,7 +167,7 @@ class Campaign:
                     continue  # a problem this run does not ask about: kept as it is
                 self.best[pair] = Record(pair, got, sol, str(data.get("found", "")),
                                          str(data.get("when", "")))
-            except (CheckError, KeyError, TypeError, ValueError) as e:
+            except (CheckError, InputError, KeyError, TypeError, ValueError, IndexError) as e:
                 bad = path.with_name(path.name + ".bad")
                 os.replace(path, bad)
                 self.say(f"{path}: damaged or does not replay ({e}); set aside as {bad.name}, its "
@@ -164,12 +175,15 @@ class Campaign:
         if self.best:
             self.say(f"{len(self.best)} stored solutions replayed by the checker")
         done = d / "done.json"
-        if done.exists():
+        if done.exists() or done.is_symlink():
             try:
                 self.done = {str(k): {str(p): int(m) for p, m in v.items()}
-                             for k, v in json.loads(done.read_text()).items()}
-            except (ValueError, AttributeError, TypeError) as e:
-                self.say(f"{done}: damaged ({e}); every task runs again")
+                             for k, v in json.loads(read_text(done, MAX_INPUT_BYTES,
+                                                              "task list")).items()}
+            except (InputError, ValueError, AttributeError, TypeError) as e:
+                bad = done.with_name(done.name + ".bad")
+                os.replace(done, bad)
+                self.say(f"{done}: damaged ({e}); set aside as {bad.name}, every task runs again")
                 self.done = {}
         stale = [k for k, claims in self.done.items()
                  if any(self._key_pair(p) in self.orbit and (self._key_pair(p) not in self.best

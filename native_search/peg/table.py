@@ -44,8 +44,9 @@ from typing import Callable, Sequence
 import numpy as np
 from numba import njit
 
-from ...core.limits import PEG_BITBOARD_HOLES
-from ...core.result import CheckError, Status
+from ...core.inputs import read_text
+from ...core.limits import MAX_INPUT_BYTES, PEG_BITBOARD_HOLES
+from ...core.result import CheckError, InputError, Status
 from ...puzzles.peg import Board, Hole, PegInstance, Solution, check, hole_label, moves
 
 from . import bfs
@@ -579,14 +580,14 @@ def _load_upper(work_dir, b: Board, say) -> tuple[int, Pair, Solution] | None:
     if work_dir is None:
         return None
     path = _upper_path(work_dir, b)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return None
     try:
-        d = json.loads(path.read_text())
+        d = json.loads(read_text(path, MAX_INPUT_BYTES, "stored solution"))
         pair = (int(d["pair"][0]), int(d["pair"][1]))
         sol = tuple(tuple(int(h) for h in j) for j in d["solution"])
         k = replayed(b, pair, sol, int(d["moves"]))
-    except (CheckError, KeyError, TypeError, ValueError) as e:
+    except (CheckError, InputError, KeyError, TypeError, ValueError, IndexError) as e:
         say(f"the stored solution in {path} is not used: {e}")
         return None
     say(f"stored solution of {k} moves, replayed by the checker ({solution_text(b, pair, sol)})")
@@ -613,19 +614,30 @@ def _refuted_path(work_dir, b: Board) -> Path:
         _upper_path(work_dir, b).name.replace("peg-least-upper-", "peg-least-refuted-"))
 
 
+def _refuted_context(b: Board) -> str:
+    """What a refutation record's seal binds it to: the board and its jump lines."""
+    return "peg-least-refuted " + b.name + " " + hashlib.sha256(
+        json.dumps(sorted(b.lines)).encode()).hexdigest()
+
+
 def _load_refuted(work_dir, b: Board, say) -> int:
-    """The largest K an earlier run with this folder refuted by complete layers (0: none)."""
+    """The largest K an earlier run with this folder refuted by complete layers (0: none). A
+    refutation cannot be checked cheaply: it counts only with this user's seal (core.seal; not
+    with --recheck), so a forged or copied record cannot lift the lower bound."""
+    from ...core.seal import unsealed_why, verified
     if work_dir is None:
         return 0
     path = _refuted_path(work_dir, b)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return 0
     try:
-        d = json.loads(path.read_text())
+        d = json.loads(read_text(path, MAX_INPUT_BYTES, "stored refutation"))
+        if not verified(d, _refuted_context(b)):
+            raise ValueError(unsealed_why())
         k = int(d["refuted"])
         if d.get("board") != b.name or k < 0:
             raise ValueError(f"board {d.get('board')!r}, K {k}")
-    except (KeyError, TypeError, ValueError) as e:
+    except (InputError, KeyError, TypeError, ValueError) as e:
         say(f"the stored refutation in {path} is not used: {e}")
         return 0
     say(f"an earlier run refuted K={k}: every problem needs at least {k + 1} moves")
@@ -636,11 +648,13 @@ def _store_refuted(work_dir, b: Board, k: int) -> None:
     """Keep "no problem is solved within K moves" (complete layers proved it) in `work_dir`."""
     if work_dir is None or k <= _load_refuted(work_dir, b, lambda s: None):
         return
+    from ...core.seal import STAMP, now, sign
     path = _refuted_path(work_dir, b)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"board": b.name, "refuted": k, "how": "complete pruned layers "
-                               "without a meeting (table.least_by_bound)"}, sort_keys=True))
+    rec = sign({"board": b.name, "refuted": k, "how": "complete pruned layers without a meeting "
+                "(table.least_by_bound)", STAMP: now()}, _refuted_context(b))
+    tmp.write_text(json.dumps(rec, sort_keys=True))
     os.replace(tmp, path)
 
 
