@@ -289,3 +289,30 @@ def test_published_node_counts_of_korf_felner_24():
         assert pn["best"] <= min(pn["korf_felner_2002"], pn["dsr_6666"]) and pn["best_source"]
     assert len(clausecker_unsolved24()) == 14
     assert all(solvable(catalogue()[f"c24u-{i:02d}"]()) for i in range(1, 15))
+
+
+def test_a_cache_that_cannot_be_written_costs_the_cache_not_the_answer(cache, monkeypatch):
+    """A read-only or misplaced cache folder (XDG_CACHE_HOME under a file, say): the databases
+    and the move-pruning automaton are built and used from memory, `info` says they were not
+    kept, and the search answers as with a cache (it used to end in ERROR after the build)."""
+    from puzzlesat.native_search.sliding import fsm
+    (cache / "file").write_text("mine\n")
+    key = P.key_of(3, 3, (0, 1, 3, 4))[0]
+    want = bytes(P.database(key))
+    P._LOADED.clear()
+    monkeypatch.setattr(P, "cache_dir", lambda: cache / "file" / "sliding")
+    info: dict = {}
+    assert bytes(P.database(key, info=info)) == want
+    assert info[key.filename()]["source"].startswith("built, not cached (") and P.read(key) is None
+    nxt, start = fsm.loops(3, 3, 6, cache / "file" / "fsm")
+    monkeypatch.setattr(fsm, "_MEMO", {})
+    same = fsm.loops(3, 3, 6, cache / "kept")
+    assert (nxt == same[0]).all() and (start == same[1]).all()
+    assert sorted(p.name for p in cache.iterdir()) == sorted(["file", "kept", key.filename()])
+    P._LOADED.clear()
+    from puzzlesat.families.instances import load_instance
+    r = solve(FAM, load_instance("sliding/8-hardest")[1], "native:ida", options={"pdb": "44"},
+              isolate=False)
+    assert (r.status.value, r.objective, r.checked) == ("OPTIMAL", 31, 1), r.reason
+    assert r.stats["pdb"] and all(v["source"].startswith("built, not cached")
+                                  for v in r.stats["pdb"].values()), r.stats["pdb"]

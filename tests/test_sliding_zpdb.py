@@ -465,3 +465,16 @@ def test_24_puzzle_admissible_near_the_goal_and_on_korf_felner():
         if name.startswith("kf24-"):
             inst = f()
             assert cat.h(np.array(inst.start, np.int64)) <= inst.optimal
+
+
+def test_a_cache_that_cannot_be_written_keeps_the_database_in_memory(cache, monkeypatch):
+    """The zero-aware database built where the cache cannot be written (a file in the way): used
+    from memory, the same bits as a cached one, `info` says it was not kept."""
+    key = Z.Key(3, 3, (1, 2, 4, 5))
+    want = bytes(Z.database(key))
+    Z._LOADED.clear()
+    (cache / "file").write_text("mine\n")
+    monkeypatch.setattr(Z, "cache_dir", lambda: cache / "file" / "sliding")
+    info: dict = {}
+    assert bytes(Z.database(key, info=info)) == want
+    assert info[key.filename()]["source"].startswith("built, not cached (")

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from ...core.files import write_atomic
+from ...core.result import InputError
 from .tables import sorted_tables
 
 FORMAT = "puzzlesat-sliding-fsm"
@@ -323,6 +324,9 @@ def loops(rows: int, cols: int, limit: int, folder: Path) -> tuple[np.ndarray, n
             t0 = time.perf_counter()
             pieces = rejected(rows, cols, limit)
             got = automaton(rows, cols, pieces)
-            _write(f, rows, cols, limit, got[0], got[1], time.perf_counter() - t0, len(pieces))
+            try:
+                _write(f, rows, cols, limit, got[0], got[1], time.perf_counter() - t0, len(pieces))
+            except (OSError, InputError):   # a read-only or full cache: used from memory, not kept
+                pass
         _MEMO[key] = got
     return _MEMO[key]

@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit, objmode
 
 from ...core.files import write_atomic
+from ...core.result import InputError
 from .tables import partial_count, pc16, tables
 
 VERSION = 2
@@ -397,8 +398,11 @@ def database(key: Key, progress=None, deadline: float = float("inf"), rebuild: b
         t0 = time.perf_counter()
         db = build(key, progress, deadline)
         secs = time.perf_counter() - t0
-        write(key, db, secs)
         how = "built"
+        try:
+            write(key, db, secs)
+        except (OSError, InputError) as e:   # a read-only or full cache: used from memory, not kept
+            how = f"built, not cached ({e})"
         for memo in CACHES:  # they hold the copies they were assembled from
             memo.clear()
     if info is not None:

@@ -55,6 +55,7 @@ from numba import config, njit, objmode, types
 from numba.extending import intrinsic
 
 from ...core.files import write_atomic
+from ...core.result import InputError
 from ..live import tick
 from .pattern_db import Expired  # noqa: F401 (the same exception for both kinds of database)
 from .tables import sorted_tables, tables
@@ -599,7 +600,6 @@ def read_header(key: Key) -> dict | None:
     checksums but forged distances would make IDA* claim wrong bounds, so an unsealed one (from
     elsewhere, or written before seals) is built again. A FIFO or device is never opened."""
     from ...core.inputs import open_regular
-    from ...core.result import InputError
     from ...core.seal import verified
     try:
         fd = open_regular(path(key), "zero-aware pattern database")
@@ -670,11 +670,15 @@ def database(key: Key, progress=None, deadline: float = float("inf"), rebuild: b
         packed = pack_bits(dist)
         del dist
         secs = time.perf_counter() - t0
-        write(key, packed, secs, levels, time.process_time() - c0)
         how = "built"
-        bits = read(key)
-        if bits is None:
-            raise OSError(f"zero-aware database {path(key)}: written but not readable back")
+        try:
+            write(key, packed, secs, levels, time.process_time() - c0)
+        except (OSError, InputError) as e:   # a read-only or full cache: used from memory, not kept
+            how, bits = f"built, not cached ({e})", packed
+        else:
+            bits = read(key)
+            if bits is None:
+                raise OSError(f"zero-aware database {path(key)}: written but not readable back")
     if info is not None:
         info[key.filename()] = {"source": how, "build_seconds": round(secs, 2), "entries": key.entries,
                                 "bytes": key.nbytes}
