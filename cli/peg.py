@@ -226,6 +226,10 @@ def problems(board_name: str, vacate, finish, time_limit, method, stream, backwa
     fs = _holes(b, finish, ("all", "same"))
     rows = []
     t0 = time.perf_counter()
+    if store_path is not None:   # a store that is not this board's, or cannot be: before any output
+        from ..compare.campaign.store import Store
+        from ..compare.peg.problems import campaign_name
+        Store.check(store_path, campaign_name(b))
     if not as_json:
         click.echo(f"{b.name}: {b.n} holes, {len(b.symmetries)} symmetries; one problem per orbit")
         click.echo(f"{'vacate':>6} {'finish':>6} {'moves':>10}  {'proof':<15} {'orbit':>5} {'seconds':>8}")

@@ -17,12 +17,11 @@ leaves a partial file; a missing directory is bad input.
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
 from ..core.result import InputError, Task
-from ..core.files import write_atomic
+from ..core.files import writable, write_atomic
 
 from ..core.config import Config
 from ..core.family import Engine, Family
@@ -209,11 +208,7 @@ def export(fam: Family, inst: Any, cfg: Config, fmt: str, path: str, task: Task 
     summary (sizes, bound). InputError for an unknown or impossible format or a missing directory."""
     if fmt not in FORMATS:
         raise InputError(f"unknown export format '{fmt}'; known: " + ", ".join(FORMATS))
-    out_dir = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(out_dir):
-        raise InputError(f"output {path}: directory {out_dir} does not exist")
-    if os.path.isdir(path):
-        raise InputError(f"output {path} is a directory")
+    writable(path, "export")   # its folder exists (not a file in the way), it is not a folder
     eng = fam.engine(cfg.engine)
     kind = engine_kind(eng) if eng.formulation else None
     allowed = SAT_FORMATS if kind == "sat" else CPSAT_FORMATS

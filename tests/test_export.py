@@ -174,3 +174,8 @@ def test_export_lp_of_a_nonlinear_model_and_missing_directory(tmp_path):
     r = run("export", "peg/hoppers", "-e", "sat", "--format", "dimacs", "-o", str(tmp_path / "no" / "h.cnf"))
     assert r.returncode == 2 and "does not exist" in r.stderr
     assert os.listdir(tmp_path) == []
+    (tmp_path / "file").write_text("mine\n")   # a file where the folder should be: said so
+    r = run("export", "peg/hoppers", "-e", "sat", "--format", "dimacs", "-o", str(tmp_path / "file" / "h.cnf"))
+    assert r.returncode == 2 and r.stderr == (f"puzzlesat: error: {tmp_path / 'file' / 'h.cnf'}: cannot "
+                                              f"write the export: '{tmp_path / 'file'}' is not a folder\n")
+    assert os.listdir(tmp_path) == ["file"]

@@ -417,3 +417,17 @@ def test_an_upper_bound_folder_with_special_files_is_set_aside_not_a_hang(tmp_pa
         os.symlink(tmp_path / name, tmp_path / "campaign.json")
         with pytest.raises(InputError, match=r"campaign\.json: is a (FIFO|directory)"):
             run(b, plan, work_dir=str(tmp_path), phases=())
+
+
+def test_a_problems_store_under_a_file_is_one_line_before_any_output(tmp_path, capsys, monkeypatch):
+    """`peg problems --store` whose folder is a file: exit 2, one line, and no table header
+    printed first (the store is checked before the first line of output)."""
+    import signal
+    from puzzlesat.cli.main import main
+    monkeypatch.setattr(signal, "signal", lambda *a: None)
+    (tmp_path / "file").write_text("mine\n")
+    with pytest.raises(SystemExit) as e:
+        main(["peg", "problems", "hoppers", "--store", str(tmp_path / "file" / "p.db")])
+    cap = capsys.readouterr()
+    assert e.value.code == 2 and cap.out == "", cap.out
+    assert cap.err == f"puzzlesat: error: {tmp_path / 'file' / 'p.db'}: the store's folder is a file\n"

@@ -406,8 +406,9 @@ class Store:
         """InputError if `path` exists and is not this campaign's store (nothing is written)."""
         path = Path(path)
         if not path.exists():
-            if not path.parent.exists():
-                raise InputError("the store's folder does not exist", file=path)
+            if not path.parent.is_dir():
+                raise InputError("the store's folder " + ("is a file" if path.parent.exists()
+                                                          else "does not exist"), file=path)
             return
         if not path.is_file():
             raise InputError("not a puzzlesat campaign store (not a regular file)", file=path)
