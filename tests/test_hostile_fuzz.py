@@ -187,7 +187,7 @@ def _apply(p: Path, edit) -> None:
     if kind in ("set", "drop"):
         try:
             rec = json.loads(p.read_text())
-        except (ValueError, OSError):
+        except (ValueError, OSError, RecursionError):   # an earlier edit made it garbage or 'deep'
             return
         if not isinstance(rec, dict):
             return
