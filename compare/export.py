@@ -63,8 +63,6 @@ def decision_for(fam: Family, inst: Any, cfg: Config, task: Task | str = Task.OP
     if engine_kind(eng) == "sat":
         from ..models import _sat
         _sat.encoding(opts.get("encoding", "seqcounter"))
-    if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int) or bound < 0):
-        raise InputError(f"--bound {bound!r}: expected an objective bound of 0 or more", field="bound")
     d = call_hook(eng.formulation, inst, task, opts, bound)
     if bound is not None and fam.sense == "min" and bound < d.lower:
         d.note = (f"bound {bound} is below the proved lower bound {d.lower}: this decision is "

@@ -22,6 +22,7 @@ every bundled solver. Anything unparseable, a crash, or a model that violates a 
 """
 from __future__ import annotations
 
+import numbers
 import os
 import shlex
 import shutil
@@ -74,8 +75,14 @@ class Decision:
 
 
 def call_hook(target: str, inst: Any, task: Task, options: dict[str, Any], bound: int | None) -> Decision:
-    """The Decision that formulation hook `target` ('module:function') gives."""
+    """The Decision that formulation hook `target` ('module:function') gives; a `bound` that is
+    not a whole number of at least 0 is an InputError before any hook (a plug-in's too) runs."""
     import importlib
+    if bound is not None and (isinstance(bound, bool) or not isinstance(bound, numbers.Integral)
+                              or bound < 0):
+        raise InputError(f"--bound {bound!r}: expected an objective bound of 0 or more (a whole "
+                         "number: the decision calls bound counts of moves, steps, presses)",
+                         field="bound")
     mod, fn = target.split(":")
     d = getattr(importlib.import_module(mod), fn)(inst, Task(task), options, bound)
     if not isinstance(d, Decision):

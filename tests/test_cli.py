@@ -140,7 +140,10 @@ def test_version_and_one_error_format(tmp_path):
              (("compare", "peg/hoppers", "--engines", ""), "none given"),
              (("explore", "1x3"), "at least 2"),
              (("export", "peg/hoppers", "-e", "sat", "--bound", "-3", "--format", "dimacs", "-o",
-               str(tmp_path / "x.cnf")), "expected an objective bound of 0 or more")]
+               str(tmp_path / "x.cnf")), "expected an objective bound of 0 or more"),
+             (("lab", "core", "peg/hoppers", "-e", "sat", "--bound", "-5"),   # answered 'INFEASIBLE'
+              "--bound -5: expected an objective bound of 0 or more"),
+             (("stats", "peg/hoppers", "-e", "sat", "--bound", "-2"), "expected an objective bound")]
     for args, words in cases:
         p = run(*args)
         assert p.returncode == 2, (args, p.stderr)

@@ -286,3 +286,14 @@ def test_core_reports_each_call_as_it_starts_and_ends():
         assert s["testing"] == ([e["without"]] if isinstance(e["without"], str) else e["without"])
         assert s["groups"] == e["groups"]
     assert seen[-1] == {"recheck": CORE_P01, "solver": "cadical195", "certify": False}
+
+
+def test_a_bound_below_zero_is_refused_before_any_hook():
+    """`moves <= -5` used to get a 'core' (any group with the move count is infeasible); every
+    formulation hook, a plug-in's too, now gets only whole bounds of 0 or more (numpy's too)."""
+    import numpy as np
+    inst = ps.load("peg/hoppers")
+    for bad in (-1, True, 2.5, "3"):
+        with pytest.raises(ps.InputError, match="expected an objective bound of 0 or more"):
+            ps.model(inst, "sat:time", bound=bad)
+    assert ps.model(inst, "sat:time", bound=np.int64(0)).decision.bound_text == "moves <= 0"
