@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..core.files import write_atomic
+from ..core.limits import SLIDING_MAX_WALK
 from ..core.result import InputError
 from .display import err
 
@@ -161,8 +162,9 @@ def _zpdb_catalogue(name: str, rebuild: bool, only_estimate: bool) -> None:
 @click.option("--rows", "-r", type=click.IntRange(2, 6), default=4, show_default=True)
 @click.option("--cols", "-c", type=click.IntRange(2, 6), default=4, show_default=True)
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="random seed")
-@click.option("--walk", type=click.IntRange(0, None), default=None,
-              help="a random walk of this many moves from the goal (default: uniform over solvable)")
+@click.option("--walk", type=click.IntRange(0, SLIDING_MAX_WALK), default=None,
+              help="a random walk of this many moves from the goal (default: uniform over "
+                   "solvable; a walk of millions of moves is as mixed as that already)")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="write to FILE instead of stdout")
 def generate(rows, cols, seed, walk, output):

@@ -14,6 +14,7 @@ PEG_MAX_DIRECTIONS = 16              # jump directions of a peg board
 TILING_MAX_CELLS = 4096              # cells of a tiling board, and of one piece
 TILING_MAX_PIECES = 512              # distinct pieces of a tiling
 SLIDING_MAX_CELLS = 36               # cells of a sliding-tile board (6x6)
+SLIDING_MAX_WALK = 10_000_000        # moves of a generated random walk (~10 s; far past mixing)
 MAZE_MAX_NODES = 100_000             # intersections of a calculation maze (rows x cols)
 MAX_JOBS = 10_000                    # jobs a campaign spec expands to, unless --max-jobs says more
 MAX_GLOB = 10_000                    # files or catalogue names one `instances` glob matches

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from ..core.limits import SLIDING_MAX_CELLS
+from ..core.limits import SLIDING_MAX_CELLS, SLIDING_MAX_WALK
 from ..core.result import CheckError, InputError
 from ..core.inputs import Instance, Source, int_list, require, json_ints
 
@@ -292,6 +292,10 @@ def generate(rows: int, cols: int, seed: int = 0, walk: int | None = None, name:
     if rows < 2 or cols < 2 or rows * cols > MAX_CELLS:
         raise InputError(f"a {rows}x{cols} board: rows and cols must be at least 2 and "
                          f"rows*cols at most {MAX_CELLS}")
+    if walk is not None and (isinstance(walk, bool) or not isinstance(walk, int)
+                             or not 0 <= walk <= SLIDING_MAX_WALK):
+        raise InputError(f"walk {walk!r}: a number of moves from 0 to {SLIDING_MAX_WALK:,} (a walk "
+                         "of millions of moves is as mixed as the default, uniform position)")
     rng = random.Random(seed)
     goal = default_goal(rows, cols)
     if walk is None:

@@ -386,6 +386,11 @@ def test_generate_round_trips_and_is_solvable(tmp_path):
     assert f.read_text() == to_toml(inst)
     with pytest.raises(InputError):
         generate(1, 5)
+    for walk in (-1, 10**7 + 1, True, 2.0):   # 10**11 used to run for hours; now refused at once
+        with pytest.raises(InputError, match="a number of moves from 0 to 10,000,000"):
+            generate(3, 3, walk=walk)
+    res = CliRunner().invoke(gen_cmd, ["--walk", str(10**11)])
+    assert res.exit_code == 2 and "0<=x<=10000000" in res.output
 
 
 def test_mirror_lookup_prunes_more_and_agrees():
