@@ -235,7 +235,7 @@ class CoreFolder:
             from ..core.inputs import read_bytes
             try:
                 have = json.loads(read_bytes(head, 1 << 20, "lab core work folder"))
-            except (ValueError, InputError) as e:
+            except (ValueError, InputError, RecursionError) as e:
                 raise InputError(f"{head}: not a lab core work folder ({e})") from None
             if not isinstance(have, dict) or have.get("fingerprint") != self.fp:
                 raise InputError(f"{head}: this work folder is for another core search (its "
@@ -290,7 +290,7 @@ class CoreFolder:
                 return self._used(Call("UNKNOWN", cpu, k))
             raise ValueError("no valid answer" if ans not in ("UNSAT", "UNKNOWN")
                              else seal.unsealed_why("this lab core work folder"))
-        except (ValueError, TypeError, KeyError, IndexError, InputError, OSError) as e:
+        except (ValueError, TypeError, KeyError, IndexError, InputError, OSError, RecursionError) as e:
             self.redone.append(f"{os.path.basename(path)}: {e}")
             return None
 

@@ -61,7 +61,7 @@ def read(path: str | Path) -> tuple[Board, dict]:
     text = read_text(p, MAX_INPUT_BYTES, "record file")   # a regular file, bounded, UTF-8
     try:
         data = json.loads(text)
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:   # RecursionError: nested past the parser's depth
         raise InputError(f"{p}: not JSON ({e})") from None
     if not isinstance(data, dict) or not isinstance(data.get("problems"), list):
         raise InputError(f"{p}: expected an object with 'board' and a list 'problems'")

@@ -220,8 +220,8 @@ def test_a_forged_refutation_cannot_lift_the_lower_bound(tmp_path):
     rec = json.loads(path.read_text())
     assert rec["refuted"] == A127500[6] - 1 and "seal" in rec
     for forged in ({**rec, "refuted": A127500[6]}, {k: v for k, v in rec.items() if k != "seal"},
-                   {**rec, "refuted": A127500[6], "seal": "\x80"}):
-        path.write_text(json.dumps(forged))
+                   {**rec, "refuted": A127500[6], "seal": "\x80"}, "deep"):
+        path.write_text("[" * 200_000 + "]" * 200_000 if forged == "deep" else json.dumps(forged))
         lines: list[str] = []
         got = least_by_bound(b, work_dir=w, progress=lines.append)
         assert got.moves == got.lower == A127500[6], lines

@@ -116,9 +116,10 @@ def test_forged_records_are_rejected(tmp_path):
     wrong_least["least"] = {"moves": k + 1, "pair": [3, f]}
     path.write_text(json.dumps(wrong_least))
     assert _cli("records", str(path)).returncode == 1
-    path.write_text("{not json")
-    out = _cli("records", str(path))
-    assert out.returncode == 2 and "not JSON" in out.stderr
+    for garbage in ("{not json", "[" * 200_000 + "]" * 200_000):   # the second: past the parser's depth
+        path.write_text(garbage)
+        out = _cli("records", str(path))
+        assert out.returncode == 2 and "not JSON" in out.stderr and out.stderr.count("\n") == 1, out.stderr
     fifo = tmp_path / "fifo.json"   # read like every input: never blocks on a FIFO, nor reads a
     os.mkfifo(fifo)                 # device without end (both hung or filled memory before)
     for special, what in ((fifo, "FIFO"), ("/dev/zero", "character device")):

@@ -297,3 +297,20 @@ def test_a_bound_below_zero_is_refused_before_any_hook():
         with pytest.raises(ps.InputError, match="expected an objective bound of 0 or more"):
             ps.model(inst, "sat:time", bound=bad)
     assert ps.model(inst, "sat:time", bound=np.int64(0)).decision.bound_text == "moves <= 0"
+
+
+def test_a_work_folder_nested_past_the_json_parser_is_redone_or_refused(tmp_path):
+    """JSON nested deeper than the parser goes (a RecursionError, not a ValueError): a call record
+    like that is redone, a core.json like that is one InputError — never a traceback."""
+    w = str(tmp_path / "w")
+    m = ps.model(ps.load("sliding/8-easy"), "sat:time", bound=1)
+    first = m.core(time_limit=120, work_dir=w)
+    deep = "[" * 200_000 + "]" * 200_000
+    rec = sorted((tmp_path / "w" / "calls").iterdir())[0]
+    rec.write_text(deep)
+    again = m.core(time_limit=120, work_dir=w)
+    assert again.stats["core"] == first.stats["core"] and again.status.value == "INFEASIBLE"
+    assert [r.split(":")[0] for r in again.stats["work_dir"]["redone_records"]] == [rec.name]
+    (tmp_path / "w" / "core.json").write_text(deep)
+    with pytest.raises(ps.InputError, match="not a lab core work folder"):
+        m.core(time_limit=120, work_dir=w)

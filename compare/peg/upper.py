@@ -145,7 +145,7 @@ class Campaign:
         if ident.exists() or ident.is_symlink():
             try:   # the bounded reader: a regular file (not a FIFO, folder or device), UTF-8
                 have = json.loads(read_text(ident, MAX_INPUT_BYTES, "campaign file"))
-            except ValueError as e:
+            except (ValueError, RecursionError) as e:
                 raise InputError(f"{ident}: not JSON ({e})") from None
             if not isinstance(have, dict):
                 raise InputError(f"{ident}: not this tool's campaign file (expected an object)")
@@ -167,7 +167,8 @@ class Campaign:
                     continue  # a problem this run does not ask about: kept as it is
                 self.best[pair] = Record(pair, got, sol, str(data.get("found", "")),
                                          str(data.get("when", "")))
-            except (CheckError, InputError, KeyError, TypeError, ValueError, IndexError) as e:
+            except (CheckError, InputError, KeyError, TypeError, ValueError, IndexError,
+                    RecursionError) as e:
                 bad = path.with_name(path.name + ".bad")
                 os.replace(path, bad)
                 self.say(f"{path}: damaged or does not replay ({e}); set aside as {bad.name}, its "
@@ -180,7 +181,7 @@ class Campaign:
                 self.done = {str(k): {str(p): int(m) for p, m in v.items()}
                              for k, v in json.loads(read_text(done, MAX_INPUT_BYTES,
                                                               "task list")).items()}
-            except (InputError, ValueError, AttributeError, TypeError) as e:
+            except (InputError, ValueError, AttributeError, TypeError, RecursionError) as e:
                 bad = done.with_name(done.name + ".bad")
                 os.replace(done, bad)
                 self.say(f"{done}: damaged ({e}); set aside as {bad.name}, every task runs again")

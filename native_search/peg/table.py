@@ -587,7 +587,7 @@ def _load_upper(work_dir, b: Board, say) -> tuple[int, Pair, Solution] | None:
         pair = (int(d["pair"][0]), int(d["pair"][1]))
         sol = tuple(tuple(int(h) for h in j) for j in d["solution"])
         k = replayed(b, pair, sol, int(d["moves"]))
-    except (CheckError, InputError, KeyError, TypeError, ValueError, IndexError) as e:
+    except (CheckError, InputError, KeyError, TypeError, ValueError, IndexError, RecursionError) as e:
         say(f"the stored solution in {path} is not used: {e}")
         return None
     say(f"stored solution of {k} moves, replayed by the checker ({solution_text(b, pair, sol)})")
@@ -637,7 +637,7 @@ def _load_refuted(work_dir, b: Board, say) -> int:
         k = int(d["refuted"])
         if d.get("board") != b.name or k < 0:
             raise ValueError(f"board {d.get('board')!r}, K {k}")
-    except (InputError, KeyError, TypeError, ValueError) as e:
+    except (InputError, KeyError, TypeError, ValueError, RecursionError) as e:
         say(f"the stored refutation in {path} is not used: {e}")
         return 0
     say(f"an earlier run refuted K={k}: every problem needs at least {k + 1} moves")
