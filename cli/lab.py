@@ -193,10 +193,15 @@ def core_progress_line(fields: dict[str, Any]) -> str | None:
               help="the order groups are tried in: the formulation's, or the largest (most clauses) "
               "first; it decides which minimal core is found, and so the cost")
 @click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT, help=TIME_LIMIT_HELP)
+@click.option("--status", is_flag=True,
+              help="with --work-dir: where its run stands (the same command plus --status): the "
+              "search replayed over the folder's records up to the first call it has none of — "
+              "groups necessary, dropped and undecided so far, the next call; no solver runs and "
+              "nothing is written. Exit status 0")
 @click.option("--json", "as_json", is_flag=True, help="print the result record (JSON)")
 @format_option
 def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof_dir, call_limit,
-             work_dir, order, time_limit, as_json, fmt) -> None:
+             work_dir, order, time_limit, status, as_json, fmt) -> None:
     """For an infeasible decision call of INSTANCE: a minimal set of the formulation's constraint
     groups that is still infeasible (deletion, groups tried together first; -e sat:…: one
     incremental solver, -e cpsat:…: CP-SAT per call), re-checked by a fresh
@@ -216,6 +221,15 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
     if certify and chosen not in provers:
         raise InputError(f"lab core --certify: solver '{chosen}' cannot log proofs; choose one of "
                          + ", ".join(provers))
+    if status:
+        if work_dir is None:
+            raise InputError("lab core --status reads the run in a --work-dir: give --work-dir")
+        st = m.core_status(work_dir, solver=chosen, call_limit=call_limit, order=order)
+        if fmt == "json":
+            print(json.dumps(st, default=str))
+        else:
+            _print_core_status(instance, m.decision.bound_text, work_dir, st)
+        return
     t0 = time.perf_counter()
 
     def say(fields: dict[str, Any]) -> None:  # progress on stderr (also with --json: runs are long)
@@ -230,6 +244,30 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
     else:
         print_tables([core_table(res, m.decision)], fmt)
     sys.exit(1 if res.status.value == "ERROR" else 0)
+
+
+def _print_core_status(instance: str, bound: str, work_dir: str, st: dict[str, Any]) -> None:
+    """`lab core --status` in text: the state, the groups by what is known, the calls."""
+    none = "none so far"
+    click.echo(f"{instance} {bound}: lab core work folder {work_dir}: {st['status']} "
+               f"({st['calls']} calls recorded)")
+    click.echo("necessary (a checked witness each): " + (", ".join(st["necessary"]) or none))
+    click.echo("dropped: " + (", ".join(st["dropped"]) or none))
+    click.echo("undecided at the call limit: " + (", ".join(st["undecided"]) or none))
+    nxt = st.get("next_call")
+    if nxt:
+        click.echo(f"next call: without {_groups(nxt['without'])} ({nxt['groups']} groups stay)"
+                   + (f", up to {nxt['call_limit']:g} CPU s" if nxt.get("call_limit") else ""))
+    elif st.get("reason"):
+        click.echo(st["reason"])
+    for i, e in enumerate(st["log"], 1):
+        conflicts = f", {e['conflicts']:,} conflicts" if e.get("conflicts") is not None else ""
+        click.echo(f"  call {i}: without {_groups(e['without'])}: {e['answer']} "
+                   f"({e['cpu_seconds']:.1f} CPU s{conflicts})")
+    redone = (st.get("work_dir") or {}).get("redone_records") or []
+    if redone:
+        click.echo(f"{len(redone)} record{'s' if len(redone) != 1 else ''} the run would redo: "
+                   + "; ".join(redone[:5]))
 
 
 @lab_cmd.command("ablate")

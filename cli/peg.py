@@ -485,10 +485,15 @@ def _least(b, forward_depth, backward_depth, stream, beam_width, max_forward, ma
               help="with --work-dir: take no earlier run's sealed result on trust: kept proofs "
                    "are verified again by the checker, every other refutation or count is solved "
                    "again (solutions are always replayed)")
+@click.option("--status", "status", is_flag=True,
+              help="with --work-dir: where its run stands (jobs done, split and still to run, CPU "
+                   "so far), from the plan and the sealed records; runs no job and writes nothing, "
+                   "so it can be asked while the run goes on (the same command, plus --status). "
+                   "Exit status 0")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 def cubes(instance, bound, depth, config, symmetry, certify, solver, search, count, jobs, executor,
           scheduler, tls_ca_file, tls_cert, tls_key, insecure, work_dir, keep_proofs, time_limit,
-          split_after, split_depth, switch, recheck, as_json) -> None:
+          split_after, split_depth, switch, recheck, status, as_json) -> None:
     """Cube-and-conquer: decide "moves <= K" on a peg INSTANCE by splitting it into cubes (the
     first DEPTH jumps fixed, up to symmetry), each a SAT job; with --certify every refutation is
     proved and checked, so INFEASIBLE is certified. Exit status 0 for an answer (FEASIBLE,
@@ -510,27 +515,36 @@ def cubes(instance, bound, depth, config, symmetry, certify, solver, search, cou
         raise InputError("--recheck checks again what a --work-dir holds: give --work-dir")
     if switch and work_dir is None:
         raise InputError("--switch goes on with the plan a --work-dir holds: give --work-dir")
+    if status and work_dir is None:
+        raise InputError("--status reads the run in a --work-dir: give --work-dir")
+    if status and recheck:
+        raise InputError("--status checks no proof again (it reads what a run would take): drop "
+                         "--recheck")
     _recheck(False, work_dir)  # the key checked first; run_cubes does the recheck (kept proofs)
     t0 = time.perf_counter()
 
     def say(line: str) -> None:  # progress on stderr (also with --json: runs are long)
         click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
-    pool = pool_for(executor, jobs or default_workers(), scheduler,
-                    tls_files(tls_ca_file, tls_cert, tls_key), insecure, retries=2,
-                    job="puzzlesat.models.peg.cubes:solve_cube")
+    pool = None if status else pool_for(executor, jobs or default_workers(), scheduler,
+                                        tls_files(tls_ca_file, tls_cert, tls_key), insecure,
+                                        retries=2, job="puzzlesat.models.peg.cubes:solve_cube")
     try:
         rep = run_cubes(fam, inst, config, bound, depth, symmetry=symmetry, certify=certify,
                         count=count, solver=solver, pool=pool, work_dir=work_dir,
                         time_limit=time_limit, split_after=split_after, search=search,
                         keep=keep_proofs, recheck=recheck, switch=switch,
-                        split_depth=split_depth, progress=say)
+                        split_depth=split_depth, status=status, progress=say)
     finally:
-        close_pool(pool)
-    rep["executor"], rep["jobs"] = executor, jobs or default_workers()
+        if pool is not None:
+            close_pool(pool)
+    if not status:
+        rep["executor"], rep["jobs"] = executor, jobs or default_workers()
     if as_json:
         click.echo(json.dumps(rep))
     else:
         _print_cubes(rep)
+    if status:
+        return
     if rep["status"] in (Status.UNKNOWN.value, Status.ERROR.value):
         raise SystemExit(1)
 
@@ -542,7 +556,11 @@ def _print_cubes(rep: dict) -> None:
     click.echo(f"{rep['instance']}: {rep['claim']}: {st}  ({rep['cubes']} cubes of depth "
                f"{rep['depth']}, {rep['legal_prefixes']} legal prefixes{split}; solve CPU s: sum "
                f"{s.get('sum', 0)}, max {s.get('max', 0)}; {rep['wall_seconds']:.1f} s wall)")
-    if rep.get("switched_from"):
+    if rep.get("status_only"):
+        click.echo(f"work folder: {rep['jobs_done']} jobs done ({rep['splits']} split, "
+                   f"{rep['split_seconds']} s before their split), {rep['jobs_to_run']} to run; "
+                   f"{rep['cubes_answered']} of {rep['cubes']} cubes answered")
+    if rep.get("switched_from") or rep.get("status_only"):
         click.echo("jobs by solver and search: " + ", ".join(
             f"{k}: {n}" for k, n in sorted(rep.get("job_settings", {}).items())))
     if "count" in rep:

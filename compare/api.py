@@ -259,6 +259,32 @@ class Model:
                                       if self.backend == "cpsat" else None),
                         work_dir=work_dir, order=order, progress=progress)
 
+    def core_status(self, work_dir: str, *, solver: str | None = None,
+                    call_limit: float | None = None, order: str = "given") -> dict[str, Any]:
+        """Where the `core()` run in `work_dir` (the same call limit, order and re-check solver)
+        stands, from its records alone: 'status' RUNNING with 'next_call', or RECHECK once every
+        deletion call is recorded; 'necessary', 'undecided', 'dropped' and 'log' so far. No
+        solver runs and nothing is written, so it can be asked while the run goes on.
+
+        >>> import tempfile
+        >>> m, w = model(load("sliding/8-easy"), "sat:time", bound=1), tempfile.mkdtemp()
+        >>> m.core(work_dir=w).stats["core"]
+        ['manhattan bound']
+        >>> s = m.core_status(w)
+        >>> s["status"], s["core"], s["work_dir"]["reused_calls"] == s["calls"]
+        ('RECHECK', ['manhattan bound'], True)
+        """
+        from ..models.why import ORDERS, core_status
+        from .why import core_cpsat_params
+        if order not in ORDERS:
+            raise InputError(f"lab core: order '{order}': one of " + ", ".join(ORDERS))
+        sat = self.options.get("solver") if self.backend == "sat" else None
+        return core_status(self.decision, self.instance, work_dir, solver=solver or sat or "cadical195",
+                           encoding=self.options.get("encoding", "seqcounter"), call_limit=call_limit,
+                           backend=self.backend,
+                           cpsat_params=(core_cpsat_params(self.options, self.decision, self.config.name)
+                                         if self.backend == "cpsat" else None), order=order)
+
     def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:
         from ..models import _cpsat, _sat
         f, stats = self.formulation, {"bound": self.decision.bound_text}

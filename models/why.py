@@ -41,7 +41,7 @@ Vocabulary:
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, NoReturn, Sequence
 
 from ortools.sat.python import cp_model
 
@@ -204,6 +204,25 @@ class CpsatCalls:
         pass
 
 
+class _Pending:
+    """The deletion calls of a status: none is made; the first call without a record stops the
+    replay (`_Pending.Call`, with the call's groups)."""
+
+    class Call(Exception):
+        def __init__(self, cands: list[str]):
+            super().__init__(cands)
+            self.cands = cands
+
+    def __init__(self, params: dict[str, Any]):
+        self.params = params
+
+    def __call__(self, cands: list[str], limit: float | None, ctx: Context) -> NoReturn:
+        raise _Pending.Call(list(cands))
+
+    def close(self) -> None:
+        pass
+
+
 class CoreFolder:
     """A `lab core --work-dir` folder: every decided call of one core search, so a rerun (or a
     longer call limit) continues instead of starting over.
@@ -221,16 +240,20 @@ class CoreFolder:
     record could at worst make that re-check fail.) A folder made for another formulation, bound or
     backend is refused (InputError)."""
 
-    def __init__(self, path: str, fingerprint: dict[str, Any]):
+    def __init__(self, path: str, fingerprint: dict[str, Any], read_only: bool = False):
         import hashlib
         import json
         import os
         self.path = path
         self.fp = hashlib.sha256(json.dumps(fingerprint, sort_keys=True, default=str).encode()).hexdigest()
         head = os.path.join(path, "core.json")
-        from ..core.files import make_folder
-        make_folder(os.path.join(make_folder(path, "lab core work folder"), "calls"),
-                    "lab core work folder")
+        if read_only:   # a status: the folder as it is, nothing made or written
+            if not os.path.lexists(head):
+                raise InputError(f"{path}: no core.json: no lab core run has started in this folder")
+        else:
+            from ..core.files import make_folder
+            make_folder(os.path.join(make_folder(path, "lab core work folder"), "calls"),
+                        "lab core work folder")
         if os.path.lexists(head):
             from ..core.inputs import read_bytes
             try:
@@ -315,7 +338,8 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
                encoding: str = "seqcounter", call_limit: float | None = None,
                chunk: int = CHUNK, backend: str = "sat", cpsat_params: dict | None = None,
                work_dir: str | None = None, fingerprint: dict | None = None,
-               order: str = "given", search_order: Sequence[Key] = ()) -> dict[str, Any]:
+               order: str = "given", search_order: Sequence[Key] = (),
+               status: bool = False) -> dict[str, Any]:
     """The group core of `f` (module doc): {'status': INFEASIBLE | FEASIBLE | UNKNOWN, 'core':
     [group...], 'necessary': [group...], 'undecided': [group...], 'witnesses': {group: true keys},
     'log': one entry per solver call, 'by_group': the CNF's clauses by group, 'cnf'}.
@@ -333,7 +357,11 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
     `order`: the order groups are tried in — 'given' (the formulation's) or 'largest' (most
     clauses first). Which is faster depends on the model: the order decides WHICH minimal core is
     found (ipc-p01 <= 2: given 0.5 s CPU, core without one jump per step and the invariants;
-    largest 7 s, core without jump preconditions and effects, a harder refutation)."""
+    largest 7 s, core without jump preconditions and effects, a harder refutation).
+    `status`: where the search in `work_dir` stands — the search replayed over the folder's
+    records alone (validated as a run validates them), up to the first call it has no record
+    of: status 'RUNNING' with that call in 'next_call' (or the run's answer when every call is
+    recorded), 'necessary', 'undecided' and 'dropped' so far; no solver call, nothing written."""
     if order not in ORDERS:
         raise InputError(f"lab core: order '{order}': one of " + ", ".join(ORDERS))
     if not f.is_cnf():
@@ -351,8 +379,13 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
         at += n
     assert at == len(cnf.clauses)
     keys = f.bool_keys()
+    if status and not work_dir:
+        raise InputError("lab core: a status reads a work folder: give work_dir")
     calls: Any = (SatCalls(cnf, groups, by_group, keys, solver, chunk) if backend == "sat"
                   else CpsatCalls(f, cpsat_params or _cpsat.params({}), search_order))
+    if status:   # the same parameters (the folder's fingerprint), no solver
+        calls.close()
+        calls = _Pending(calls.params)
     folder = None
     if work_dir:
         import hashlib
@@ -361,7 +394,8 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
             digest.update(repr((g, f.groups[g])).encode())
         folder = CoreFolder(work_dir, {**(fingerprint or {}), "formulation": f.name,
                                        "groups": digest.hexdigest(), "backend": calls.params,
-                                       "encoding": encoding if backend == "sat" else None})
+                                       "encoding": encoding if backend == "sat" else None},
+                            read_only=status)
     log: list[dict[str, Any]] = []
     out: dict[str, Any] = {"groups": groups, "vars": cnf.pool.top,
                            "clauses": sum(len(c) for c in by_group.values()),
@@ -434,6 +468,7 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
         half = (len(part) + 1) // 2
         return drop(part[:half]) and drop(part[half:])
 
+    pending: _Pending.Call | None = None
     try:
         finished = drop(sorted(groups, key=lambda g: -len(by_group[g])) if order == "largest"
                         else list(groups))
@@ -447,6 +482,8 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
             undecided[:] = [g for g in undecided if g in cands]
             if before == (cands, undecided):
                 break
+    except _Pending.Call as e:   # a status: the first call without a record
+        pending, finished = e, False
     finally:
         calls.close()
     done = {**out, "calls": len(log), "search_cpu_seconds": round(time.process_time() - t0, 3),
@@ -455,6 +492,14 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
         done["work_dir"] = {"path": folder.path, "reused_calls": folder.reused,
                             "redone_records": folder.redone}
     core = [g for g in groups if g in cands]
+    if pending is not None:
+        without = [g for g in cands if g not in pending.cands]
+        return {**done, "status": "RUNNING", "core": core if unsat_seen else [],
+                "necessary": list(necessary), "undecided": list(undecided),
+                "next_call": {"without": without, "groups": len(pending.cands),
+                              "call_limit": call_limit},
+                "reason": f"{len(log)} calls recorded; the next one: without "
+                + ", ".join(f"'{g}'" for g in without) + f" ({len(pending.cands)} groups stay)"}
     if not finished:
         return {**done, "status": "UNKNOWN", "core": core if unsat_seen else [],
                 "necessary": [g for g in core if g in necessary],
@@ -512,6 +557,39 @@ def recheck(r: dict[str, Any], f: Formulation, ctx: Context, log: ProofLog,
     return out
 
 
+def _fixed_order(decision: Decision, backend: str, cpsat_params: dict | None) -> Sequence[Key]:
+    """The keys CP-SAT's fixed search decides in order (none unless FIXED_SEARCH on cpsat)."""
+    return (decision.search_order if backend == "cpsat" and (cpsat_params or {}).get(
+        "search_branching") == "FIXED_SEARCH" else ())
+
+
+def _search(decision: Decision, inst: Any, ctx: Context, solver: str, encoding: str,
+            call_limit: float | None, backend: str, cpsat_params: dict | None,
+            work_dir: str | None, order: str, status: bool = False) -> dict[str, Any]:
+    """group_core of `decision` on `inst` as lab core runs it (its work folder's fingerprint)."""
+    return group_core(decision.formulation, ctx, solver, encoding, call_limit, backend=backend,
+                      cpsat_params=cpsat_params, work_dir=work_dir,
+                      fingerprint={"instance": getattr(inst, "name", None),
+                                   "bound": decision.bound_text}, order=order,
+                      search_order=_fixed_order(decision, backend, cpsat_params), status=status)
+
+
+def core_status(decision: Decision, inst: Any, work_dir: str, solver: str = "cadical195",
+                encoding: str = "seqcounter", call_limit: float | None = None,
+                backend: str = "sat", cpsat_params: dict | None = None,
+                order: str = "given") -> dict[str, Any]:
+    """Where the lab core run in `work_dir` (the same decision, backend, call limit and order)
+    stands: group_core(status=True), without its CNF (JSON-able)."""
+    r = _search(decision, inst, Context(), solver, encoding, call_limit, backend, cpsat_params,
+                work_dir, order, status=True)
+    if r["status"] == "INFEASIBLE":   # the search is done; the run's answer rests on its re-check
+        r["status"] = "RECHECK"
+        r["reason"] = (f"every deletion call is recorded ({r['calls']}); the core: "
+                       + ", ".join(f"'{g}'" for g in r["core"]) + "; left: the run's re-check "
+                       "(the core alone, a fresh solve)")
+    return {k: v for k, v in r.items() if k not in ("cnf", "by_group", "witnesses")}
+
+
 def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = "seqcounter",
                 call_limit: float | None = None, backend: str = "sat",
                 cpsat_params: dict | None = None,
@@ -529,12 +607,9 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
     def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         f = decision.formulation
         log = ProofLog(ctx, solver, f"core-{getattr(inst, 'name', 'instance')}")
-        fixed = (decision.search_order if backend == "cpsat" and (cpsat_params or {}).get(
-            "search_branching") == "FIXED_SEARCH" else ())
-        r = group_core(f, ctx, solver, encoding, call_limit, backend=backend,
-                       cpsat_params=cpsat_params, work_dir=work_dir,
-                       fingerprint={"instance": getattr(inst, "name", None),
-                                    "bound": decision.bound_text}, order=order, search_order=fixed)
+        fixed = _fixed_order(decision, backend, cpsat_params)
+        r = _search(decision, inst, ctx, solver, encoding, call_limit, backend, cpsat_params,
+                    work_dir, order)
         params = {"core_backend": backend, "sat_solver": solver, "encoding": encoding,
                   "bound": decision.bound_text, "call_limit_cpu_seconds": call_limit,
                   "conflicts_per_slice": CHUNK, "order": order}

@@ -35,6 +35,11 @@ def boards(folder: Path, n: int, seed: int = 13) -> list[Path]:
     return out
 
 
+def tree(folder: Path) -> dict:
+    """Every file under `folder` with its bytes and mtime (what a read-only command leaves as it was)."""
+    return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def spec(folder: Path, text: str, name: str = "campaign.toml") -> Path:
     p = folder / name
     p.write_text(text)

@@ -17,7 +17,7 @@ from puzzlesat.families.registry import family
 from puzzlesat.models.peg import cubes as pc
 from puzzlesat.puzzles import peg
 
-from helpers import cli
+from helpers import cli, tree
 from oracles import peg_oracle
 from strategies import peg_solvable
 
@@ -182,6 +182,56 @@ def test_a_work_folder_resumes_and_goes_on_only_with_the_same_plan(tmp_path):
     (tmp_path / "plan.json").write_text(json.dumps(plan, indent=1))
     with pytest.raises(InputError, match="another plan .differs in base_sha256"):
         run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, solver="glucose4", switch=True)
+
+
+def test_a_status_reads_the_folder_as_a_run_would_and_writes_nothing(tmp_path):
+    """`status`: the jobs done and to run, the cubes answered, taken from the plan and the sealed
+    records exactly as a run would take them (an unsealed record is set aside), with no job run
+    and the folder untouched; a finished folder's status is its answer; a folder without a plan,
+    no folder, and another decision are refused."""
+    _, inst = load_instance("peg/hoppers-first06")
+    w = tmp_path / "w"
+    r1 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=w, certify=True, split_depth=4)
+    assert r1["status"] == "INFEASIBLE" and r1["splits"] == r1["cubes"]
+    before = tree(w)
+    done = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=w, certify=True, status=True)
+    assert (done["status"], done["lower_bound"], done["jobs_to_run"]) == ("INFEASIBLE", 7, 0)
+    assert done["cubes_answered"] == done["cubes"] and done["certificate"]["verdict"] == "VERIFIED"
+    res = w / "results"
+    kids = sorted(p for p in res.glob("cube-000000.*.json") if "cover" not in p.name)
+    kids[0].unlink()                                    # one leaf of the first cube to run again
+    r = json.loads(kids[1].read_text())
+    r.pop("seal")
+    kids[1].write_text(json.dumps(r))                   # and one unsealed: set aside
+    (w / "jobs" / "stray.cnf").write_text("p cnf 0 0\n")  # a run would tidy it; a status must not
+    before = tree(w)
+    lines: list[str] = []
+    st = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=w, certify=True, status=True,
+                   solver="glucose4", progress=lines.append)   # job settings: the folder's
+    assert tree(w) == before
+    assert (st["status"], st["status_only"], st["jobs_to_run"], st["set_aside"]) == ("UNKNOWN", True, 2, 1)
+    assert st["cubes_answered"] == st["cubes"] - 1 and st["jobs_done"] == len(list(res.glob("*.json"))) - 1
+    assert "2 to run" in st["reason"] and "set aside" in st["reason"] and "lower_bound" not in st
+    assert st["job_settings"] == {"cadical195 auto": st["jobs_done"] - st["splits"]}
+    assert any("no seal" in line for line in lines)
+    r2 = run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=w, certify=True)  # the run does those 2
+    assert r2["status"] == "INFEASIBLE" and not (w / "jobs" / "stray.cnf").exists()
+    with pytest.raises(InputError, match="another plan .differs in base_sha256, bound.; use a new folder$"):
+        run_cubes(FAM, inst, "sat:ordered", 5, 3, work_dir=w, certify=True, status=True)
+    with pytest.raises(InputError, match="no plan.json"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path, status=True)
+    with pytest.raises(InputError, match="nothing has run there"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=tmp_path / "none", status=True)
+    assert not (tmp_path / "none").exists()
+    with pytest.raises(InputError, match="work_dir"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 3, status=True)
+    with pytest.raises(InputError, match="drop recheck"):
+        run_cubes(FAM, inst, "sat:ordered", 6, 3, work_dir=w, status=True, recheck=True)
+    p = cli("peg", "cubes", "peg/hoppers-first06", "-e", "sat:ordered", "--bound", "6", "--depth",
+            "3", "--certify", "--work-dir", str(w), "--status")
+    assert p.returncode == 0 and "INFEASIBLE" in p.stdout and "0 to run" in p.stdout, p.stderr
+    p = cli("peg", "cubes", "peg/hoppers-first06", "--bound", "6", "--status")
+    assert p.returncode == 2 and "--work-dir" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_a_time_limit_gives_unknown_with_the_cubes_done():

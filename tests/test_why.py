@@ -13,6 +13,8 @@ from puzzlesat.compare.why import ablate
 from puzzlesat.families.registry import family
 from puzzlesat.models.formulation import Clause, ExactlyOne, Formulation
 
+from helpers import tree
+
 CORE_P01 = ["start and finish", "jump preconditions", "jump effects", "frame axioms", "jump end",
             "move starts", "move counting"]
 
@@ -167,6 +169,50 @@ def test_a_work_dir_keeps_every_call_and_redoes_a_damaged_one(tmp_path):
     assert third.stats["work_dir"]["reused_calls"] == n - 2
     with pytest.raises(ps.InputError, match="another core search"):
         ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=1).core(time_limit=120, work_dir=w)
+
+
+def test_a_status_replays_the_search_over_the_records_and_names_the_next_call(tmp_path):
+    """core_status: the search replayed over the folder's records alone (validated as a run
+    validates them) up to the first call without one — which is the call the next run makes
+    first; RECHECK once every call is recorded; no solver call, nothing written."""
+    m = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2)
+    w = tmp_path / "w"
+    r = m.core(time_limit=120, work_dir=str(w))
+    before = tree(w)
+    st = m.core_status(str(w))
+    assert (st["status"], st["core"], st["necessary"], st["undecided"]) == ("RECHECK", CORE_P01, CORE_P01, [])
+    assert st["dropped"] == r.stats["dropped"] and st["calls"] == r.stats["calls"]
+    assert all(e.get("reused") for e in st["log"]) and tree(w) == before and "the run's re-check" in st["reason"]
+    recs = {p: json.loads(p.read_text()) for p in (w / "calls").iterdir()}
+    gone = next(p for p, rec in recs.items() if rec["answer"] == "SAT" and len(rec["groups"]) == 8)
+    gone.unlink()                          # one necessary group's call: to be made again
+    before = tree(w)
+    st = m.core_status(str(w))
+    assert st["status"] == "RUNNING" and tree(w) == before
+    nxt = st["next_call"]
+    assert nxt["groups"] == 8 and len(nxt["without"]) == 1 and nxt["without"][0] not in recs[gone]["groups"]
+    assert st["calls"] < r.stats["calls"] and nxt["without"][0] not in st["necessary"]
+    again = m.core(time_limit=120, work_dir=str(w))   # the run's first new call is the one named
+    first_new = next(e for e in again.stats["log"] if not e.get("reused"))
+    assert first_new["without"] == nxt["without"][0] and again.stats["core"] == CORE_P01
+    rec = json.loads(gone.read_text())
+    rec["witness"] = []                    # damaged: the status says the run would redo it
+    gone.write_text(json.dumps(rec))
+    st = m.core_status(str(w))
+    assert st["status"] == "RUNNING" and len(st["work_dir"]["redone_records"]) == 1
+    with pytest.raises(ps.InputError, match="another core search"):
+        ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=1).core_status(str(w))
+    with pytest.raises(ps.InputError, match="no core.json"):
+        m.core_status(str(tmp_path / "none"))
+    assert not (tmp_path / "none").exists()
+    p = subprocess.run([sys.executable, "-m", "puzzlesat", "lab", "core", "peg/ipc-p01", "-e", "sat:time",
+                        "--bound", "2", "--work-dir", str(w), "--status"], capture_output=True, text=True)
+    assert p.returncode == 0 and "RUNNING" in p.stdout, p.stderr
+    assert f"next call: without '{nxt['without'][0]}' (8 groups stay)" in p.stdout
+    assert "1 record the run would redo" in p.stdout
+    p = subprocess.run([sys.executable, "-m", "puzzlesat", "lab", "core", "peg/ipc-p01", "-e", "sat:time",
+                        "--bound", "2", "--status"], capture_output=True, text=True)
+    assert p.returncode == 2 and "--work-dir" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_an_undecided_group_is_tried_again_against_the_final_core(monkeypatch):

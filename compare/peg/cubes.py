@@ -113,7 +113,8 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
               pool=None, work_dir: str | Path | None = None, time_limit: float | None = None,
               split_after: float | None = None, search: str = "auto", keep: bool = False,
               recheck: bool = False, switch: bool = False, split_depth: int | None = None,
-              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+              status: bool = False, progress: Callable[[str], None] | None = None
+              ) -> dict[str, Any]:
     """Decide "moves <= `bound`" on peg instance `inst` (or, with `count`, count the solutions with
     at most `bound` moves) by the cubes of depth `depth` (module docstring). `cfg`: a SAT engine
     configuration of the peg family (default options filled in; with symmetry it must be
@@ -128,7 +129,12 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     `split_after`) goes on with this call's settings for the jobs without a result (else it is
     refused as another plan). `split_depth` D: every cube without a result that fixes fewer than
     D jumps is split (as at `split_after`, with its cover job) before it is solved, down to D.
-    Each result records its job's solver and search. Returns the report (JSON-able).
+    Each result records its job's solver and search. `status`: where the run in `work_dir`
+    stands, from its plan and its records as a run would take them (the jobs answered, split and
+    still to run, CPU so far): no job runs and nothing in the folder is written, so it can be
+    asked while that run goes on (the job settings are the folder's; the decision — instance,
+    formulation, bound, depth, symmetry, count, certify — must be the folder's). Returns the
+    report (JSON-able).
 
     >>> from puzzlesat.families.instances import load_instance
     >>> fam, inst = load_instance("peg/hoppers")                 # optimum 7 moves
@@ -193,6 +199,11 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
                          f"{solver}", field="search")
     if count and solver not in _sat_solvers():
         raise InputError(f"counts enumerate with python-sat solvers; not {solver}", field="solver")
+    if status and work_dir is None:
+        raise InputError("a status reads a work folder: give work_dir", field="status")
+    if status and recheck:
+        raise InputError("a status takes the folder's sealed records as a run would and checks no "
+                         "proof again: drop recheck", field="recheck")
     all_cubes = pc.cubes(inst, depth, symmetry)
     legal = sum(1 for _ in pc.legal_prefixes(inst, depth))
     perms = pc.line_perms(inst)
@@ -207,13 +218,20 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         folder = Path(work_dir)
         if folder.exists() and not folder.is_dir():
             raise InputError("not a folder", file=folder)
-        make_folder(folder, "cube work folder")
+        if status and not folder.is_dir():
+            raise InputError("no such folder: nothing has run there", file=folder)
+        if not status:
+            make_folder(folder, "cube work folder")
+    if status:  # this code's export goes to a folder of its own: nothing is written in work_dir
+        tmp = tempfile.TemporaryDirectory(prefix="puzzlesat-cubes-status-")
     try:
         base = folder / "base.cnf"
         task = Task.COUNT if count else Task.OPTIMIZE
         plan_path = folder / "plan.json"
         old = _read_plan(plan_path) if plan_path.exists() or plan_path.is_symlink() else None
-        fresh = folder / ".base.new.cnf"
+        if status and old is None:
+            raise InputError("no plan.json: no cube run has started in this folder", file=folder)
+        fresh = (Path(tmp.name) if status and tmp else folder) / ".base.new.cnf"
         fresh_map = Path(str(fresh) + ".map.json")
         info = export(fam, inst, cfg, "dimacs", str(fresh), task, bound)
         # the folder's base CNF stays when it states the same formula as this code writes (the
@@ -232,6 +250,10 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         try:
             if old is not None:
                 diff = sorted(k for k in plan if old.get(k) != plan[k])
+                if status:  # the folder's job settings are the status's
+                    plan = {**plan, **{k: old.get(k) for k in SETTINGS}}
+                    diff = [k for k in diff if k not in SETTINGS]
+                    switch = False
                 if diff and (not switch or not set(diff) <= set(SETTINGS) or set(old) != set(plan)):
                     raise InputError(
                         f"the work folder holds another plan (differs in {', '.join(diff)}); use a "
@@ -247,7 +269,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
             fresh.unlink(missing_ok=True)
             fresh_map.unlink(missing_ok=True)
             raise
-        if adopt:
+        if adopt or status:
             fresh.unlink()
             fresh_map.unlink()
         else:
@@ -259,9 +281,10 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
             write_atomic(plan_path, json.dumps(plan, indent=1), "plan")
             plan_file = plan
         results = folder / "results"
-        results.mkdir(exist_ok=True)
         jobs_dir = folder / "jobs"
-        jobs_dir.mkdir(exist_ok=True)
+        if not status:
+            results.mkdir(exist_ok=True)
+            jobs_dir.mkdir(exist_ok=True)
 
         common = {"base": str(base), "solver": solver, "search": search, "certify": certify,
                   "folder": str(jobs_dir),
@@ -326,7 +349,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
 
         done: dict[str, dict] = {}
         set_aside = rechecked = 0
-        for p in sorted(results.glob("*.json")):
+        for p in sorted(results.glob("*.json")) if results.is_dir() else ():
             res, why = _load_record(p, context, count, replay, recheck)
             if why == RECHECK:
                 rechecked += 1
@@ -350,6 +373,12 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
             f"of depth {depth} ({legal} legal prefixes{', up to symmetry' if symmetry else ''}); "
             f"{len(jobs) - len(todo)} jobs done before, {len(todo)} to run; base CNF {info['vars']} "
             f"vars, {info['clauses']} clauses")
+        if status:
+            sat = [r for r in done.values() if r["status"] == "SAT" and "solution" in r]
+            return _status_report(_report(plan, jobs, legal, done, {"sat": sat[0]} if sat else {},
+                                          False, folder, work_dir,
+                                          resolved, time.monotonic() - t0, count, certify, info),
+                                  jobs, todo, done, set_aside, _job_settings(done, plan_file))
         if pool is None:
             pool = InlinePool()
         deadline = None if time_limit is None else t0 + time_limit
@@ -431,17 +460,12 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
         rep["split_depth"] = split_depth
         if switched is not None:
             rep["switched_from"] = switched
-        used: dict[str, int] = {}
-        for r in done.values():  # records before per-job settings ran with the plan's first ones
-            if not r.get("split") and r["status"] != "RECHECK_FAILED":
-                k = f"{r.get('solver', plan_file['solver'])} {r.get('search', plan_file['search'])}"
-                used[k] = used.get(k, 0) + 1
-        rep["job_settings"] = used
+        rep["job_settings"] = _job_settings(done, plan_file)
         return rep
     finally:
         if tmp is not None:
             tmp.cleanup()
-        else:
+        if work_dir is not None and not status:
             _tidy(folder / "jobs", keep)
 
 
@@ -546,6 +570,48 @@ def _tidy(jobs_dir: Path, keep: bool) -> None:
         elif p.name.startswith((".", "spec-", "result-")) or p.name.endswith(".result.json") or (
                 not keep and p.suffix in (".cnf", ".drat", ".lrat")):
             p.unlink(missing_ok=True)
+
+
+def _status_report(rep: dict[str, Any], jobs: list[dict], todo: list[dict], done: dict[str, dict],
+                   set_aside: int, settings: dict[str, int]) -> dict[str, Any]:
+    """A status (run_cubes(status=True)): the report a run would start from, and what is left
+    (`settings`: _job_settings)."""
+    ran = [done[s["name"]] for s in jobs if s["name"] in done]
+    rep["status_only"] = True
+    rep["job_settings"] = settings
+    rep["jobs_done"] = len(jobs) - len(todo)
+    rep["jobs_to_run"] = len(todo)
+    rep["set_aside"] = set_aside
+    top = [s for s in jobs if s["cube"] is not None and "." not in s["name"]]
+    rep["cubes_answered"] = sum(1 for s in top if _answered(s["name"], jobs, done))
+    rep["split_seconds"] = round(sum(r["solve_seconds"] for r in ran if r.get("split")), 3)
+    if rep["status"] == Status.UNKNOWN.value:
+        rep["reason"] = (f"status (no job run): {rep['jobs_done']} jobs done, {len(todo)} to run; "
+                         f"{rep['cubes_answered']} of {rep['cubes']} cubes answered"
+                         + (f", {set_aside} result files the run would set aside" if set_aside else ""))
+    return rep
+
+
+def _job_settings(done: dict[str, dict], plan: dict) -> dict[str, int]:
+    """How many answered jobs ran with each solver and search ('cpsat fixed': 12); records from
+    before per-job settings ran with the plan's first ones."""
+    used: dict[str, int] = {}
+    for r in done.values():
+        if not r.get("split") and r["status"] != "RECHECK_FAILED":
+            k = f"{r.get('solver', plan['solver'])} {r.get('search', plan['search'])}"
+            used[k] = used.get(k, 0) + 1
+    return used
+
+
+def _answered(name: str, jobs: list[dict], done: dict[str, dict]) -> bool:
+    """Whether job `name` is answered: a result that is not a split, or every job below it is."""
+    r = done.get(name)
+    if r is None:
+        return False
+    if not r.get("split"):
+        return True
+    return all(_answered(c["name"], jobs, done) for c in jobs
+               if c["name"].startswith(name + ".") and "." not in c["name"][len(name) + 1:])
 
 
 def _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir, params, seconds, count,
