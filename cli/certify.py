@@ -1,5 +1,6 @@
 """`puzzlesat certify CNF PROOF`: check a refutation proof of a DIMACS CNF with our own checker
-(puzzlesat.certify). Exit status: 0 VERIFIED, 1 REJECTED, 2 bad input (the file and line)."""
+(puzzlesat.certify). Exit status: 0 VERIFIED, 1 REJECTED, 2 bad input (the file and line), 3 not
+checked (out of memory)."""
 from __future__ import annotations
 
 import json
@@ -24,10 +25,16 @@ FORMATS = ("drat", "drup", "lrat")  # puzzlesat.certify.FORMATS (imported when a
 def certify_cmd(cnf: str, proof: str, fmt: str, emit: str | None, as_json: bool) -> None:
     """Check PROOF (DRAT, DRUP or LRAT) against the DIMACS file CNF.
 
-    Exit status: 0 VERIFIED, 1 REJECTED (the first lemma that fails), 2 bad input.
+    Exit status: 0 VERIFIED, 1 REJECTED (the first lemma that fails), 2 bad input, 3 not checked
+    (out of memory: says nothing against the proof).
     """
     from ..certify import certify
-    c = certify(cnf, proof, format=fmt, lrat=emit)
+    try:
+        c = certify(cnf, proof, format=fmt, lrat=emit)
+    except MemoryError as e:   # this machine's limit (numba: 'Allocation failed'), not the proof's
+        print(f"puzzlesat: certify: out of memory checking {proof}" + (f" ({e})" if str(e) else "")
+              + ": not checked (more memory, or a higher ulimit -v, is needed)", file=sys.stderr)
+        sys.exit(3)
     if as_json:
         print(json.dumps(c.to_json(), default=str))
     else:

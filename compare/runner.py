@@ -281,7 +281,13 @@ def check_certificate(claimed: CertificateClaim | dict | None, res: Result, iden
     elif counted and c.blocking != res.count:
         problems.append(f"the refuted CNF blocks {c.blocking} solutions, the count is {res.count}")
     if limits is None:
-        checked, stopped = [_check_proof(p) for p in c.proofs], None
+        checked, stopped = [], None
+        for p in c.proofs:
+            try:
+                checked.append(_check_proof(p))
+            except MemoryError as e:
+                stopped = f"memory limit ({e})" if str(e) else "memory limit"
+                break
     else:
         checked, stopped = _check_isolated(list(c.proofs), limits)
     for i, (p, entry) in enumerate(zip(c.proofs, checked), 1):
@@ -316,6 +322,8 @@ def _check_proof(p: ProofArtifact) -> ProofCheck:
         if p.cnf is None or p.proof is None:
             raise InputError("the proof names no " + ("CNF" if p.cnf is None else "proof") + " file")
         c = certify(p.cnf, p.proof, format=p.format or "auto")
+    except MemoryError:   # this machine's limit (numba: 'Allocation failed'), not the proof's fault
+        raise
     except Exception as e:  # malformed or missing files: the proof does not stand
         return ProofCheck(p.claim, p.solver, p.format, CertVerdict.REJECTED, str(e))
     extra: dict[str, Any] = {k: p.extra[k] for k in ("solve_seconds", "producer_check") if k in p.extra}
@@ -331,8 +339,8 @@ def _check_child(conn, proofs: list[ProofArtifact], memory_mb: float | None, par
         for p in proofs:
             conn.send(("proof", _check_proof(p)))
         conn.send(("done", None))
-    except MemoryError:
-        conn.send(("memory", None))
+    except MemoryError as e:
+        conn.send(("memory", str(e)))
     conn.close()
 
 
@@ -364,7 +372,7 @@ def _check_isolated(proofs: list[ProofArtifact], limits: CheckLimits) -> tuple[l
                     checked.append(payload)
                     continue
                 if kind == "memory":
-                    stopped = "memory limit"
+                    stopped = f"memory limit ({payload})" if payload else "memory limit"
                 break
             if not proc.is_alive() and not parent.poll(0):
                 stopped = f"the checking process died (exit code {proc.exitcode}; memory limit?)"

@@ -461,6 +461,25 @@ def test_cli_certify_exit_codes(tmp_path):
     assert run(tmp_path / "nope.cnf", tmp_path / "good.drat").exit_code == 2
 
 
+def test_cli_certify_out_of_memory_is_not_checked_never_rejected(tmp_path, monkeypatch):
+    """A check that runs out of memory (numba's MemoryError on a 1.6 GB LRAT under an 8 GiB
+    cap) is exit 3 and one line: it says nothing against the proof (it was a traceback)."""
+    from click.testing import CliRunner
+
+    import puzzlesat.certify as certify
+    from puzzlesat.cli.main import cli
+
+    def oom(*a, **k):
+        raise MemoryError("Allocation failed (probably too large).")
+    monkeypatch.setattr(certify, "certify", oom)
+    (tmp_path / "f.cnf").write_text(PHP)
+    (tmp_path / "good.drat").write_text("2 0\n0\n")
+    r = CliRunner().invoke(cli, ["certify", str(tmp_path / "f.cnf"), str(tmp_path / "good.drat")])
+    assert r.exit_code == 3 and r.exception is not None and not isinstance(r.exception, MemoryError)
+    assert "out of memory checking" in r.output and "not checked" in r.output
+    assert "REJECTED" not in r.output and "Traceback" not in r.output
+
+
 def test_api_certify_is_the_checker(tmp_path):
     (tmp_path / "f.cnf").write_text(PHP)
     (tmp_path / "p.drat").write_text("2 0\n0\n")

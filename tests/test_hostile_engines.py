@@ -89,6 +89,26 @@ def test_an_uncertified_answer_under_certify_exits_3(monkeypatch, verdict):
     assert verdict in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.parametrize("isolate", [True, False])
+def test_a_proof_check_out_of_memory_is_unknown_never_rejected(monkeypatch, isolate):
+    """A check that runs out of memory says nothing against the proof: the certificate is
+    UNKNOWN ('memory limit') and the answer stands. It was REJECTED and the answer ERROR (numba's
+    MemoryError 'Allocation failed (probably too large).' checking a 1.6 GB LRAT under an 8 GiB
+    address-space cap, the English lab core's re-check)."""
+    import puzzlesat.certify as certify
+
+    def oom(*a, **k):
+        raise MemoryError("Allocation failed (probably too large).")
+    monkeypatch.setattr(certify, "certify", oom)
+    TRIED["inputs"] += 1
+    fam, inst = load_instance("peg/hoppers")
+    r = runner.solve(fam, inst, "sat", "optimize", options={"certify": True}, time_limit=120,
+                     isolate=isolate)
+    assert (r.status, r.objective) == (Status.OPTIMAL, 7), r.reason
+    assert r.certificate["verdict"] == "UNKNOWN", r.certificate
+    assert r.certificate["reason"].startswith("memory limit (Allocation failed") and runner.uncertified(r)
+
+
 def test_a_certified_answer_exits_0_and_a_feasible_one_needs_no_proof():
     TRIED["inputs"] += 1
     p = helpers.cli("solve", "peg/hoppers", "-e", "sat", "--certify", "--time-limit", "120")
