@@ -635,11 +635,15 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
             return Outcome(st, stats=stats, params=params, reason=f"re-check: {why}")
         stats["minimal"] = not r["undecided"]
         reason = None
-        if r["undecided"]:
-            reason = ("a core, not shown minimal: whether " + ", ".join(f"'{g}'" for g in r["undecided"])
-                      + f" {'is' if len(r['undecided']) == 1 else 'are'} needed is unknown (the call "
-                      f"without {'it' if len(r['undecided']) == 1 else 'each'} hit the limit of "
-                      f"{call_limit:g} CPU seconds)")
+        if r["undecided"]:   # each group with its longest call (a folder's record may be longer)
+            ran = {g: max((e["cpu_seconds"] for e in r["log"] if e["without"] == g
+                           and e["answer"] == "UNKNOWN"), default=call_limit or 0)
+                   for g in r["undecided"]}
+            one = len(ran) == 1
+            reason = ("a core, not shown minimal: whether " + ", ".join(f"'{g}'" for g in ran)
+                      + f" {'is' if one else 'are'} needed is unknown (the call without "
+                      + ("it" if one else "each") + " ran out of its CPU limit: "
+                      + ", ".join(f"'{g}' {t:.0f} s" for g, t in ran.items()) + ")")
         cert = log.certificate(f"{decision.bound_text} is infeasible: the groups "
                                + ", ".join(f"'{g}'" for g in r["core"]) + " alone admit no solution",
                                f"the CNF of the {f.name} formulation's groups states those rules "

@@ -83,7 +83,7 @@ def test_a_call_that_hits_its_limit_leaves_its_group_undecided_never_claimed():
     assert {e["answer"] for e in st["log"]} == {"UNKNOWN"}
     # each group once: no group is tried again against the same set
     assert sorted(e["without"] for e in st["log"] if isinstance(e["without"], str)) == sorted(st["groups"])
-    assert "not shown minimal" in r.reason
+    assert "not shown minimal" in r.reason and "ran out of its CPU limit: 'start and finish' 0 s" in r.reason
     with pytest.raises(ps.InputError, match="call limit"):
         m.core(call_limit=0)
     with pytest.raises(ps.InputError, match="order 'smallest'"):
