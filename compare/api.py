@@ -248,16 +248,11 @@ class Model:
         >>> r.status.value, r.stats["core"], r.stats["core_recheck"]
         ('INFEASIBLE', ['manhattan bound'], 'UNSAT')
         """
-        from .why import core_cpsat_params, core_run
-        sat = self.options.get("solver") if self.backend == "sat" else None
+        from .why import core_run
         return core_run(family_of(self.instance), self.instance, self.decision, self.config.name,
-                        solver=solver or sat or "cadical195",
-                        encoding=self.options.get("encoding", "seqcounter"), certify=certify,
-                        proof_dir=proof_dir, time_limit=time_limit, memory_limit_mb=memory_limit_mb,
-                        call_limit=call_limit, backend=self.backend,
-                        cpsat_params=(core_cpsat_params(self.options, self.decision, self.config.name)
-                                      if self.backend == "cpsat" else None),
-                        work_dir=work_dir, order=order, progress=progress)
+                        certify=certify, proof_dir=proof_dir, time_limit=time_limit,
+                        memory_limit_mb=memory_limit_mb, call_limit=call_limit, work_dir=work_dir,
+                        order=order, progress=progress, **self._core_search(solver))
 
     def core_status(self, work_dir: str, *, solver: str | None = None,
                     call_limit: float | None = None, order: str = "given") -> dict[str, Any]:
@@ -275,15 +270,21 @@ class Model:
         ('RECHECK', ['manhattan bound'], True)
         """
         from ..models.why import ORDERS, core_status
-        from .why import core_cpsat_params
         if order not in ORDERS:
             raise InputError(f"lab core: order '{order}': one of " + ", ".join(ORDERS))
+        return core_status(self.decision, self.instance, work_dir, call_limit=call_limit,
+                           order=order, **self._core_search(solver))
+
+    def _core_search(self, solver: str | None) -> dict[str, Any]:
+        """What identifies a core search of this model besides its folder and limits: the
+        re-check `solver` (default: the configuration's, else cadical195), the encoding, the
+        backend and its pinned CP-SAT parameters (core() and core_status() alike)."""
+        from .why import core_cpsat_params
         sat = self.options.get("solver") if self.backend == "sat" else None
-        return core_status(self.decision, self.instance, work_dir, solver=solver or sat or "cadical195",
-                           encoding=self.options.get("encoding", "seqcounter"), call_limit=call_limit,
-                           backend=self.backend,
-                           cpsat_params=(core_cpsat_params(self.options, self.decision, self.config.name)
-                                         if self.backend == "cpsat" else None), order=order)
+        return {"solver": solver or sat or "cadical195",
+                "encoding": self.options.get("encoding", "seqcounter"), "backend": self.backend,
+                "cpsat_params": (core_cpsat_params(self.options, self.decision, self.config.name)
+                                 if self.backend == "cpsat" else None)}
 
     def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:
         from ..models import _cpsat, _sat
