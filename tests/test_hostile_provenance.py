@@ -80,6 +80,26 @@ def test_a_record_sealed_with_another_key_is_a_forgery(tmp_path, monkeypatch):
     assert any("8 result files set aside" in x for x in lines)
 
 
+def test_unsealed_records_with_kept_proofs_are_verified_now_not_solved_again(tmp_path, monkeypatch):
+    """A folder whose seal key is gone (moved from another machine, or the key lost with its
+    machine): every UNSAT record's kept proof is verified by our checker in this run instead of
+    the job being solved again; a damaged proof sends its cube back to be solved."""
+    w = tmp_path / "w"
+    decide(w, keep=True)
+    monkeypatch.setattr(seal, "_KEY", {})
+    monkeypatch.setenv("PUZZLESAT_SEAL_KEY", str(tmp_path / "new-machine" / "seal.key"))
+    victim = w / "jobs" / "cube-000003.drat"
+    victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 3])
+    r, lines = decide(w, keep=True)
+    assert r["certificate"]["verified_in"] == "this run" and r["provenance"]["this_run"] == 8
+    assert any(x.startswith("  8 UNSAT records without this user's seal") for x in lines), lines
+    assert sum("kept proof verified again" in x for x in lines) == 7
+    assert any(x.startswith("  cube-000003: RECHECK_FAILED") and "solved again" in x for x in lines)
+    assert not any("set aside" in x for x in lines)
+    r, lines = decide(w, keep=True)      # now sealed with the new key: nothing to do
+    assert r["certificate"]["verified_in"] == "earlier run" and r["provenance"]["earlier_runs"] == 8
+
+
 def test_the_seal_key_must_be_private(tmp_path, monkeypatch):
     monkeypatch.setattr(seal, "_KEY", {})
     folder = tmp_path / "k"

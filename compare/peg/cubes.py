@@ -22,9 +22,11 @@ new ones, each result recording its solver and search. The folder's base CNF is 
 code writes the same formula with other comments (an earlier version's). A result file is a claim,
 not a fact: it counts only with the seal (core/seal.py) this user's puzzlesat put on it, bound to
 this plan, when it wrote it (after replaying its solution, after verifying its proof); a SAT
-record without a seal counts once its model is decoded and replayed by the checker again; any
-other file (no seal, another plan's, garbage, a FIFO or device, too large) is set aside and its
-job runs again. So a certificate says VERIFIED only for proofs our checker verified — in this run,
+record without a seal counts once its model is decoded and replayed by the checker again; an UNSAT
+record without one whose proof was kept (`keep`: a folder from another machine, or a lost key)
+counts once our checker verifies that proof in this run, as `recheck` does, which costs a fraction
+of solving it again; any other file (no seal, another plan's, garbage, a FIFO or device, too
+large) is set aside and its job runs again. So a certificate says VERIFIED only for proofs our checker verified — in this run,
 or in an earlier one whose sealed record says so: the report tells them apart (`provenance`:
 verified_in "this run" or "earlier run" with the records' dates, core/seal.py).
 
@@ -148,7 +150,7 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
     from ...puzzles.peg import check
     from ..export import export
     from ...native_search.peg.disk import OutOfTime
-    from ...core.seal import STAMP, now, rechecking, sign
+    from ...core.seal import STAMP, now, rechecking, sign, unsealed_why
     t0 = time.monotonic()
     recheck = recheck or rechecking()
     say = progress or (lambda s: None)
@@ -348,15 +350,20 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
             return {"jumps": [list(j) for j in seq], "moves": m}
 
         done: dict[str, dict] = {}
-        set_aside = rechecked = 0
+        set_aside = rechecked = unsealed_kept = 0
         for p in sorted(results.glob("*.json")) if results.is_dir() else ():
             res, why = _load_record(p, context, count, replay, recheck)
-            if why == RECHECK:
-                rechecked += 1
+            if why in (RECHECK, UNSEALED):
                 proof = _kept_proof(jobs_dir, p.stem) if certify and not count else None
                 if proof is not None:
                     verify[p.stem] = str(proof)
-                continue
+                if why == RECHECK:
+                    rechecked += 1
+                    continue
+                if proof is not None:  # a claim with its proof: checking it is the cheaper way
+                    unsealed_kept += 1
+                    continue
+                why = unsealed_why("this plan")
             if res is None:
                 set_aside += 1
                 if set_aside <= 5:
@@ -365,6 +372,10 @@ def run_cubes(fam, inst, cfg: Config | str, bound: int, depth: int, *, symmetry:
             done[p.stem] = res
         if set_aside > 5:
             say(f"  ... {set_aside} result files set aside in all: their jobs run again")
+        if unsealed_kept:
+            say(f"  {unsealed_kept} UNSAT records without this user's seal (another machine's or "
+                "user's, or a lost key) have their kept proofs: verified by the checker now, "
+                "not solved again (a proof that fails: its job is solved)")
         if recheck:
             say(f"  --recheck: {rechecked} UNSAT/COUNTED records not taken on trust: {len(verify)} "
                 f"kept proofs to verify again, {rechecked - len(verify)} jobs to solve again")
@@ -484,6 +495,7 @@ def _read_plan(path: Path) -> dict:
 
 
 RECHECK = "not taken on trust (--recheck)"
+UNSEALED = "an UNSAT record without this user's seal"
 SETTINGS = ("solver", "search", "split_after")  # a plan's job settings (`switch` changes them)
 
 
@@ -550,8 +562,8 @@ def _load_record(path: Path, context: str, count: bool, replay,
         return {**rec, "solution": solution}, ""
     if recheck and rec["status"] in ("UNSAT", "COUNTED"):
         return None, RECHECK
-    if not sealed:
-        return None, unsealed_why("this plan")
+    if not sealed:  # an UNSAT claim: the caller verifies its kept proof, if any, else redoes it
+        return None, UNSEALED if rec["status"] == "UNSAT" and not count else unsealed_why("this plan")
     if rec["status"] == "COUNTED" and (isinstance(rec.get("count"), bool) or not isinstance(rec.get("count"), int)
                                        or rec["count"] < 0):
         return None, "no count"
