@@ -22,12 +22,12 @@ new ones, each result recording its solver and search. The folder's base CNF is 
 code writes the same formula with other comments (an earlier version's). A result file is a claim,
 not a fact: it counts only with the seal (core/seal.py) this user's puzzlesat put on it, bound to
 this plan, when it wrote it (after replaying its solution, after verifying its proof); a SAT
-record without a seal counts once its model is decoded and replayed by the checker again; an UNSAT
-record without one whose proof was kept (`keep`: a folder from another machine, or a lost key)
-counts once our checker verifies that proof in this run, as `recheck` does, which costs a fraction
-of solving it again; any other file (no seal, another plan's, garbage, a FIFO or device, too
-large) is set aside and its job runs again. So a certificate says VERIFIED only for proofs our checker verified — in this run,
-or in an earlier one whose sealed record says so: the report tells them apart (`provenance`:
+record without a seal counts once its model is decoded and replayed by the checker again; an
+UNSAT record without one whose proof was kept (`keep`: a folder from another machine, or a lost
+key) counts once our checker verifies that proof in this run, as `recheck` does, which costs a
+fraction of solving it again; any other file (no seal, another plan's, garbage, a FIFO or device,
+too large) is set aside and its job runs again. So a certificate says VERIFIED only for proofs our
+checker verified — in this run, or in an earlier one whose sealed record says so: the report tells them apart (`provenance`:
 verified_in "this run" or "earlier run" with the records' dates, core/seal.py).
 
 `recheck` (the skeptic's resume) ignores seals: a SAT record's model is replayed (as always); an
@@ -541,8 +541,9 @@ def _kept_proof(jobs_dir: Path, name: str) -> Path | None:
 def _load_record(path: Path, context: str, count: bool, replay,
                  recheck: bool = False) -> tuple[dict | None, str]:
     """(record, '') for a result file that counts (module docstring), else (None, why not);
-    (None, RECHECK) for an UNSAT or COUNTED record when `recheck`. A sealed record read back
-    carries "_earlier": when its run verified it."""
+    (None, RECHECK) for an UNSAT or COUNTED record when `recheck`; (None, UNSEALED) for an
+    unsealed UNSAT record (the caller verifies its kept proof, or else sets it aside). A sealed
+    record read back carries "_earlier": when its run verified it."""
     from ...core.seal import stamp_of, unsealed_why, verified
     try:
         data = read_bytes(path, MAX_RECORD_BYTES, "cube result")
@@ -562,7 +563,7 @@ def _load_record(path: Path, context: str, count: bool, replay,
         return {**rec, "solution": solution}, ""
     if recheck and rec["status"] in ("UNSAT", "COUNTED"):
         return None, RECHECK
-    if not sealed:  # an UNSAT claim: the caller verifies its kept proof, if any, else redoes it
+    if not sealed:
         return None, UNSEALED if rec["status"] == "UNSAT" and not count else unsealed_why("this plan")
     if rec["status"] == "COUNTED" and (isinstance(rec.get("count"), bool) or not isinstance(rec.get("count"), int)
                                        or rec["count"] < 0):
