@@ -98,6 +98,9 @@ def test_certified_refutation_and_its_certificate():
     c = r["certificate"]
     assert c["verdict"] == "VERIFIED" and c["proofs"] == r["cubes"] + 1 and c["lemmas"] > 0
     assert r["cover"]["certificate"]["verdict"] == "VERIFIED"
+    # the report's parameters are the jobs' settings, not the engine's defaults for them
+    assert r["params"]["solver"] == "cadical195" and r["params"]["certify"] is True
+    assert r["params"]["search"] == "auto" and r["params"]["prefix"] == 2
 
 
 def test_cubes_that_miss_a_prefix_are_caught_by_the_cover(monkeypatch, tmp_path):
@@ -448,6 +451,7 @@ def test_other_proof_logging_solvers(solver, search):
     r = run_cubes(FAM, inst, "sat:ordered", 6, 2, certify=True, solver=solver, search=search)
     assert r["status"] == "INFEASIBLE" and r["certificate"]["verdict"] == "VERIFIED"
     assert r["certificate"]["format"] == ("lrat" if solver == "cpsat" else "drat")
+    assert (r["params"]["solver"], r["params"]["search"], r["params"]["certify"]) == (solver, search, True)
     if solver == "cpsat":
         r = run_cubes(FAM, inst, "sat:ordered", 7, 3, solver=solver, search=search)
         assert r["status"] == "FEASIBLE" and r["solution"]["moves"] <= 7

@@ -637,7 +637,11 @@ def _report(plan, jobs, legal, done, stop, timed_out, folder, work_dir, params, 
     ran = [r for r in (done.get(s["name"]) for s in jobs) if r is not None]
     cover = done.get("cover")
     rep: dict[str, Any] = {
-        "instance": plan["instance"], "config": plan["config"], "params": params,
+        "instance": plan["instance"], "config": plan["config"],
+        # the formulation's options, and the settings the jobs ran with (not the engine's
+        # defaults for them: a cube run's solver and certification are its own)
+        "params": {**{k: v for k, v in params.items() if k != "proof_dir"},
+                   **{k: plan[k] for k in ("solver", "search", "certify")}},
         "claim": (f"solutions with moves <= {plan['bound']}" if count else f"moves <= {plan['bound']}"),
         "bound": plan["bound"], "depth": plan["depth"], "symmetry": plan["symmetry"],
         "cubes": plan["cubes"], "legal_prefixes": legal, "split_after": plan["split_after"],
