@@ -192,6 +192,10 @@ def core_progress_line(fields: dict[str, Any]) -> str | None:
 @click.option("--order", type=click.Choice(["given", "largest"]), default="given", show_default=True,
               help="the order groups are tried in: the formulation's, or the largest (most clauses) "
               "first; it decides which minimal core is found, and so the cost")
+@click.option("--witness-probe", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="with -e cpsat:…[search=fixed]: CPU seconds of CP-SAT's automatic search that go "
+              "first in each deletion call (the fixed search refutes well but finds models badly); "
+              "default 10, 0: none. Part of what a --work-dir is for")
 @click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT, help=TIME_LIMIT_HELP)
 @click.option("--status", is_flag=True,
               help="with --work-dir: where its run stands (the same command plus --status): the "
@@ -201,7 +205,7 @@ def core_progress_line(fields: dict[str, Any]) -> str | None:
 @click.option("--json", "as_json", is_flag=True, help="print the result record (JSON)")
 @format_option
 def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof_dir, call_limit,
-             work_dir, order, time_limit, status, as_json, fmt) -> None:
+             work_dir, order, witness_probe, time_limit, status, as_json, fmt) -> None:
     """For an infeasible decision call of INSTANCE: a minimal set of the formulation's constraint
     groups that is still infeasible (deletion, groups tried together first; -e sat:…: one
     incremental solver, -e cpsat:…: CP-SAT per call), re-checked by a fresh
@@ -224,7 +228,8 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
     if status:
         if work_dir is None:
             raise InputError("lab core --status reads the run in a --work-dir: give --work-dir")
-        st = m.core_status(work_dir, solver=chosen, call_limit=call_limit, order=order)
+        st = m.core_status(work_dir, solver=chosen, call_limit=call_limit, order=order,
+                           witness_probe=witness_probe)
         if fmt == "json":
             print(json.dumps(st, default=str))
         else:
@@ -237,7 +242,8 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
         if line:
             click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
     res = m.core(time_limit=time_limit, certify=certify, proof_dir=proof_dir, solver=chosen,
-                 call_limit=call_limit, work_dir=work_dir, order=order, progress=say)
+                 call_limit=call_limit, work_dir=work_dir, order=order,
+                 witness_probe=witness_probe, progress=say)
     from ..compare.why import core_table
     if fmt == "json":
         print(json.dumps(res.to_json(), default=str))

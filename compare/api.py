@@ -229,7 +229,8 @@ class Model:
     def core(self, *, time_limit: float | None = None, memory_limit_mb: float | None | str = "default",
              certify: bool = False, proof_dir: str = "", solver: str | None = None,
              call_limit: float | None = None, work_dir: str | None = None,
-             order: str = "given", progress: Callable[[dict], None] | None = None) -> Result:
+             order: str = "given", witness_probe: float | None = None,
+             progress: Callable[[dict], None] | None = None) -> Result:
         """For an infeasible decision call: a minimal set of constraint groups that is still
         infeasible (deletion over one selector per group, models/why.py), re-checked by a fresh
         solve of those groups alone and, for each of them, a checked model of the others;
@@ -240,7 +241,10 @@ class Model:
         `search` and `presolve` options honoured); `solver` is the re-check's ('cpsat': CP-SAT on
         the core's CNF, LRAT proof with `certify`, the fixed search with search=fixed). `work_dir`: every decided call is kept there, so a rerun (or a longer
         `call_limit`) continues; `order`: 'given' or 'largest' groups first (which minimal core
-        is found); `progress`: called with a dict as each deletion call starts and ends and as
+        is found); `witness_probe`: with a cpsat: configuration's search=fixed, CPU seconds of
+        CP-SAT's automatic search that go first in each deletion call (default
+        compare.why.WITNESS_PROBE; 0: none), since the fixed search finds models badly;
+        `progress`: called with a dict as each deletion call starts and ends and as
         the re-check starts (compare.why.core_run). INFEASIBLE with `stats['core']`;
         FEASIBLE with a checked solution when the call is feasible; UNKNOWN at the time limit.
 
@@ -252,11 +256,13 @@ class Model:
         return core_run(family_of(self.instance), self.instance, self.decision, self.config.name,
                         certify=certify, proof_dir=proof_dir, time_limit=time_limit,
                         memory_limit_mb=memory_limit_mb, call_limit=call_limit, work_dir=work_dir,
-                        order=order, progress=progress, **self._core_search(solver))
+                        order=order, progress=progress, **self._core_search(solver, witness_probe))
 
     def core_status(self, work_dir: str, *, solver: str | None = None,
-                    call_limit: float | None = None, order: str = "given") -> dict[str, Any]:
-        """Where the `core()` run in `work_dir` (the same call limit, order and re-check solver)
+                    call_limit: float | None = None, order: str = "given",
+                    witness_probe: float | None = None) -> dict[str, Any]:
+        """Where the `core()` run in `work_dir` (the same call limit, order, witness probe and
+        re-check solver)
         stands, from its records alone: 'status' RUNNING with 'next_call', or RECHECK once every
         deletion call is recorded; 'necessary', 'undecided', 'dropped' and 'log' so far. No
         solver runs and nothing is written, so it can be asked while the run goes on.
@@ -273,17 +279,22 @@ class Model:
         if order not in ORDERS:
             raise InputError(f"lab core: order '{order}': one of " + ", ".join(ORDERS))
         return core_status(self.decision, self.instance, work_dir, call_limit=call_limit,
-                           order=order, **self._core_search(solver))
+                           order=order, **self._core_search(solver, witness_probe))
 
-    def _core_search(self, solver: str | None) -> dict[str, Any]:
+    def _core_search(self, solver: str | None, witness_probe: float | None = None) -> dict[str, Any]:
         """What identifies a core search of this model besides its folder and limits: the
         re-check `solver` (default: the configuration's, else cadical195), the encoding, the
-        backend and its pinned CP-SAT parameters (core() and core_status() alike)."""
+        backend and its pinned CP-SAT parameters, the witness probe among them (core() and
+        core_status() alike)."""
         from .why import core_cpsat_params
+        if witness_probe and self.backend != "cpsat":
+            raise InputError(f"lab core: {self.config.name}: a witness probe goes before CP-SAT's "
+                             "fixed search (a cpsat: configuration with search=fixed)")
         sat = self.options.get("solver") if self.backend == "sat" else None
         return {"solver": solver or sat or "cadical195",
                 "encoding": self.options.get("encoding", "seqcounter"), "backend": self.backend,
-                "cpsat_params": (core_cpsat_params(self.options, self.decision, self.config.name)
+                "cpsat_params": (core_cpsat_params(self.options, self.decision, self.config.name,
+                                                   witness_probe)
                                  if self.backend == "cpsat" else None)}
 
     def _run(self, inst: Any, task: Task, ctx: Context) -> Outcome:

@@ -58,14 +58,31 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
     return execute(run, progress=progress)
 
 
-def core_cpsat_params(options: dict[str, Any], decision: Any, label: str) -> dict[str, Any]:
+WITNESS_PROBE = 10.0   # CPU s of CP-SAT's automatic search before each fixed-search deletion call
+
+
+def core_cpsat_params(options: dict[str, Any], decision: Any, label: str,
+                      witness_probe: float | None = None) -> dict[str, Any]:
     """The pinned CP-SAT parameters of lab core's deletion calls for a cpsat: configuration's
     `options`, as its own decision calls use them: one worker (models._cpsat.params), its
     `search` option (fixed: FIXED_SEARCH over decision.search_order, true first; auto:
-    AUTOMATIC_SEARCH) and its `presolve` option (cp_model_presolve), when the engine has them."""
+    AUTOMATIC_SEARCH) and its `presolve` option (cp_model_presolve), when the engine has them.
+    With search=fixed, `witness_probe` CPU seconds (default WITNESS_PROBE; 0: none) of the
+    automatic search go first in each call (models.why.CpsatCalls)."""
     from ..models import _cpsat
+    from ..models.why import PROBE
     extra: dict[str, Any] = {}
     search = options.get("search")
+    if witness_probe is not None and (isinstance(witness_probe, bool) or not witness_probe >= 0):
+        raise InputError(f"lab core: witness probe {witness_probe!r}: CPU seconds, 0 or more")
+    if witness_probe and search != "fixed":
+        raise InputError(f"lab core: {label}: a witness probe goes before a fixed search "
+                         "(search=fixed); without one the deletion calls are CP-SAT's automatic "
+                         "search already")
+    if search == "fixed":
+        probe = WITNESS_PROBE if witness_probe is None else float(witness_probe)
+        if probe > 0:
+            extra[PROBE] = probe
     if search is not None:
         if search not in ("auto", "fixed"):
             raise InputError(f"lab core: {label}: option search={search!r}: auto or fixed")

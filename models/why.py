@@ -26,6 +26,10 @@ Vocabulary:
                 the final core (smaller: usually far easier); still undecided, it is kept in the
                 core (so the core stays infeasible) and reported as such — the core is then not
                 claimed minimal, never wrongly so.
+    witness probe  with CP-SAT's fixed search ('cpsat' backend, search=fixed): each call first
+                runs CP-SAT's automatic search for a few CPU seconds (PROBE; CpsatCalls), since
+                the fixed depth-first search finds models badly; its SAT or UNSAT is the call's
+                answer, else the fixed search has the rest of the call's limit
     work folder optional: every decided call kept (CoreFolder), so a rerun continues
     re-check    what the answer rests on, checked apart from the search: the core's groups alone
                 (the same clauses, no selectors) in a fresh solver must answer UNSAT — with
@@ -57,6 +61,7 @@ from .prooflog import ProofLog
 SEL = "group selector"   # the domain key of a selector: (SEL, group name)
 ORDERS = ("given", "largest")   # the order groups are tried in (group_core)
 CHUNK = 20_000           # conflicts per slice of a budgeted call (~1-2 s of CDCL on the peg models)
+PROBE = "witness_probe_cpu_seconds"  # CpsatCalls: the automatic search before the fixed one
 
 
 def budgeted_solve(s: Any, ctx: Context, assumptions: Sequence[int], cpu_limit: float | None,
@@ -152,11 +157,17 @@ class CpsatCalls:
     """Deletion calls as fresh CP-SAT solves of the formulation's remaining groups (CP-SAT's own
     model: cardinalities native, not the CNF), one worker and pinned parameters; the call limit
     counts this process's CPU seconds (a watchdog thread stops the search: CP-SAT's own time limit
-    is wall time)."""
+    is wall time). With FIXED_SEARCH and a witness probe (`params[PROBE]` CPU seconds) each call
+    first runs CP-SAT's automatic search for at most that long, then the fixed search for the
+    rest of the call's limit: the fixed depth-first search refutes well but finds models badly
+    (triangle21 <= 11, its core without the move starts, jump end, ... groups: no model after
+    600 CPU s of the fixed search, one in 0.3 s by the automatic search)."""
 
     def __init__(self, f: Formulation, params: dict[str, Any], order: Sequence[Key] = ()):
         self.f = f
-        self.p = {**params, "num_workers": 1, "enumerate_all_solutions": False}
+        p = dict(params)
+        self.probe = float(p.pop(PROBE, 0) or 0)
+        self.p = {**p, "num_workers": 1, "enumerate_all_solutions": False}
         self.params = {"backend": "cpsat", **self.p}
         self.order = tuple(order) if self.p.get("search_branching") == "FIXED_SEARCH" else ()
         if self.p.get("search_branching") == "FIXED_SEARCH":
@@ -165,17 +176,20 @@ class CpsatCalls:
                                  "names none)")
             self.params["decision_strategy"] = (f"{len(self.order)} keys in the formulation's search "
                                                 "order, CHOOSE_FIRST, SELECT_MAX_VALUE")
+            if self.probe > 0:
+                self.params[PROBE] = self.probe
+        else:
+            self.probe = 0.0
 
-    def __call__(self, cands: list[str], limit: float | None, ctx: Context) -> Call:
+    def _solve(self, model: Any, branching: str | None, limit: float | None, ctx: Context) -> Any:
+        """(CP-SAT status, solver) of one solve of `model` with `branching` (None: the pinned
+        parameters'), stopped after `limit` CPU seconds of this process or at the run's limit."""
         import threading
         c0 = time.process_time()
-        cp = to_cpsat(self.f.without(*[g for g in self.f.groups if g not in cands]))
-        if self.order:   # the engine's fixed search (a key no remaining group uses is still a var)
-            cp.model.add_decision_strategy([cp.vars[k] for k in self.order if k in cp.vars],
-                                           cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
         solver = _cpsat.make_solver({k: v for k, v in self.p.items() if k != "search_branching"}, ctx)
-        if "search_branching" in self.p:   # recorded by name
-            solver.parameters.search_branching = getattr(solver.parameters, self.p["search_branching"])
+        branching = branching or self.p.get("search_branching")
+        if branching is not None:   # recorded by name
+            solver.parameters.search_branching = getattr(solver.parameters, branching)
         stop = threading.Event()
 
         def watch() -> None:
@@ -186,18 +200,37 @@ class CpsatCalls:
         w = threading.Thread(target=watch, daemon=True)
         w.start()
         try:
-            st = solver.solve(cp.model)
+            st = solver.solve(model)
         finally:
             stop.set()
             w.join()
-        cpu, k = time.process_time() - c0, int(solver.num_conflicts)
-        if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if st == cp_model.MODEL_INVALID:
+            raise RuntimeError("CP-SAT: MODEL_INVALID: " + (solver.solution_info() or "no reason"))
+        return st, solver
+
+    def __call__(self, cands: list[str], limit: float | None, ctx: Context) -> Call:
+        c0 = time.process_time()
+        cp = to_cpsat(self.f.without(*[g for g in self.f.groups if g not in cands]))
+        k = 0
+        st, solver = None, None
+        if self.order and self.probe > 0:   # the witness probe: CP-SAT's automatic search
+            st, solver = self._solve(cp.model, "AUTOMATIC_SEARCH",
+                                     self.probe if limit is None else min(self.probe, limit), ctx)
+            k += int(solver.num_conflicts)
+        if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE):
+            left = None if limit is None else limit - (time.process_time() - c0)
+            if (left is None or left > 0) and not ctx.expired():
+                if self.order:   # the engine's fixed search (a key no remaining group uses is still a var)
+                    cp.model.add_decision_strategy([cp.vars[key] for key in self.order if key in cp.vars],
+                                                   cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
+                st, solver = self._solve(cp.model, None, left, ctx)
+                k += int(solver.num_conflicts)
+        cpu = time.process_time() - c0
+        if solver is not None and st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return Call("SAT", cpu, k, witness=frozenset(
                 key for key, v in cp.vars.items() if solver.boolean_value(v)))
         if st == cp_model.INFEASIBLE:
             return Call("UNSAT", cpu, k)
-        if st == cp_model.MODEL_INVALID:
-            raise RuntimeError("CP-SAT: MODEL_INVALID: " + (solver.solution_info() or "no reason"))
         return Call("UNKNOWN", cpu, k)
 
     def close(self) -> None:
@@ -261,8 +294,14 @@ class CoreFolder:
             except (ValueError, InputError, RecursionError) as e:
                 raise InputError(f"{head}: not a lab core work folder ({e})") from None
             if not isinstance(have, dict) or have.get("fingerprint") != self.fp:
+                made = (have.get("made_for") or {}).get("backend") if isinstance(have, dict) else None
+                mine = fingerprint.get("backend") or {}
+                old = (isinstance(made, dict) and made.get("search_branching") == "FIXED_SEARCH"
+                       and PROBE not in made and PROBE in mine)
                 raise InputError(f"{head}: this work folder is for another core search (its "
-                                 "formulation, bound or backend differ); give another --work-dir")
+                                 "formulation, bound or backend differ); give another --work-dir"
+                                 + ("; it was made without a witness probe: --witness-probe 0 "
+                                    "goes on with it" if old else ""))
         else:
             self._write(head, {"fingerprint": self.fp, "made_for": {
                 k: fingerprint[k] for k in ("instance", "bound", "backend") if k in fingerprint}})
