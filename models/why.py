@@ -160,8 +160,8 @@ class CpsatCalls:
     is wall time). With FIXED_SEARCH and a witness probe (`params[PROBE]` CPU seconds) each call
     first runs CP-SAT's automatic search for at most that long, then the fixed search for the
     rest of the call's limit: the fixed depth-first search refutes well but finds models badly
-    (triangle21 <= 11, its core without the move starts, jump end, ... groups: no model after
-    600 CPU s of the fixed search, one in 0.3 s by the automatic search)."""
+    (triangle21 <= 11 without move counting, start and finish and symmetric prefix: no model
+    after 600 CPU s of the fixed search, one in 0.3 s by the automatic search)."""
 
     def __init__(self, f: Formulation, params: dict[str, Any], order: Sequence[Key] = ()):
         self.f = f
@@ -294,7 +294,8 @@ class CoreFolder:
             except (ValueError, InputError, RecursionError) as e:
                 raise InputError(f"{head}: not a lab core work folder ({e})") from None
             if not isinstance(have, dict) or have.get("fingerprint") != self.fp:
-                made = (have.get("made_for") or {}).get("backend") if isinstance(have, dict) else None
+                made_for = have.get("made_for") if isinstance(have, dict) else None
+                made = made_for.get("backend") if isinstance(made_for, dict) else None
                 mine = fingerprint.get("backend") or {}
                 old = (isinstance(made, dict) and made.get("search_branching") == "FIXED_SEARCH"
                        and PROBE not in made and PROBE in mine)

@@ -174,6 +174,10 @@ def test_a_witness_probe_finds_the_models_the_fixed_search_misses(tmp_path):
         p01.core(time_limit=120, work_dir=w)
     again = p01.core(time_limit=120, work_dir=w, witness_probe=0)
     assert again.stats["work_dir"]["reused_calls"] == again.stats["calls"]
+    head = tmp_path / "w" / "core.json"   # a core.json whose made_for is not an object: refused
+    head.write_text(json.dumps({"fingerprint": "x", "made_for": ["garbage"]}))
+    with pytest.raises(ps.InputError, match="another core search"):
+        p01.core(time_limit=120, work_dir=w)
     with pytest.raises(ps.InputError, match="search=fixed"):
         ps.model(ps.load("peg/ipc-p01"), "cpsat:time[search=auto]", bound=2).core(witness_probe=5)
     with pytest.raises(ps.InputError, match="witness probe"):
