@@ -196,6 +196,11 @@ def core_progress_line(fields: dict[str, Any]) -> str | None:
               help="with -e cpsat:…[search=fixed]: CPU seconds of CP-SAT's automatic search that go "
               "first in each deletion call (the fixed search refutes well but finds models badly); "
               "default 10, 0: none. Part of what a --work-dir is for")
+@click.option("--within", "within", multiple=True, metavar="GROUP[,GROUP…]",
+              help="search only these groups (repeat, or separate by commas): a set known to be "
+              "infeasible, e.g. an earlier core, so its undecided groups cost one call each with a "
+              "longer --call-limit; the others are left out untried. A --work-dir's records serve "
+              "either search")
 @click.option("--time-limit", type=Seconds(), default=DEFAULT_TIME_LIMIT, help=TIME_LIMIT_HELP)
 @click.option("--status", is_flag=True,
               help="with --work-dir: where its run stands (the same command plus --status): the "
@@ -205,7 +210,7 @@ def core_progress_line(fields: dict[str, Any]) -> str | None:
 @click.option("--json", "as_json", is_flag=True, help="print the result record (JSON)")
 @format_option
 def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof_dir, call_limit,
-             work_dir, order, witness_probe, time_limit, status, as_json, fmt) -> None:
+             work_dir, order, witness_probe, within, time_limit, status, as_json, fmt) -> None:
     """For an infeasible decision call of INSTANCE: a minimal set of the formulation's constraint
     groups that is still infeasible (deletion, groups tried together first; -e sat:…: one
     incremental solver, -e cpsat:…: CP-SAT per call), re-checked by a fresh
@@ -225,11 +230,14 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
     if certify and chosen not in provers:
         raise InputError(f"lab core --certify: solver '{chosen}' cannot log proofs; choose one of "
                          + ", ".join(provers))
+    names = m.formulation.groups   # a value that is a group's whole name is that group
+    groups = [g for w in within for g in ([w] if w in names else
+                                          [x.strip() for x in w.split(",")])] if within else None
     if status:
         if work_dir is None:
             raise InputError("lab core --status reads the run in a --work-dir: give --work-dir")
         st = m.core_status(work_dir, solver=chosen, call_limit=call_limit, order=order,
-                           witness_probe=witness_probe)
+                           witness_probe=witness_probe, within=groups)
         if fmt == "json":
             print(json.dumps(st, default=str))
         else:
@@ -243,7 +251,7 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
             click.echo(f"  [{time.perf_counter() - t0:7.1f} s] {line}", err=True)
     res = m.core(time_limit=time_limit, certify=certify, proof_dir=proof_dir, solver=chosen,
                  call_limit=call_limit, work_dir=work_dir, order=order,
-                 witness_probe=witness_probe, progress=say)
+                 witness_probe=witness_probe, within=groups, progress=say)
     from ..compare.why import core_table
     if fmt == "json":
         print(json.dumps(res.to_json(), default=str))
@@ -259,6 +267,8 @@ def _print_core_status(instance: str, bound: str, work_dir: str, st: dict[str, A
                f"({st['calls']} calls recorded)")
     click.echo("necessary (a checked witness each): " + (", ".join(st["necessary"]) or none))
     click.echo("dropped: " + (", ".join(st["dropped"]) or none))
+    if st.get("left_out"):
+        click.echo("left out (--within), not tried: " + ", ".join(st["left_out"]))
     click.echo("undecided at the call limit: " + (", ".join(st["undecided"]) or none))
     nxt = st.get("next_call")
     if nxt:

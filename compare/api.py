@@ -230,6 +230,7 @@ class Model:
              certify: bool = False, proof_dir: str = "", solver: str | None = None,
              call_limit: float | None = None, work_dir: str | None = None,
              order: str = "given", witness_probe: float | None = None,
+             within: list[str] | None = None,
              progress: Callable[[dict], None] | None = None) -> Result:
         """For an infeasible decision call: a minimal set of constraint groups that is still
         infeasible (deletion over one selector per group, models/why.py), re-checked by a fresh
@@ -244,6 +245,8 @@ class Model:
         is found); `witness_probe`: with a cpsat: configuration's search=fixed, CPU seconds of
         CP-SAT's automatic search that go first in each deletion call (default
         compare.why.WITNESS_PROBE; 0: none), since the fixed search finds models badly;
+        `within`: only these groups are searched, a set known infeasible such as an earlier
+        core (its undecided groups then cost one call each, not the calls that found it);
         `progress`: called with a dict as each deletion call starts and ends and as
         the re-check starts (compare.why.core_run). INFEASIBLE with `stats['core']`;
         FEASIBLE with a checked solution when the call is feasible; UNKNOWN at the time limit.
@@ -256,13 +259,15 @@ class Model:
         return core_run(family_of(self.instance), self.instance, self.decision, self.config.name,
                         certify=certify, proof_dir=proof_dir, time_limit=time_limit,
                         memory_limit_mb=memory_limit_mb, call_limit=call_limit, work_dir=work_dir,
-                        order=order, progress=progress, **self._core_search(solver, witness_probe))
+                        order=order, within=within, progress=progress,
+                        **self._core_search(solver, witness_probe))
 
     def core_status(self, work_dir: str, *, solver: str | None = None,
                     call_limit: float | None = None, order: str = "given",
-                    witness_probe: float | None = None) -> dict[str, Any]:
-        """Where the `core()` run in `work_dir` (the same call limit, order, witness probe and
-        re-check solver)
+                    witness_probe: float | None = None,
+                    within: list[str] | None = None) -> dict[str, Any]:
+        """Where the `core()` run in `work_dir` (the same call limit, order, witness probe,
+        `within` and re-check solver)
         stands, from its records alone: 'status' RUNNING with 'next_call', or RECHECK once every
         deletion call is recorded; 'necessary', 'undecided', 'dropped' and 'log' so far. No
         solver runs and nothing is written, so it can be asked while the run goes on.
@@ -279,7 +284,7 @@ class Model:
         if order not in ORDERS:
             raise InputError(f"lab core: order '{order}': one of " + ", ".join(ORDERS))
         return core_status(self.decision, self.instance, work_dir, call_limit=call_limit,
-                           order=order, **self._core_search(solver, witness_probe))
+                           order=order, within=within, **self._core_search(solver, witness_probe))
 
     def _core_search(self, solver: str | None, witness_probe: float | None = None) -> dict[str, Any]:
         """What identifies a core search of this model besides its folder and limits: the

@@ -24,7 +24,8 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
              time_limit: Any = None, memory_limit_mb: Any = "default",
              call_limit: float | None = None, backend: str = "sat",
              cpsat_params: dict[str, Any] | None = None, work_dir: str | None = None,
-             order: str = "given", progress: Callable[[dict], None] | None = None) -> Result:
+             order: str = "given", within: list[str] | None = None,
+             progress: Callable[[dict], None] | None = None) -> Result:
     """The group core of one decision call (a models._ext.Decision), run and checked by the
     runner: INFEASIBLE with stats['core'] (certificate with `certify`; with `call_limit` CPU
     seconds per deletion call, stats['undecided'] lists the groups whose call hit it), FEASIBLE
@@ -34,7 +35,8 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
     backend: CP-SAT on the core's CNF, LRAT when certifying, the fixed search when the
     parameters have FIXED_SEARCH). `work_dir`: a folder that
     keeps every decided call, so a rerun continues (models.why.CoreFolder). `order`: the order
-    groups are tried in (models.why.ORDERS). `progress`: called with a dict as each deletion
+    groups are tried in (models.why.ORDERS). `within`: only these groups are searched (a set
+    known infeasible, e.g. an earlier core; models.why.group_core). `progress`: called with a dict as each deletion
     call starts ('testing': the groups left out, 'groups': how many stay) and ends ('last': its
     log entry), and as the re-check starts ('recheck': the core's groups)."""
     from ..models.why import ORDERS
@@ -50,7 +52,8 @@ def core_run(fam: Family, inst: Any, decision: Any, label: str, *, solver: str =
         raise InputError("lab core: re-check solver cpsat goes with a cpsat: configuration (-e "
                          "cpsat:…); the deletion calls of a sat: one use a python-sat solver")
     eng = Engine(f"core:{label}", core_engine(decision, solver, encoding, call_limit, backend,
-                                              cpsat_params, work_dir, order), (Task.FEASIBLE,),
+                                              cpsat_params, work_dir, order, within),
+                 (Task.FEASIBLE,),
                  (Option("certify", False), Option("proof_dir", "")),
                  f"group core of {label}", user=True, code="puzzlesat.models.why")
     run = plan_one(fam, inst, eng, Task.FEASIBLE, options={"certify": certify, "proof_dir": proof_dir},
@@ -115,11 +118,14 @@ def core_table(res: Result, decision: Any) -> Table:
     opt = decision.formulation.optional
     known = st.get("status") == "INFEASIBLE"
     dropped = set(st.get("dropped") or ())
+    left_out = set(st.get("left_out") or ())
     for g in st.get("groups") or decision.formulation.groups:
         if g in necessary:
             inside = "yes"
         elif g in core:
             inside = "yes (undecided)"
+        elif g in left_out:
+            inside = "no (left out: within)"
         else:
             inside = "no" if known or g in dropped else "?"
         t.add(cell(g), cell(opt.get(g, "")), cell(st.get("group_sizes", {}).get(g), "int"),
@@ -133,6 +139,8 @@ def core_table(res: Result, decision: Any) -> Table:
                 "re-check CPU s": st.get("recheck_cpu_seconds"), "seconds": round(res.seconds, 3)}
     if st.get("call_limit") is not None:
         t.params["call limit (CPU s)"] = st["call_limit"]
+    if st.get("left_out"):
+        t.params["left out (within)"] = ", ".join(st["left_out"])
     if res.certificate:
         t.params["certificate"] = str(res.certificate.verdict)
     return t

@@ -379,7 +379,7 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
                chunk: int = CHUNK, backend: str = "sat", cpsat_params: dict | None = None,
                work_dir: str | None = None, fingerprint: dict | None = None,
                order: str = "given", search_order: Sequence[Key] = (),
-               status: bool = False) -> dict[str, Any]:
+               status: bool = False, within: Sequence[str] | None = None) -> dict[str, Any]:
     """The group core of `f` (module doc): {'status': INFEASIBLE | FEASIBLE | UNKNOWN, 'core':
     [group...], 'necessary': [group...], 'undecided': [group...], 'witnesses': {group: true keys},
     'log': one entry per solver call, 'by_group': the CNF's clauses by group, 'cnf'}.
@@ -401,9 +401,14 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
     `status`: where the search in `work_dir` stands — the search replayed over the folder's
     records alone (validated as a run validates them), up to the first call it has no record
     of: status 'RUNNING' with that call in 'next_call' (or the run's answer when every call is
-    recorded), 'necessary', 'undecided' and 'dropped' so far; no solver call, nothing written."""
+    recorded), 'necessary', 'undecided' and 'dropped' so far; no solver call, nothing written.
+    `within`: search only these groups (a set known to be infeasible, e.g. an earlier core whose
+    undecided groups a longer call limit should settle); the others are left out untried
+    ('left_out'). The search takes the set's infeasibility on trust, as it does the whole
+    formulation's: the re-check decides it."""
     if order not in ORDERS:
         raise InputError(f"lab core: order '{order}': one of " + ", ".join(ORDERS))
+    inside = within_groups(f, within)
     if not f.is_cnf():
         raise InputError(f"lab core: formulation {f.name} has integer variables or Linear "
                          "constraints; group cores are computed on its CNF (the formulations of the "
@@ -443,8 +448,10 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
                            "backend": calls.params,
                            "group_clauses": {g: len(by_group[g]) for g in groups},
                            "log": log, "by_group": by_group, "nvars": cnf.pool.top, "cnf": cnf}
+    if inside != groups:
+        out["left_out"] = [g for g in groups if g not in inside]
     t0 = time.process_time()
-    cands = list(groups)        # the groups not dropped
+    cands = list(inside)        # the groups not dropped
     unsat_seen = False          # whether some call answered UNSAT on a superset of `cands`
     necessary: list[str] = []
     undecided: list[str] = []
@@ -510,8 +517,8 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
 
     pending: _Pending.Call | None = None
     try:
-        finished = drop(sorted(groups, key=lambda g: -len(by_group[g])) if order == "largest"
-                        else list(groups))
+        finished = drop(sorted(inside, key=lambda g: -len(by_group[g])) if order == "largest"
+                        else list(inside))
         # a group undecided against a larger set may be decided against the final one (smaller,
         # so its calls are easier): each is tried again while that changes anything
         while finished and undecided:
@@ -527,7 +534,7 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
     finally:
         calls.close()
     done = {**out, "calls": len(log), "search_cpu_seconds": round(time.process_time() - t0, 3),
-            "dropped": [g for g in groups if g not in cands]}
+            "dropped": [g for g in inside if g not in cands]}   # by an UNSAT call
     if folder:
         done["work_dir"] = {"path": folder.path, "reused_calls": folder.reused,
                             "redone_records": folder.redone}
@@ -550,6 +557,23 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
     return {**done, "status": "INFEASIBLE", "core": core,
             "necessary": [g for g in core if g in necessary],
             "undecided": [g for g in core if g in undecided], "witnesses": witnesses}
+
+
+def within_groups(f: Formulation, within: Sequence[str] | None) -> list[str]:
+    """The groups of `f` a core search tries: all of them, or those named in `within` (in the
+    formulation's order); InputError for a name `f` has not, or an empty `within`."""
+    if within is None:
+        return list(f.groups)
+    names = [w for w in within if isinstance(w, str)]
+    if len(names) != len(within):
+        raise InputError("lab core --within: group names, not " + repr(list(within)))
+    unknown = [w for w in names if w not in f.groups]
+    if unknown:
+        raise InputError("lab core --within: no group " + ", ".join(f"'{w}'" for w in unknown)
+                         + f" in {f.name}; its groups: " + ", ".join(f"'{g}'" for g in f.groups))
+    if not names:
+        raise InputError("lab core --within: no group given")
+    return [g for g in f.groups if g in names]
 
 
 def recheck(r: dict[str, Any], f: Formulation, ctx: Context, log: ProofLog,
@@ -605,23 +629,26 @@ def _fixed_order(decision: Decision, backend: str, cpsat_params: dict | None) ->
 
 def _search(decision: Decision, inst: Any, ctx: Context, solver: str, encoding: str,
             call_limit: float | None, backend: str, cpsat_params: dict | None,
-            work_dir: str | None, order: str, status: bool = False) -> dict[str, Any]:
-    """group_core of `decision` on `inst` as lab core runs it (its work folder's fingerprint)."""
+            work_dir: str | None, order: str, status: bool = False,
+            within: Sequence[str] | None = None) -> dict[str, Any]:
+    """group_core of `decision` on `inst` as lab core runs it (its work folder's fingerprint:
+    `within` is not part of it, since a call is the same call whichever search makes it)."""
     return group_core(decision.formulation, ctx, solver, encoding, call_limit, backend=backend,
                       cpsat_params=cpsat_params, work_dir=work_dir,
                       fingerprint={"instance": getattr(inst, "name", None),
                                    "bound": decision.bound_text}, order=order,
-                      search_order=_fixed_order(decision, backend, cpsat_params), status=status)
+                      search_order=_fixed_order(decision, backend, cpsat_params), status=status,
+                      within=within)
 
 
 def core_status(decision: Decision, inst: Any, work_dir: str, solver: str = "cadical195",
                 encoding: str = "seqcounter", call_limit: float | None = None,
                 backend: str = "sat", cpsat_params: dict | None = None,
-                order: str = "given") -> dict[str, Any]:
-    """Where the lab core run in `work_dir` (the same decision, backend, call limit and order)
-    stands: group_core(status=True), without its CNF (JSON-able)."""
+                order: str = "given", within: Sequence[str] | None = None) -> dict[str, Any]:
+    """Where the lab core run in `work_dir` (the same decision, backend, call limit, order and
+    `within`) stands: group_core(status=True), without its CNF (JSON-able)."""
     r = _search(decision, inst, Context(), solver, encoding, call_limit, backend, cpsat_params,
-                work_dir, order, status=True)
+                work_dir, order, status=True, within=within)
     if r["status"] == "INFEASIBLE":   # the search is done; the run's answer rests on its re-check
         r["status"] = "RECHECK"
         r["reason"] = (f"every deletion call is recorded ({r['calls']}); the core: "
@@ -634,7 +661,8 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
                 call_limit: float | None = None, backend: str = "sat",
                 cpsat_params: dict | None = None,
                 work_dir: str | None = None,
-                order: str = "given") -> Callable[[Any, Task, Context], Outcome]:
+                order: str = "given",
+                within: Sequence[str] | None = None) -> Callable[[Any, Task, Context], Outcome]:
     """An engine (instance, task, ctx) -> Outcome for the runner: the group core of `decision`'s
     formulation (deletion calls on `backend`: 'sat' or 'cpsat'; the re-check on `solver`, with
     'cpsat' on the core's CNF — a fixed search in decision.search_order when `cpsat_params` has
@@ -643,16 +671,20 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
     re-check for the runner to check; stats['undecided'] non-empty: the core is not shown
     minimal); FEASIBLE with the decoded solution when the decision call is feasible (then every
     group tested necessary and the re-check of all of them answers SAT: no core; the runner checks
-    the solution); UNKNOWN at the run's time limit, with what is known."""
+    the solution); UNKNOWN at the run's time limit, with what is known, and when the groups of
+    `within` (group_core) admit a solution: there is no core among them, and the decision call
+    itself is not decided."""
     def run(inst: Any, task: Task, ctx: Context) -> Outcome:
         f = decision.formulation
         log = ProofLog(ctx, solver, f"core-{getattr(inst, 'name', 'instance')}")
         fixed = _fixed_order(decision, backend, cpsat_params)
         r = _search(decision, inst, ctx, solver, encoding, call_limit, backend, cpsat_params,
-                    work_dir, order)
+                    work_dir, order, within=within)
         params = {"core_backend": backend, "sat_solver": solver, "encoding": encoding,
                   "bound": decision.bound_text, "call_limit_cpu_seconds": call_limit,
                   "conflicts_per_slice": CHUNK, "order": order}
+        if r.get("left_out"):
+            params["within"] = [g for g in r["groups"] if g not in r["left_out"]]
         if backend == "cpsat":
             params["cpsat_parameters"] = r["backend"]
         stats = {k: v for k, v in r.items() if k not in ("cnf", "by_group", "witnesses")}
@@ -666,6 +698,11 @@ def core_engine(decision: Decision, solver: str = "cadical195", encoding: str = 
             sol = decision.decode(r["cnf"].keys_true(model, f.projection))
             return Outcome(Status.FEASIBLE, solutions=(sol,), stats=stats, params=params,
                            reason=f"{decision.bound_text} is feasible: there is no core")
+        if model is not None and r.get("left_out"):
+            return Outcome(Status.UNKNOWN, stats=stats, params=params,
+                           reason="the groups searched (within) admit a solution: there is no core "
+                           "among them; the groups left out (" + ", ".join(
+                               f"'{g}'" for g in r["left_out"]) + ") were not tried")
         problems = [g for g, w in stats["without_each"].items()
                     if g not in r["undecided"] and not w.startswith("SAT (")]
         if stats["core_recheck"] != "UNSAT" or problems:

@@ -258,6 +258,47 @@ def test_a_status_replays_the_search_over_the_records_and_names_the_next_call(tm
     assert p.returncode == 2 and "--work-dir" in p.stderr and "Traceback" not in p.stderr
 
 
+def test_within_searches_only_the_given_groups_and_shares_the_work_folder(tmp_path):
+    """within: the search starts from a set known infeasible (here the p01 core plus the
+    invariants) instead of the whole formulation; the minimal core it finds is a minimal core of
+    the formulation (minimality is about the core's own subsets), the groups left out are
+    reported apart from those dropped, and the folder of a full search serves it."""
+    m = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2)
+    w = str(tmp_path / "w")
+    full = m.core(time_limit=120, work_dir=w)
+    assert full.stats["core"] == CORE_P01 and "left_out" not in full.stats
+    r = m.core(time_limit=120, work_dir=w, within=[*CORE_P01, "invariants"])
+    assert r.status.value == "INFEASIBLE", r.reason
+    assert r.stats["core"] == CORE_P01 and r.stats["minimal"] and r.stats["necessary"] == CORE_P01
+    assert r.stats["left_out"] == ["one jump per step"] and r.stats["dropped"] == ["invariants"]
+    assert r.params["within"] == [*CORE_P01[:6], "invariants", CORE_P01[6]]
+    assert all(e["groups"] <= 8 for e in r.stats["log"])   # never a call with a group left out
+    assert r.stats["work_dir"]["reused_calls"] >= 1          # the full search's records serve
+    fresh = ps.model(ps.load("peg/ipc-p01"), "sat:time", bound=2).core(time_limit=120, within=CORE_P01)
+    assert fresh.stats["core"] == CORE_P01 and fresh.stats["dropped"] == [] and fresh.stats["minimal"]
+    assert fresh.certificate is None and fresh.stats["core_recheck"] == "UNSAT"
+    # a set that is not infeasible: no core among it, and the decision call is not answered
+    sat = m.core(time_limit=120, within=["frame axioms", "jump end"])
+    assert sat.status.value == "UNKNOWN" and sat.stats["core_recheck"] == "SAT"
+    assert "admit a solution" in sat.reason and "'invariants'" in sat.reason
+    assert not sat.solutions
+    with pytest.raises(ps.InputError, match="no group 'nope' in .*'jump end'"):
+        m.core(within=["jump end", "nope"])
+    with pytest.raises(ps.InputError, match="no group given"):
+        m.core(within=[])
+    args = [sys.executable, "-m", "puzzlesat", "lab", "core", "peg/ipc-p01", "-e", "sat:time",
+            "--bound", "2", "--work-dir", w, "--within", ",".join(CORE_P01[:4]),
+            "--within", ",".join(CORE_P01[4:])]
+    p = subprocess.run(args, capture_output=True, text=True)
+    assert p.returncode == 0 and "no (left out: within)" in p.stdout, p.stderr
+    assert p.stdout.count("no (left out: within)") == 2 and "INFEASIBLE" in p.stdout
+    p = subprocess.run([*args, "--status"], capture_output=True, text=True)
+    assert p.returncode == 0 and "RECHECK" in p.stdout, p.stderr
+    assert "left out (--within), not tried: one jump per step, invariants" in p.stdout
+    p = subprocess.run([*args[:-2], "--within", "jump end,nope"], capture_output=True, text=True)
+    assert p.returncode == 2 and "no group 'nope'" in p.stderr and "Traceback" not in p.stderr
+
+
 def test_an_undecided_group_is_tried_again_against_the_final_core(monkeypatch):
     """triangle21 <= 11 showed it: 'start and finish' was undecided against 8 groups (600 s) and
     is necessary against the final 7 (0.1 s). Here its call against 8 groups hits the limit."""
