@@ -257,7 +257,26 @@ def lab_core(instance, config, bound, task, option_pairs, solver, certify, proof
         print(json.dumps(res.to_json(), default=str))
     else:
         print_tables([core_table(res, m.decision)], fmt)
+    hint = within_hint(res.stats, call_limit, work_dir)
+    if hint and res.status.value == "INFEASIBLE":
+        click.echo(hint, err=True)
     sys.exit(1 if res.status.value == "ERROR" else 0)
+
+
+def within_hint(stats: dict[str, Any], call_limit: float | None, work_dir: str | None) -> str | None:
+    """For a core not shown minimal: the options that try its undecided groups again, one call
+    each (--within the core, a longer --call-limit, the same --work-dir); None otherwise."""
+    import shlex
+    core, undecided = stats.get("core") or [], stats.get("undecided") or []
+    if not undecided:
+        return None
+    within = ([f"--within {shlex.quote(','.join(core))}"] if not any("," in g for g in core)
+              else [f"--within {shlex.quote(g)}" for g in core])
+    longer = f"--call-limit {2 * call_limit:g}" if call_limit else "a longer --call-limit"
+    return ("undecided: " + ", ".join(undecided) + "; to try each again, one call each: the same "
+            "command with " + " ".join(within) + f" {longer}"
+            + (f" (--work-dir {shlex.quote(work_dir)} keeps every call decided so far)" if work_dir
+               else ""))
 
 
 def _print_core_status(instance: str, bound: str, work_dir: str, st: dict[str, Any]) -> None:

@@ -561,9 +561,12 @@ def group_core(f: Formulation, ctx: Context, solver: str = "cadical195",
 
 def within_groups(f: Formulation, within: Sequence[str] | None) -> list[str]:
     """The groups of `f` a core search tries: all of them, or those named in `within` (in the
-    formulation's order); InputError for a name `f` has not, or an empty `within`."""
+    formulation's order; a str is one name); InputError for a name `f` has not, or an empty
+    `within`."""
     if within is None:
         return list(f.groups)
+    if isinstance(within, str):   # one group's name, not its characters
+        within = [within]
     names = [w for w in within if isinstance(w, str)]
     if len(names) != len(within):
         raise InputError("lab core --within: group names, not " + repr(list(within)))

@@ -84,6 +84,24 @@ def test_a_call_that_hits_its_limit_leaves_its_group_undecided_never_claimed():
     # each group once: no group is tried again against the same set
     assert sorted(e["without"] for e in st["log"] if isinstance(e["without"], str)) == sorted(st["groups"])
     assert "not shown minimal" in r.reason and "ran out of its CPU limit: 'start and finish' 0 s" in r.reason
+    # the command line names the options that try the undecided groups again, and they work
+    import shlex
+    from puzzlesat.cli.lab import within_hint
+    args = [sys.executable, "-m", "puzzlesat", "lab", "core", "peg/ipc-p01", "-e", "sat:time",
+            "--bound", "2"]
+    p = subprocess.run([*args, "--call-limit", "1e-9"], capture_output=True, text=True)
+    assert p.returncode == 0 and "yes (undecided)" in p.stdout, p.stderr
+    hint = p.stderr.strip().splitlines()[-1]
+    assert hint == within_hint(st, 1e-9, None) and hint.endswith("--call-limit 2e-09")
+    words = shlex.split(hint.split("the same command with ", 1)[1])
+    assert words[0] == "--within" and words[1].split(",") == st["core"]
+    p = subprocess.run([*args, *words[:2]], capture_output=True, text=True)   # no call limit now
+    assert p.returncode == 0 and "undecided" not in p.stdout + p.stderr, p.stderr
+    assert p.stdout.count("│ yes ") == len(CORE_P01)
+    odd = within_hint({"core": ["a, b", "c"], "undecided": ["c"]}, None, "/w d")
+    assert shlex.split(odd.split("with ", 1)[1])[:4] == ["--within", "a, b", "--within", "c"]
+    assert "a longer --call-limit (--work-dir '/w d' keeps" in odd
+    assert within_hint({"core": ["a"], "undecided": []}, 5.0, None) is None
     with pytest.raises(ps.InputError, match="call limit"):
         m.core(call_limit=0)
     with pytest.raises(ps.InputError, match="order 'smallest'"):
@@ -286,6 +304,8 @@ def test_within_searches_only_the_given_groups_and_shares_the_work_folder(tmp_pa
         m.core(within=["jump end", "nope"])
     with pytest.raises(ps.InputError, match="no group given"):
         m.core(within=[])
+    one = m.core(time_limit=120, within="jump end")   # a str names one group
+    assert one.stats["left_out"] == [g for g in m.formulation.groups if g != "jump end"]
     args = [sys.executable, "-m", "puzzlesat", "lab", "core", "peg/ipc-p01", "-e", "sat:time",
             "--bound", "2", "--work-dir", w, "--within", ",".join(CORE_P01[:4]),
             "--within", ",".join(CORE_P01[4:])]
